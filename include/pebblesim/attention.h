@@ -1,0 +1,136 @@
+/*
+ * The approximate-attention DAG of MODEL.md section 1, implicit: ids are
+ * computed from (kind, coordinates) by arithmetic and parents enumerated on
+ * demand, so no adjacency is ever stored.
+ *
+ * Id layout, kind after kind (row-major inside a kind, coordinates in the
+ * order of MODEL.md's table): Q, K, V, U1, U2, H, N, A, then the products
+ * P2 and P1, which hold no pebble state.
+ */
+#ifndef PEBBLESIM_ATTENTION_H
+#define PEBBLESIM_ATTENTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pebblesim/common.h"
+#include "pebblesim/dag.h"
+#include "pebblesim/monomial.h"
+
+enum ps_kind {
+	PS_KIND_Q,
+	PS_KIND_K,
+	PS_KIND_V,
+	PS_KIND_U1,
+	PS_KIND_U2,
+	PS_KIND_H,
+	PS_KIND_N,
+	PS_KIND_A,
+	PS_KIND_P2,
+	PS_KIND_P1,
+	PS_KIND_COUNT
+};
+
+/* Coordinate letters, in table order: i j a b m. */
+enum ps_coord_name { PS_C_I, PS_C_J, PS_C_A, PS_C_B, PS_C_M };
+
+struct ps_kind_info {
+	const char *name;
+	unsigned arity;                     /* 2 or 3 coordinates */
+	enum ps_coord_name coord[3];        /* in nested-loop order */
+	enum ps_role role;
+};
+
+extern const struct ps_kind_info ps_kinds[PS_KIND_COUNT];
+
+/* "Q" .. "P1" -> kind, or -1 */
+int ps_kind_lookup(const char *name);
+const char *ps_coord_letter(enum ps_coord_name c);
+
+/* The parameters that fix the DAG. */
+struct ps_attention_params {
+	uint64_t n, d, g;
+	bool normalize;
+};
+
+struct ps_attention {
+	struct ps_dag dag; /* first: a ps_attention is a ps_dag */
+	uint64_t n, d, g, r;
+	uint64_t nb; /* |B|: d + 1 with normalisation, d without */
+	bool normalize;
+	struct ps_monomials mono;
+	uint64_t base[PS_KIND_COUNT];  /* first id of each kind */
+	uint64_t count[PS_KIND_COUNT]; /* nodes of each kind */
+	uint64_t support_total;        /* sum over m of |support(m)| */
+};
+
+/*
+ * Largest node count accepted: ids and edge numbers stay far from 2^64 and
+ * every per-kind product of coordinates fits in 63 bits.
+ */
+#define PS_MAX_NODES (UINT64_C(1) << 62)
+
+int ps_attention_init(struct ps_attention *att,
+		      const struct ps_attention_params *p, struct ps_error *err);
+void ps_attention_free(struct ps_attention *att);
+
+/* Extent of coordinate c of kind k (n, d, |B|, or r); V's b is < d. */
+uint64_t ps_attention_extent(const struct ps_attention *att, enum ps_kind k,
+			     unsigned pos);
+
+/* (kind, coordinates) -> id; coordinates must be in range. */
+static inline ps_node ps_attention_id2(const struct ps_attention *att,
+				       enum ps_kind k, uint64_t c0, uint64_t c1)
+{
+	switch (k) {
+	case PS_KIND_Q:
+	case PS_KIND_K:
+	case PS_KIND_V:
+	case PS_KIND_A:
+		return att->base[k] + c0 * att->d + c1;
+	case PS_KIND_U1:
+	case PS_KIND_U2:
+		return att->base[k] + c0 * att->r + c1;
+	case PS_KIND_H:
+	case PS_KIND_N:
+		return att->base[k] + c0 * att->nb + c1;
+	default:
+		return UINT64_MAX;
+	}
+}
+
+static inline ps_node ps_attention_id3(const struct ps_attention *att,
+				       enum ps_kind k, uint64_t c0, uint64_t c1,
+				       uint64_t c2)
+{
+	return att->base[k] + (c0 * att->r + c1) * att->nb + c2;
+}
+
+static inline ps_node ps_attention_id(const struct ps_attention *att,
+				      enum ps_kind k, const uint64_t *c)
+{
+	return ps_kinds[k].arity == 3 ? ps_attention_id3(att, k, c[0], c[1], c[2])
+				      : ps_attention_id2(att, k, c[0], c[1]);
+}
+
+/* id -> kind and coordinates (c gets ps_kinds[kind].arity values). */
+enum ps_kind ps_attention_decode(const struct ps_attention *att, ps_node v,
+				 uint64_t c[3]);
+
+/*
+ * The edge bitset of the sums: H[m,b] owns bits (m*|B|+b)*n + j for its
+ * products P2[j,m,b]; N[i,b] owns bits r|B|n + (i*|B|+b)*r + m.
+ */
+static inline uint64_t ps_attention_h_edge(const struct ps_attention *att,
+					   uint64_t m, uint64_t b, uint64_t j)
+{
+	return (m * att->nb + b) * att->n + j;
+}
+
+static inline uint64_t ps_attention_n_edge(const struct ps_attention *att,
+					   uint64_t i, uint64_t b, uint64_t m)
+{
+	return att->r * att->nb * att->n + (i * att->nb + b) * att->r + m;
+}
+
+#endif

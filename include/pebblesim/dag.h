@@ -1,0 +1,127 @@
+/*
+ * The DAG seam: what the engine may ask of a graph, and nothing more.
+ *
+ * Ids are dense in [0, node_count). Nodes that can hold pebbles come first,
+ * in [0, state_count); products (which exist only during a mac, MODEL.md
+ * section 2) follow, so the engine sizes its state by state_count alone.
+ * A sum's in-edges are numbered 0 .. in_degree-1 and own the bits
+ * [edge_base, edge_base + in_degree) of one bitset over all sums.
+ */
+#ifndef PEBBLESIM_DAG_H
+#define PEBBLESIM_DAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pebblesim/common.h"
+
+enum ps_role {
+	PS_ROLE_INPUT,   /* starts with a blue pebble; never computed */
+	PS_ROLE_PLAIN,   /* computed when all its parents are red */
+	PS_ROLE_PRODUCT, /* exists only inside a mac into its one child */
+	PS_ROLE_SUM,     /* aggregated edge by edge through macs */
+};
+
+/* A product node resolved for a mac: its parents and the edge it feeds. */
+struct ps_product {
+	ps_node id;
+	ps_node parent[2];
+	bool parent_is_sum[2];
+	unsigned parent_count;
+	ps_node sum;        /* its only child */
+	uint64_t sum_slot;  /* the child's struct ps_sum slot */
+	uint64_t edge;      /* its in-edge number in sum */
+	uint64_t edge_bit;  /* edge_base of sum + edge */
+	uint64_t in_degree; /* of sum */
+};
+
+/* A sum node's place in the counters and the edge bitset. */
+struct ps_sum {
+	uint64_t slot;      /* dense index among sums, [0, sum_count) */
+	uint64_t edge_base; /* first bit of its edges */
+	uint64_t in_degree;
+};
+
+struct ps_dag;
+
+struct ps_dag_ops {
+	const char *name;
+	enum ps_role (*role)(const struct ps_dag *dag, ps_node v);
+	/* optional: v's role, and in *end the first id after v's run of ids
+	 * that share it (a DAG whose kinds are id ranges answers in bulk) */
+	enum ps_role (*role_run)(const struct ps_dag *dag, ps_node v,
+				 ps_node *end);
+	uint64_t (*parent_count)(const struct ps_dag *dag, ps_node v);
+	/* the k-th parent; for a sum, the product of in-edge k */
+	ps_node (*parent)(const struct ps_dag *dag, ps_node v, uint64_t k);
+	void (*product)(const struct ps_dag *dag, ps_node p,
+			struct ps_product *out);
+	void (*sum)(const struct ps_dag *dag, ps_node v, struct ps_sum *out);
+	/* the k-th output, k < output_count */
+	ps_node (*output)(const struct ps_dag *dag, uint64_t k);
+	/* a readable name such as "U1[5,(0,3)]" */
+	void (*describe)(const struct ps_dag *dag, ps_node v, char *buf,
+			 size_t len);
+};
+
+struct ps_dag {
+	const struct ps_dag_ops *ops;
+	uint64_t node_count;
+	uint64_t state_count; /* ids below this can hold pebbles */
+	uint64_t sum_count;
+	uint64_t sum_edge_count; /* bits of the edge bitset */
+	uint64_t edge_count;     /* all edges, products' included */
+	uint64_t output_count;
+};
+
+/* Small dispatch wrappers: callers never touch the function pointers. */
+static inline enum ps_role ps_dag_role(const struct ps_dag *dag, ps_node v)
+{
+	return dag->ops->role(dag, v);
+}
+
+static inline enum ps_role ps_dag_role_run(const struct ps_dag *dag,
+					   ps_node v, ps_node *end)
+{
+	if (dag->ops->role_run)
+		return dag->ops->role_run(dag, v, end);
+	*end = v + 1;
+	return dag->ops->role(dag, v);
+}
+
+static inline uint64_t ps_dag_parent_count(const struct ps_dag *dag, ps_node v)
+{
+	return dag->ops->parent_count(dag, v);
+}
+
+static inline ps_node ps_dag_parent(const struct ps_dag *dag, ps_node v,
+				    uint64_t k)
+{
+	return dag->ops->parent(dag, v, k);
+}
+
+static inline void ps_dag_product(const struct ps_dag *dag, ps_node p,
+				  struct ps_product *out)
+{
+	dag->ops->product(dag, p, out);
+}
+
+static inline void ps_dag_sum(const struct ps_dag *dag, ps_node v,
+			      struct ps_sum *out)
+{
+	dag->ops->sum(dag, v, out);
+}
+
+static inline ps_node ps_dag_output(const struct ps_dag *dag, uint64_t k)
+{
+	return dag->ops->output(dag, k);
+}
+
+static inline void ps_dag_describe(const struct ps_dag *dag, ps_node v,
+				   char *buf, size_t len)
+{
+	dag->ops->describe(dag, v, buf, len);
+}
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * Set operations (MODEL.md section 3): the unit that strategies emit and
+ * the engine consumes. An operation names a kind and one set per
+ * coordinate; it stands for its elementary moves in nested-loop order, the
+ * first coordinate outermost. Sinks receive operations one at a time.
+ */
+#ifndef PEBBLESIM_OPS_H
+#define PEBBLESIM_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pebblesim/attention.h"
+#include "pebblesim/common.h"
+#include "pebblesim/engine.h"
+
+/* A coordinate set: the half-open range [lo, hi), or a list when list is set. */
+struct ps_coordset {
+	uint64_t lo, hi;
+	const uint64_t *list;
+	size_t len;
+};
+
+static inline struct ps_coordset ps_range(uint64_t lo, uint64_t hi)
+{
+	struct ps_coordset s = { lo, hi, NULL, 0 };
+
+	return s;
+}
+
+static inline struct ps_coordset ps_one(uint64_t v)
+{
+	return ps_range(v, v + 1);
+}
+
+static inline struct ps_coordset ps_list(const uint64_t *values, size_t len)
+{
+	struct ps_coordset s = { 0, 0, values, len };
+
+	return s;
+}
+
+static inline uint64_t ps_coordset_size(const struct ps_coordset *s)
+{
+	return s->list ? s->len : (s->hi > s->lo ? s->hi - s->lo : 0);
+}
+
+static inline uint64_t ps_coordset_at(const struct ps_coordset *s, uint64_t k)
+{
+	return s->list ? s->list[k] : s->lo + k;
+}
+
+enum ps_opcode {
+	PS_OP_LOAD,
+	PS_OP_SAVE,
+	PS_OP_DELETE,
+	PS_OP_COMPUTE,
+	PS_OP_MAC,
+};
+
+const char *ps_opcode_name(enum ps_opcode code);
+
+struct ps_op {
+	enum ps_opcode code;
+	enum ps_kind kind; /* for a mac: the sum aggregated into, H or N */
+	bool fuse;         /* a mac that regenerates U1 (U2) around each use */
+	struct ps_coordset c[3]; /* the kind's coordinates; a mac: its product's */
+};
+
+/* Number of elementary moves the operation stands for. */
+uint64_t ps_op_moves(const struct ps_op *op);
+
+/* Checks kind, coordinate count and ranges against the DAG. */
+int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
+		struct ps_error *err);
+
+/*
+ * Expands op into elementary moves applied to e, in the documented order.
+ * Returns 0, PS_EINVALID (e->violation says why) or PS_EINPUT (err).
+ */
+int ps_op_apply(const struct ps_attention *att, struct ps_engine *e,
+		const struct ps_op *op, struct ps_error *err);
+
+/* Where operations go: the engine, a trace writer, a counter, a tee. */
+struct ps_sink {
+	int (*emit)(struct ps_sink *sink, const struct ps_op *op,
+		    struct ps_error *err);
+};
+
+static inline int ps_sink_emit(struct ps_sink *sink, const struct ps_op *op,
+			       struct ps_error *err)
+{
+	return sink->emit(sink, op, err);
+}
+
+/* A sink that validates every operation in an engine. */
+struct ps_engine_sink {
+	struct ps_sink sink;
+	const struct ps_attention *att;
+	struct ps_engine *engine;
+	uint64_t ops; /* operations received: the position of violations */
+};
+
+void ps_engine_sink_init(struct ps_engine_sink *s,
+			 const struct ps_attention *att, struct ps_engine *e);
+
+/* A sink that only adds up what the operations would cost. */
+struct ps_count_sink {
+	struct ps_sink sink;
+	uint64_t ops, loads, saves, moves;
+};
+
+void ps_count_sink_init(struct ps_count_sink *s);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * One job end to end: a strategy's operations validated in the engine,
+ * its counts set beside its prediction and the bounds, and the report.
+ */
+#ifndef PEBBLESIM_RUN_H
+#define PEBBLESIM_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pebblesim/attention.h"
+#include "pebblesim/bounds.h"
+#include "pebblesim/engine.h"
+#include "pebblesim/strategy.h"
+
+struct ps_report {
+	const struct ps_attention *att;
+	uint64_t M;
+	const char *case_name;      /* "I" .. "IV" */
+	char case_reason[256];
+	const char *strategy;
+	const char *section;
+	struct ps_plan plan;        /* summary, prediction, upper bound */
+	struct ps_bound lower;
+	bool valid;
+	struct ps_counts counts;
+	uint64_t ops;               /* set operations emitted */
+	char violation[PS_ERROR_MAX]; /* "op 118: ..." when not valid */
+	enum ps_rule rule;
+	double seconds;
+};
+
+/* Runs strategy s on att under M; PS_EINPUT etc. only for failures that
+ * are not a verdict (an invalid sequence is a report with valid false). */
+int ps_run(const struct ps_attention *att, const struct ps_strategy *s,
+	   uint64_t M, struct ps_report *rep, struct ps_error *err);
+
+/* 1 when the counts contradict a bound: measured I/O above the strategy's
+ * upper bound or below the lower bound. */
+bool ps_report_bound_violated(const struct ps_report *rep);
+
+void ps_report_print(const struct ps_report *rep, FILE *out);
+/* MODEL.md section 4's object, one line. */
+int ps_report_print_json(const struct ps_report *rep, FILE *out);
+
+#endif

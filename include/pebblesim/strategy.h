@@ -1,0 +1,81 @@
+/*
+ * The strategy seam. A strategy knows nothing of the rules: it emits set
+ * operations into a sink. Each one is a const struct ps_strategy in its own
+ * file under strategies/, listed in the registry; callers go through the
+ * small dispatch functions below, never through the pointers.
+ *
+ * The struct names its own version and grows only at the end.
+ */
+#ifndef PEBBLESIM_STRATEGY_H
+#define PEBBLESIM_STRATEGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pebblesim/attention.h"
+#include "pebblesim/bounds.h"
+#include "pebblesim/common.h"
+#include "pebblesim/ops.h"
+
+#define PS_STRATEGY_VERSION 1
+
+/* What a strategy is asked to pebble. */
+struct ps_problem {
+	const struct ps_attention *att;
+	uint64_t M;
+};
+
+/* What a strategy says of itself before it runs. */
+struct ps_plan {
+	char summary[256];   /* its parameters: "tall tiles 120 x 17 ..." */
+	uint64_t loads;      /* predicted by its cost model, without the engine */
+	uint64_t saves;
+	uint64_t peak_red;   /* the most red pebbles its tiles may need */
+	struct ps_bound upper; /* its I/O bound with explicit constants */
+};
+
+struct ps_strategy {
+	unsigned version;
+	const char *name;
+	const char *section; /* the paper's statement and where it is proved */
+	const char *summary; /* one line for `pebblesim list` */
+	/* smallest M it accepts for this DAG */
+	uint64_t (*min_memory)(const struct ps_attention *att);
+	/* 0 and a filled plan, or PS_EINPUT with the reason it cannot run */
+	int (*plan)(const struct ps_problem *pb, struct ps_plan *plan,
+		    struct ps_error *err);
+	/* emits the pebbling sequence */
+	int (*run)(const struct ps_problem *pb, struct ps_sink *sink,
+		   struct ps_error *err);
+};
+
+/* The registry, in the order `pebblesim list` prints it. */
+extern const struct ps_strategy *const ps_strategies[];
+extern const size_t ps_strategy_count;
+
+const struct ps_strategy *ps_strategy_find(const char *name);
+
+/* Writes the registered names, comma separated, into buf. */
+void ps_strategy_names(char *buf, size_t len);
+
+static inline uint64_t ps_strategy_min_memory(const struct ps_strategy *s,
+					      const struct ps_attention *att)
+{
+	return s->min_memory(att);
+}
+
+static inline int ps_strategy_plan(const struct ps_strategy *s,
+				   const struct ps_problem *pb,
+				   struct ps_plan *plan, struct ps_error *err)
+{
+	return s->plan(pb, plan, err);
+}
+
+static inline int ps_strategy_run(const struct ps_strategy *s,
+				  const struct ps_problem *pb,
+				  struct ps_sink *sink, struct ps_error *err)
+{
+	return s->run(pb, sink, err);
+}
+
+#endif

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Installs the Debian packages pebblesim builds with, when they are missing:
+# a C compiler, pkg-config, and the igraph, jansson and Check libraries.
+# Called by the Makefile before every build; quiet and quick when all is there.
+set -u
+
+need=""
+command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+for pair in igraph:libigraph-dev jansson:libjansson-dev check:check; do
+	module=${pair%%:*}
+	package=${pair#*:}
+	if ! command -v pkg-config >/dev/null 2>&1 ||
+	   ! pkg-config --exists "$module"; then
+		need="$need $package"
+	fi
+done
+[ -z "$need" ] && exit 0
+
+echo "pebblesim: missing build dependencies; installing Debian packages:$need" >&2
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+	sudo="sudo"
+else
+	echo "pebblesim: cannot install them: not root and no sudo; as root run: apt-get install$need" >&2
+	exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "pebblesim: cannot install them: no apt-get here; install igraph, jansson and Check (with their pkg-config files) by hand" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >&2 || echo "pebblesim: apt-get update failed; trying the package lists at hand" >&2
+# shellcheck disable=SC2086
+if ! $sudo apt-get install -y -qq --no-install-recommends $need >&2; then
+	echo "pebblesim: apt-get install$need failed" >&2
+	exit 1
+fi

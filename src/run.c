@@ -1,0 +1,189 @@
+/*
+ * One job end to end, and its report in words or as JSON.
+ */
+#include "pebblesim/run.h"
+
+#include <jansson.h>
+#include <string.h>
+#include <time.h>
+
+#include "pebblesim/ops.h"
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int ps_run(const struct ps_attention *att, const struct ps_strategy *s,
+	   uint64_t M, struct ps_report *rep, struct ps_error *err)
+{
+	struct ps_problem pb = { .att = att, .M = M };
+	struct ps_engine engine;
+	struct ps_engine_sink sink;
+	double start;
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->att = att;
+	rep->M = M;
+	rep->strategy = s->name;
+	rep->section = s->section;
+	rep->case_name = ps_classify_case(att, M, rep->case_reason,
+					  sizeof(rep->case_reason));
+	ps_bound_trivial(att, &rep->lower);
+	rc = ps_strategy_plan(s, &pb, &rep->plan, err);
+	if (rc)
+		return rc;
+	rc = ps_engine_init(&engine, &att->dag, M, err);
+	if (rc)
+		return rc;
+	ps_engine_sink_init(&sink, att, &engine);
+
+	start = now_seconds();
+	rc = ps_strategy_run(s, &pb, &sink.sink, err);
+	if (rc == PS_OK) {
+		ps_engine_set_position(&engine, sink.ops + 1);
+		rc = ps_engine_finish(&engine);
+	}
+	rep->seconds = now_seconds() - start;
+	rep->counts = engine.c;
+	rep->ops = sink.ops;
+	if (rc == PS_EINVALID) {
+		char prefix[48];
+
+		snprintf(prefix, sizeof(prefix), "op %llu: ",
+			 (unsigned long long)engine.violation.position);
+		ps_violation_format(&engine.violation, prefix, rep->violation,
+				    sizeof(rep->violation));
+		rep->rule = engine.violation.rule;
+		rc = PS_OK;
+	} else if (rc == PS_OK) {
+		rep->valid = true;
+	}
+	ps_engine_free(&engine);
+	return rc;
+}
+
+bool ps_report_bound_violated(const struct ps_report *rep)
+{
+	double io = (double)(rep->counts.loads + rep->counts.saves);
+
+	return rep->valid &&
+	       (io > rep->plan.upper.value || io < rep->lower.value);
+}
+
+static double ratio(uint64_t io, double bound)
+{
+	return bound > 0 ? (double)io / bound : 0.0;
+}
+
+void ps_report_print(const struct ps_report *rep, FILE *out)
+{
+	const struct ps_attention *att = rep->att;
+	const struct ps_counts *c = &rep->counts;
+	uint64_t io = c->loads + c->saves;
+	uint64_t predicted = rep->plan.loads + rep->plan.saves;
+
+	fprintf(out, "approximate attention  n = %llu, d = %llu, g = %llu, r = C(d+g,g) = %llu, %s\n",
+		(unsigned long long)att->n, (unsigned long long)att->d,
+		(unsigned long long)att->g, (unsigned long long)att->r,
+		att->normalize ? "normalised (|B| = d+1)" : "not normalised (|B| = d)");
+	fprintf(out, "fast memory            M = %llu\n", (unsigned long long)rep->M);
+	fprintf(out, "case                   %s: %s\n", rep->case_name, rep->case_reason);
+	fprintf(out, "strategy               %s (%s)\n", rep->strategy, rep->section);
+	fprintf(out, "  plan                 %s\n", rep->plan.summary);
+	if (!rep->valid) {
+		fprintf(out, "valid                  no\n");
+		fprintf(out, "violation              %s\n", rep->violation);
+		fprintf(out, "moves before it        %llu\n",
+			(unsigned long long)c->moves);
+		return;
+	}
+	fprintf(out, "valid                  yes, %llu elementary moves checked (%llu set operations)\n",
+		(unsigned long long)c->moves, (unsigned long long)rep->ops);
+	fprintf(out, "loads                  %llu\n", (unsigned long long)c->loads);
+	fprintf(out, "saves                  %llu\n", (unsigned long long)c->saves);
+	fprintf(out, "I/O                    %llu\n", (unsigned long long)io);
+	fprintf(out, "predicted I/O          %llu (%s)\n", (unsigned long long)predicted,
+		predicted == io ? "cost model agrees" : "COST MODEL DISAGREES");
+	fprintf(out, "peak red pebbles       %llu of %llu\n",
+		(unsigned long long)c->peak_red, (unsigned long long)rep->M);
+	fprintf(out, "computes               %llu (%llu recomputations)\n",
+		(unsigned long long)c->computes,
+		(unsigned long long)c->recomputations);
+	fprintf(out, "macs                   %llu\n", (unsigned long long)c->macs);
+	fprintf(out, "upper bound            %.0f = %s  [I/O / upper = %.3f]\n",
+		rep->plan.upper.value, rep->plan.upper.formula,
+		ratio(io, rep->plan.upper.value));
+	fprintf(out, "lower bound            %.0f = %s, %s  [I/O / lower = %.3f]\n",
+		rep->lower.value, rep->lower.name, rep->lower.formula,
+		ratio(io, rep->lower.value));
+	if (ps_report_bound_violated(rep))
+		fprintf(out, "BOUND VIOLATED         the measured I/O contradicts a bound\n");
+	fprintf(out, "time                   %.3f s (%.1f M moves/s)\n", rep->seconds,
+		rep->seconds > 0 ? (double)c->moves / rep->seconds / 1e6 : 0.0);
+}
+
+static json_t *bound_json(const struct ps_bound *b)
+{
+	return json_pack("{s:s, s:s, s:f}", "name", b->name, "formula",
+			 b->formula, "value", b->value);
+}
+
+int ps_report_print_json(const struct ps_report *rep, FILE *out)
+{
+	const struct ps_attention *att = rep->att;
+	const struct ps_counts *c = &rep->counts;
+	uint64_t io = c->loads + c->saves;
+	json_t *root, *dag;
+	int rc;
+
+	dag = json_pack("{s:s, s:I, s:I, s:I, s:b, s:I}", "kind",
+			"approx-attention", "n", (json_int_t)att->n, "d",
+			(json_int_t)att->d, "g", (json_int_t)att->g, "normalize",
+			att->normalize, "r", (json_int_t)att->r);
+	root = json_pack("{s:o, s:I, s:s, s:s, s:s, s:s, s:b}", "dag", dag, "M",
+			 (json_int_t)rep->M, "case", rep->case_name,
+			 "case_reason", rep->case_reason, "strategy",
+			 rep->strategy, "plan", rep->plan.summary, "valid",
+			 rep->valid);
+	if (!root)
+		return PS_ENOMEM;
+	if (rep->valid) {
+		json_object_set_new(root, "loads", json_integer((json_int_t)c->loads));
+		json_object_set_new(root, "saves", json_integer((json_int_t)c->saves));
+		json_object_set_new(root, "io", json_integer((json_int_t)io));
+		json_object_set_new(root, "predicted_io",
+				    json_integer((json_int_t)(rep->plan.loads + rep->plan.saves)));
+	} else {
+		json_object_set_new(root, "violation",
+				    json_pack("{s:s, s:s}", "message", rep->violation,
+					      "rule", ps_rule_name(rep->rule)));
+	}
+	json_object_set_new(root, "peak_red", json_integer((json_int_t)c->peak_red));
+	json_object_set_new(root, "computes", json_integer((json_int_t)c->computes));
+	json_object_set_new(root, "recomputations",
+			    json_integer((json_int_t)c->recomputations));
+	json_object_set_new(root, "macs", json_integer((json_int_t)c->macs));
+	json_object_set_new(root, "moves", json_integer((json_int_t)c->moves));
+	json_object_set_new(root, "ops", json_integer((json_int_t)rep->ops));
+	json_object_set_new(root, "bounds",
+			    json_pack("{s:o, s:o}", "upper", bound_json(&rep->plan.upper),
+				      "lower", bound_json(&rep->lower)));
+	if (rep->valid)
+		json_object_set_new(root, "ratios",
+				    json_pack("{s:f, s:f}", "io_to_upper",
+					      ratio(io, rep->plan.upper.value),
+					      "io_to_lower",
+					      ratio(io, rep->lower.value)));
+	json_object_set_new(root, "bound_violated",
+			    json_boolean(ps_report_bound_violated(rep)));
+	json_object_set_new(root, "seconds", json_real(rep->seconds));
+	rc = json_dumpf(root, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	json_decref(root);
+	return rc ? PS_EIO : PS_OK;
+}
