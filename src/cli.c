@@ -16,7 +16,8 @@
 #include "pebblesim/strategy.h"
 
 static const char usage_text[] =
-	"usage: pebblesim [--strategy NAME] -n N -d D -g G -M M [--no-normalize] [--json]\n"
+	"usage: pebblesim [--strategy NAME] [--tiles SHAPE] -n N -d D -g G -M M\n"
+	"                 [--no-normalize] [--json]\n"
 	"       pebblesim list\n"
 	"       pebblesim --help | --version\n";
 
@@ -39,6 +40,8 @@ static const char help_text[] =
 	"Choosing and reporting:\n"
 	"  --strategy NAME   the strategy to run (default: generic); `pebblesim list`\n"
 	"                    shows them with the paper's section each implements\n"
+	"  --tiles SHAPE     generic only: force the square, tall or unit tiles\n"
+	"                    instead of the cheapest that fits\n"
 	"  --json            print the report as one JSON object\n"
 	"\n"
 	"Examples:\n"
@@ -54,6 +57,7 @@ static const char help_text[] =
 
 struct options {
 	const char *strategy;
+	const char *tiles;
 	uint64_t n, d, g, M;
 	bool has_n, has_d, has_g, has_M;
 	bool normalize, json;
@@ -142,6 +146,10 @@ static int parse_options(int argc, char **argv, struct options *o,
 			o->strategy = option_value(argc, argv, &k, "--strategy");
 			if (!o->strategy)
 				return usage_error(errout, "option '%s' needs a value", a);
+		} else if (is_option(a, "--tiles")) {
+			o->tiles = option_value(argc, argv, &k, "--tiles");
+			if (!o->tiles)
+				return usage_error(errout, "option '%s' needs a value", a);
 		} else if (!strcmp(a, "--no-normalize"))
 			o->normalize = false;
 		else if (!strcmp(a, "--json"))
@@ -198,7 +206,7 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 	struct ps_attention att;
 	struct ps_report rep;
 	struct ps_error err;
-	uint64_t bytes, phys = physical_memory(), min_m;
+	uint64_t bytes, r, phys = physical_memory(), min_m;
 	int rc;
 
 	ps_error_clear(&err);
@@ -210,16 +218,28 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 			o->strategy, names);
 		return PS_EXIT_USAGE;
 	}
-	if (o->g > 64 || estimate_bytes(o, &bytes) || bytes > phys / 10 * 9) {
-		if (o->g > 64 || estimate_bytes(o, &bytes))
-			fprintf(errout, "pebblesim: the DAG for n = %llu, d = %llu, g = %llu is beyond 64-bit sizes\n",
-				(unsigned long long)o->n, (unsigned long long)o->d,
-				(unsigned long long)o->g);
-		else
-			fprintf(errout, "pebblesim: the pebble state for n = %llu, d = %llu, g = %llu needs about %.1f GiB; this machine has %.1f GiB\n",
-				(unsigned long long)o->n, (unsigned long long)o->d,
-				(unsigned long long)o->g, (double)bytes / (1 << 30),
-				(double)phys / (1 << 30));
+	if (o->g > 64) {
+		fprintf(errout, "pebblesim: degree g = %llu exceeds the limit of 64\n",
+			(unsigned long long)o->g);
+		return PS_EXIT_USAGE;
+	}
+	if (estimate_bytes(o, &bytes)) {
+		fprintf(errout, "pebblesim: the DAG for n = %llu, d = %llu, g = %llu is beyond 64-bit sizes\n",
+			(unsigned long long)o->n, (unsigned long long)o->d,
+			(unsigned long long)o->g);
+		return PS_EXIT_USAGE;
+	}
+	if (ps_tau(o->d, o->g, &r) || r > PS_MAX_MONOMIALS) {
+		fprintf(errout, "pebblesim: r = C(d+g, g) for d = %llu, g = %llu exceeds the limit of %llu monomials\n",
+			(unsigned long long)o->d, (unsigned long long)o->g,
+			(unsigned long long)PS_MAX_MONOMIALS);
+		return PS_EXIT_USAGE;
+	}
+	if (bytes > phys / 10 * 9) {
+		fprintf(errout, "pebblesim: the pebble state for n = %llu, d = %llu, g = %llu needs about %.1f GiB; this machine has %.1f GiB\n",
+			(unsigned long long)o->n, (unsigned long long)o->d,
+			(unsigned long long)o->g, (double)bytes / (1 << 30),
+			(double)phys / (1 << 30));
 		return PS_EXIT_USAGE;
 	}
 	rc = ps_attention_init(&att, &p, &err);
@@ -234,7 +254,7 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 		ps_attention_free(&att);
 		return PS_EXIT_USAGE;
 	}
-	rc = ps_run(&att, s, o->M, &rep, &err);
+	rc = ps_run(&att, s, o->M, o->tiles, &rep, &err);
 	if (rc) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		ps_attention_free(&att);

@@ -41,6 +41,7 @@ static const char *const move_names[] = {
 	[PS_MOVE_DELETE] = "delete",
 	[PS_MOVE_COMPUTE] = "compute",
 	[PS_MOVE_MAC] = "mac into",
+	[PS_MOVE_MAC_PRODUCT] = "mac of",
 	[PS_MOVE_END] = "end",
 };
 
@@ -299,15 +300,12 @@ static int check_parent(struct ps_engine *e, enum ps_move move, ps_node v,
 	return PS_OK;
 }
 
-int ps_engine_compute_plain(struct ps_engine *e, ps_node v,
-			    const ps_node *parents, uint64_t parent_count)
+/* compute v once its move is counted; parents resolved by the caller */
+static int compute_counted(struct ps_engine *e, ps_node v,
+			   const ps_node *parents, uint64_t parent_count)
 {
-	uint8_t st;
+	uint8_t st = e->state[v];
 
-	if (e->failed)
-		return PS_EINVALID;
-	e->c.moves++;
-	st = e->state[v];
 	if (st & PS_ST_RED) {
 		char namebuf[128];
 
@@ -328,6 +326,15 @@ int ps_engine_compute_plain(struct ps_engine *e, ps_node v,
 	return PS_OK;
 }
 
+int ps_engine_compute_plain(struct ps_engine *e, ps_node v,
+			    const ps_node *parents, uint64_t parent_count)
+{
+	if (e->failed)
+		return PS_EINVALID;
+	e->c.moves++;
+	return compute_counted(e, v, parents, parent_count);
+}
+
 int ps_engine_compute(struct ps_engine *e, ps_node v)
 {
 	char namebuf[128];
@@ -337,46 +344,37 @@ int ps_engine_compute(struct ps_engine *e, ps_node v)
 
 	if (e->failed)
 		return PS_EINVALID;
-	if (check_id(e, PS_MOVE_COMPUTE, v)) {
-		e->c.moves++;
-		e->violation.move_number = e->c.moves;
+	e->c.moves++;
+	if (check_id(e, PS_MOVE_COMPUTE, v))
 		return PS_EINVALID;
-	}
 	role = ps_dag_role(e->dag, v);
-	if (role != PS_ROLE_PLAIN) {
-		e->c.moves++;
-		if (role == PS_ROLE_INPUT)
-			return violate(e, PS_RULE_COMPUTE_INPUT, PS_MOVE_COMPUTE,
-				       v, v, "%s is an input: inputs are loaded, never computed",
-				       NAME(v));
-		if (role == PS_ROLE_SUM)
-			return violate(e, PS_RULE_COMPUTE_SUM, PS_MOVE_COMPUTE,
-				       v, v, "%s is a sum: sums are aggregated by mac, never computed",
-				       NAME(v));
+	if (role == PS_ROLE_INPUT)
+		return violate(e, PS_RULE_COMPUTE_INPUT, PS_MOVE_COMPUTE, v, v,
+			       "%s is an input: inputs are loaded, never computed",
+			       NAME(v));
+	if (role == PS_ROLE_SUM)
+		return violate(e, PS_RULE_COMPUTE_SUM, PS_MOVE_COMPUTE, v, v,
+			       "%s is a sum: sums are aggregated by mac, never computed",
+			       NAME(v));
+	if (role == PS_ROLE_PRODUCT)
 		return violate(e, PS_RULE_PRODUCT_MOVED, PS_MOVE_COMPUTE, v, v,
 			       "%s is a product: products exist only inside a mac",
 			       NAME(v));
-	}
 	count = ps_dag_parent_count(e->dag, v);
 	if (count <= 64) {
 		for (uint64_t k = 0; k < count; k++)
 			parents[k] = ps_dag_parent(e->dag, v, k);
-		return ps_engine_compute_plain(e, v, parents, count);
+		return compute_counted(e, v, parents, count);
 	}
 	/* a plain node of a large in-degree: check its parents in place */
-	for (uint64_t k = 0; k < count; k++) {
-		ps_node p = ps_dag_parent(e->dag, v, k);
-
-		if (!(e->state[p] & PS_ST_RED) ||
-		    (e->state[p] & PS_ST_INCOMPLETE)) {
-			e->c.moves++;
-			return check_parent(e, PS_MOVE_COMPUTE, v, p);
-		}
-	}
-	return ps_engine_compute_plain(e, v, NULL, 0);
+	for (uint64_t k = 0; k < count; k++)
+		if (check_parent(e, PS_MOVE_COMPUTE, v, ps_dag_parent(e->dag, v, k)))
+			return PS_EINVALID;
+	return compute_counted(e, v, NULL, 0);
 }
 
-int ps_engine_mac_product(struct ps_engine *e, const struct ps_product *p)
+/* a mac once its move is counted */
+static int mac_counted(struct ps_engine *e, const struct ps_product *p)
 {
 	char namebuf[128];
 	ps_node v = p->sum;
@@ -384,9 +382,6 @@ int ps_engine_mac_product(struct ps_engine *e, const struct ps_product *p)
 	uint64_t fresh;
 	uint64_t word = p->edge_bit / 64, mask = UINT64_C(1) << (p->edge_bit % 64);
 
-	if (e->failed)
-		return PS_EINVALID;
-	e->c.moves++;
 	for (unsigned k = 0; k < p->parent_count; k++)
 		if (check_parent(e, PS_MOVE_MAC, v, p->parent[k]))
 			return PS_EINVALID;
@@ -419,6 +414,14 @@ int ps_engine_mac_product(struct ps_engine *e, const struct ps_product *p)
 	return PS_OK;
 }
 
+int ps_engine_mac_product(struct ps_engine *e, const struct ps_product *p)
+{
+	if (e->failed)
+		return PS_EINVALID;
+	e->c.moves++;
+	return mac_counted(e, p);
+}
+
 int ps_engine_mac(struct ps_engine *e, ps_node p)
 {
 	char namebuf[128];
@@ -426,19 +429,15 @@ int ps_engine_mac(struct ps_engine *e, ps_node p)
 
 	if (e->failed)
 		return PS_EINVALID;
-	if (check_id(e, PS_MOVE_MAC, p)) {
-		e->c.moves++;
-		e->violation.move_number = e->c.moves;
+	e->c.moves++;
+	if (check_id(e, PS_MOVE_MAC_PRODUCT, p))
 		return PS_EINVALID;
-	}
-	if (ps_dag_role(e->dag, p) != PS_ROLE_PRODUCT) {
-		e->c.moves++;
-		return violate(e, PS_RULE_MAC_NOT_PRODUCT, PS_MOVE_MAC, p, p,
+	if (ps_dag_role(e->dag, p) != PS_ROLE_PRODUCT)
+		return violate(e, PS_RULE_MAC_NOT_PRODUCT, PS_MOVE_MAC_PRODUCT, p, p,
 			       "%s is not a product: a mac aggregates a product into its sum",
 			       NAME(p));
-	}
 	ps_dag_product(e->dag, p, &prod);
-	return ps_engine_mac_product(e, &prod);
+	return mac_counted(e, &prod);
 }
 
 int ps_engine_finish(struct ps_engine *e)

@@ -229,6 +229,70 @@ int ps_op_apply(const struct ps_attention *att, struct ps_engine *e,
 	return PS_OK;
 }
 
+int ps_op_foreach(const struct ps_attention *att, const struct ps_op *op,
+		  ps_move_fn fn, void *ctx)
+{
+	static const enum ps_move moves[] = {
+		[PS_OP_LOAD] = PS_MOVE_LOAD,
+		[PS_OP_SAVE] = PS_MOVE_SAVE,
+		[PS_OP_DELETE] = PS_MOVE_DELETE,
+		[PS_OP_COMPUTE] = PS_MOVE_COMPUTE,
+		[PS_OP_MAC] = PS_MOVE_MAC,
+	};
+	const enum ps_kind k = coord_kind(op);
+	const bool three = ps_kinds[k].arity == 3;
+	const uint64_t n0 = ps_coordset_size(&op->c[0]);
+	const uint64_t n1 = ps_coordset_size(&op->c[1]);
+	const uint64_t n2 = three ? ps_coordset_size(&op->c[2]) : 1;
+	const enum ps_kind plain = op->kind == PS_KIND_H ? PS_KIND_U2 : PS_KIND_U1;
+	int rc;
+
+	for (uint64_t x0 = 0; x0 < n0; x0++) {
+		uint64_t c[3];
+
+		c[0] = ps_coordset_at(&op->c[0], x0);
+		for (uint64_t x1 = 0; x1 < n1; x1++) {
+			const bool fused = op->fuse && n2 > 0;
+			ps_node u;
+
+			c[1] = ps_coordset_at(&op->c[1], x1);
+			u = fused ? ps_attention_id2(att, plain, c[0], c[1]) : 0;
+			if (fused && (rc = fn(ctx, PS_MOVE_COMPUTE, u)))
+				return rc;
+			for (uint64_t x2 = 0; x2 < n2; x2++) {
+				if (three)
+					c[2] = ps_coordset_at(&op->c[2], x2);
+				rc = fn(ctx, moves[op->code], ps_attention_id(att, k, c));
+				if (rc)
+					return rc;
+			}
+			if (fused && (rc = fn(ctx, PS_MOVE_DELETE, u)))
+				return rc;
+		}
+	}
+	return PS_OK;
+}
+
+int ps_engine_apply(struct ps_engine *e, enum ps_move move, ps_node v)
+{
+	switch (move) {
+	case PS_MOVE_LOAD:
+		return ps_engine_load(e, v);
+	case PS_MOVE_SAVE:
+		return ps_engine_save(e, v);
+	case PS_MOVE_DELETE:
+		return ps_engine_delete(e, v);
+	case PS_MOVE_COMPUTE:
+		return ps_engine_compute(e, v);
+	case PS_MOVE_MAC:
+	case PS_MOVE_MAC_PRODUCT:
+		return ps_engine_mac(e, v);
+	case PS_MOVE_END:
+		return ps_engine_finish(e);
+	}
+	return PS_EINPUT;
+}
+
 static int engine_emit(struct ps_sink *sink, const struct ps_op *op,
 		       struct ps_error *err)
 {

@@ -18,9 +18,10 @@ static double now_seconds(void)
 }
 
 int ps_run(const struct ps_attention *att, const struct ps_strategy *s,
-	   uint64_t M, struct ps_report *rep, struct ps_error *err)
+	   uint64_t M, const char *tiles, struct ps_report *rep,
+	   struct ps_error *err)
 {
-	struct ps_problem pb = { .att = att, .M = M };
+	struct ps_problem pb = { .att = att, .M = M, .tiles = tiles };
 	struct ps_engine engine;
 	struct ps_engine_sink sink;
 	double start;

@@ -199,24 +199,39 @@ static uint64_t generic_min_memory(const struct ps_attention *att)
 	return peak;
 }
 
-/* The shape with the least predicted I/O among those that fit in M. */
+/* The shape with the least predicted I/O among those that fit in M, or the
+ * one pb->tiles names. */
 static int choose(const struct ps_problem *pb, struct generic_tiles *best,
 		  struct ps_plan *plan, struct ps_error *err)
 {
 	const struct ps_attention *att = pb->att;
 	struct scratch s;
 	bool found = false;
-	uint64_t best_io = UINT64_MAX;
-	int rc = scratch_init(&s, att->d, err);
+	uint64_t best_io = UINT64_MAX, forced_peak = 0;
+	int forced = -1;
+	int rc;
 
+	if (pb->tiles) {
+		for (int shape = 0; shape < SHAPE_COUNT; shape++)
+			if (!strcmp(pb->tiles, shape_names[shape]))
+				forced = shape;
+		if (forced < 0)
+			return ps_error_set(err, PS_EINPUT,
+					    "unknown tiles '%s' for generic: square, tall or unit",
+					    pb->tiles);
+	}
+	rc = scratch_init(&s, att->d, err);
 	if (rc)
 		return rc;
 	for (int shape = 0; shape < SHAPE_COUNT; shape++) {
 		struct generic_tiles t;
 		uint64_t loads, saves, peak;
 
+		if (forced >= 0 && shape != forced)
+			continue;
 		tiles_for(att, pb->M, (enum generic_shape)shape, &t);
 		peak = tiles_peak(att, &t, &s);
+		forced_peak = peak;
 		if (peak > pb->M)
 			continue;
 		tiles_predict(att, &t, &s, &loads, &saves);
@@ -232,6 +247,11 @@ static int choose(const struct ps_problem *pb, struct generic_tiles *best,
 		}
 	}
 	scratch_free(&s);
+	if (!found && forced >= 0)
+		return ps_error_set(err, PS_EINPUT,
+				    "the %s tiles for M = %llu need %llu red pebbles",
+				    shape_names[forced], (unsigned long long)pb->M,
+				    (unsigned long long)forced_peak);
 	if (!found)
 		return ps_error_set(err, PS_EINPUT,
 				    "M = %llu is too small for generic: it needs M >= %llu",

@@ -42,7 +42,8 @@ enum ps_move {
 	PS_MOVE_SAVE,
 	PS_MOVE_DELETE,
 	PS_MOVE_COMPUTE,
-	PS_MOVE_MAC,
+	PS_MOVE_MAC,         /* named by its sum: "mac into H[0,2]" */
+	PS_MOVE_MAC_PRODUCT, /* a mac named by a node that is no product */
 	PS_MOVE_END,
 };
 

@@ -82,6 +82,18 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 int ps_op_apply(const struct ps_attention *att, struct ps_engine *e,
 		const struct ps_op *op, struct ps_error *err);
 
+/*
+ * Calls fn for each elementary move of op in order, with the node it acts
+ * on (for a mac, the product); stops at the first non-zero return. The op
+ * must have passed ps_op_check.
+ */
+typedef int (*ps_move_fn)(void *ctx, enum ps_move move, ps_node v);
+int ps_op_foreach(const struct ps_attention *att, const struct ps_op *op,
+		  ps_move_fn fn, void *ctx);
+
+/* One elementary move resolved through the DAG (the engine's plain forms). */
+int ps_engine_apply(struct ps_engine *e, enum ps_move move, ps_node v);
+
 /* Where operations go: the engine, a trace writer, a counter, a tee. */
 struct ps_sink {
 	int (*emit)(struct ps_sink *sink, const struct ps_op *op,

@@ -23,6 +23,7 @@
 struct ps_problem {
 	const struct ps_attention *att;
 	uint64_t M;
+	const char *tiles; /* generic: "square", "tall" or "unit"; NULL: cheapest */
 };
 
 /* What a strategy says of itself before it runs. */

@@ -1,0 +1,35 @@
+/*
+ * The one test runner: every suite, one summary line.
+ * CK_RUN_SUITE / CK_RUN_CASE select parts, as Check documents.
+ */
+#include <stdlib.h>
+
+#include "tests.h"
+
+void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
+		    uint64_t g, int normalize)
+{
+	struct ps_attention_params p = {
+		.n = n, .d = d, .g = g, .normalize = normalize != 0,
+	};
+	struct ps_error err;
+
+	ps_error_clear(&err);
+	ck_assert_msg(ps_attention_init(att, &p, &err) == 0, "%s", err.msg);
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(monomial_suite());
+	int failed;
+
+	srunner_add_suite(sr, dag_suite());
+	srunner_add_suite(sr, engine_suite());
+	srunner_add_suite(sr, ops_suite());
+	srunner_add_suite(sr, generic_suite());
+	srunner_add_suite(sr, cli_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

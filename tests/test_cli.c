@@ -1,0 +1,161 @@
+/* The command line: exit statuses, messages, the JSON report. */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pebblesim/cli.h"
+#include "pebblesim/common.h"
+#include "tests.h"
+
+static char out_text[1 << 16], err_text[1 << 14];
+
+static void slurp(FILE *f, char *buf, size_t len)
+{
+	size_t got;
+
+	rewind(f);
+	got = fread(buf, 1, len - 1, f);
+	buf[got] = '\0';
+	fclose(f);
+}
+
+/* Runs pebblesim with the NULL-terminated arguments; returns the status. */
+static int cli(const char *first, ...)
+{
+	char *argv[32];
+	int argc = 0, rc;
+	FILE *out = tmpfile(), *err = tmpfile();
+	va_list ap;
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(err);
+	argv[argc++] = "pebblesim";
+	va_start(ap, first);
+	for (const char *a = first; a; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	rc = ps_cli_main(argc, argv, out, err);
+	slurp(out, out_text, sizeof(out_text));
+	slurp(err, err_text, sizeof(err_text));
+	return rc;
+}
+
+#define HAS(text, needle) \
+	ck_assert_msg(strstr((text), (needle)) != NULL, "'%s' not in:\n%s", (needle), (text))
+
+START_TEST(test_usage_errors)
+{
+	ck_assert_int_eq(cli(NULL), 2);
+	HAS(err_text, "pebblesim: the parameters -n, -d, -g and -M are all required");
+	HAS(err_text, "usage: pebblesim");
+	ck_assert_int_eq(cli("-n", "abc", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: invalid value 'abc' for -n: expected an integer >= 1");
+	ck_assert_int_eq(cli("-n", "0", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "invalid value '0' for -n: expected an integer >= 1");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "-1", "-M", "64", NULL), 2);
+	HAS(err_text, "invalid value '-1' for -g: expected an integer >= 0");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "12x", NULL), 2);
+	HAS(err_text, "invalid value '12x' for -M");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "99999999999999999999", NULL), 2);
+	HAS(err_text, "invalid value '99999999999999999999' for -M");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", NULL), 2);
+	HAS(err_text, "pebblesim: option '-M' needs a value");
+	ck_assert_int_eq(cli("-n", "8", "--bogus", NULL), 2);
+	HAS(err_text, "pebblesim: unknown argument '--bogus'");
+	ck_assert_int_eq(cli("--strategy", "nope", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: unknown strategy 'nope'; known: generic");
+	ck_assert_int_eq(cli("list", "extra", NULL), 2);
+}
+END_TEST
+
+START_TEST(test_too_small_and_too_large)
+{
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "3", NULL), 2);
+	HAS(err_text, "pebblesim: M = 3 is too small for generic on this DAG: it needs M >= 7");
+	/* s = 2: phase 2 holds a Q chunk 2 x 3, N 2 x 2, N[.,d] 2, H 2 x 2, 2 */
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "16", "--tiles", "square", NULL), 2);
+	HAS(err_text, "pebblesim: the square tiles for M = 16 need 18 red pebbles");
+	ck_assert_int_eq(cli("-n", "100000000000", "-d", "16", "-g", "3", "-M", "64", NULL), 2);
+	HAS(err_text, "GiB; this machine has");
+	ck_assert_int_eq(cli("-n", "8", "-d", "64", "-g", "9", "-M", "64", NULL), 2);
+	HAS(err_text, "exceeds the limit of 67108864 monomials");
+	ck_assert_int_eq(cli("-n", "8", "-d", "2", "-g", "1000", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: degree g = 1000 exceeds the limit of 64");
+	ck_assert_int_eq(cli("-n", "18446744073709551615", "-d", "3", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: the DAG for n = 18446744073709551615, d = 3, g = 2 is beyond 64-bit sizes");
+}
+END_TEST
+
+START_TEST(test_text_report)
+{
+	ck_assert_int_eq(cli("--strategy", "generic", "-n", "64", "-d", "4", "-g", "2", "-M", "64", NULL), 0);
+	HAS(out_text, "strategy               generic (Lemma 3.1, section 3.2)");
+	HAS(out_text, "valid                  yes");
+	HAS(out_text, "cost model agrees");
+	HAS(out_text, "lower bound");
+	ck_assert_str_eq(err_text, "");
+}
+END_TEST
+
+START_TEST(test_json_report)
+{
+	json_t *root, *v;
+	json_error_t jerr;
+	json_int_t loads, saves;
+
+	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "100", "--json", NULL), 0);
+	root = json_loads(out_text, 0, &jerr);
+	ck_assert_msg(root != NULL, "%s", jerr.text);
+	v = json_object_get(root, "dag");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "kind")), "approx-attention");
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "n")), 64);
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "r")), 15);
+	ck_assert(json_is_true(json_object_get(v, "normalize")));
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "M")), 100);
+	ck_assert_str_eq(json_string_value(json_object_get(root, "case")), "II");
+	ck_assert_str_eq(json_string_value(json_object_get(root, "strategy")), "generic");
+	ck_assert(json_is_true(json_object_get(root, "valid")));
+	loads = json_integer_value(json_object_get(root, "loads"));
+	saves = json_integer_value(json_object_get(root, "saves"));
+	ck_assert_int_gt(loads, 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "io")), loads + saves);
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "predicted_io")), loads + saves);
+	ck_assert_int_le(json_integer_value(json_object_get(root, "peak_red")), 100);
+	v = json_object_get(json_object_get(root, "bounds"), "upper");
+	ck_assert(json_is_string(json_object_get(v, "formula")));
+	ck_assert(json_real_value(json_object_get(v, "value")) >= (double)(loads + saves));
+	v = json_object_get(json_object_get(root, "bounds"), "lower");
+	ck_assert_double_eq(json_real_value(json_object_get(v, "value")), 4.0 * 64 * 4);
+	json_decref(root);
+}
+END_TEST
+
+START_TEST(test_list_help_version)
+{
+	ck_assert_int_eq(cli("list", NULL), 0);
+	HAS(out_text, "generic");
+	HAS(out_text, "Lemma 3.1");
+	ck_assert_int_eq(cli("--help", NULL), 0);
+	HAS(out_text, "Examples:");
+	HAS(out_text, "Exit status");
+	ck_assert_int_eq(cli("--version", NULL), 0);
+	ck_assert_str_eq(out_text, "pebblesim " PS_VERSION "\n");
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("main");
+
+	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
+	tcase_add_test(tc, test_usage_errors);
+	tcase_add_test(tc, test_too_small_and_too_large);
+	tcase_add_test(tc, test_text_report);
+	tcase_add_test(tc, test_json_report);
+	tcase_add_test(tc, test_list_help_version);
+	suite_add_tcase(s, tc);
+	return s;
+}

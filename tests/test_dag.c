@@ -1,0 +1,228 @@
+/* The implicit attention DAG: counts, parents, ids, edge bits. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pebblesim/attention.h"
+#include "tests.h"
+
+static uint64_t binom(uint64_t n, uint64_t k)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(ps_binom(n, k, &v), 0);
+	return v;
+}
+
+/* sum over monomials of |support| = sum_s s C(d,s) C(g,s): a support of
+ * size s carries exponents >= 1 summing to at most g, C(g,s) ways */
+static uint64_t support_total(uint64_t d, uint64_t g)
+{
+	uint64_t t = 0;
+
+	for (uint64_t s = 1; s <= d && s <= g; s++)
+		t += s * binom(d, s) * binom(g, s);
+	return t;
+}
+
+static void check_counts(uint64_t n, uint64_t d, uint64_t g, int norm)
+{
+	struct ps_attention att;
+	uint64_t r = binom(d + g, g), nb = d + (norm ? 1 : 0);
+	uint64_t want_nodes, want_edges;
+
+	test_attention(&att, n, d, g, norm);
+	ck_assert_uint_eq(att.r, r);
+	ck_assert_uint_eq(att.count[PS_KIND_Q], n * d);
+	ck_assert_uint_eq(att.count[PS_KIND_K], n * d);
+	ck_assert_uint_eq(att.count[PS_KIND_V], n * d);
+	ck_assert_uint_eq(att.count[PS_KIND_U1], n * r);
+	ck_assert_uint_eq(att.count[PS_KIND_U2], n * r);
+	ck_assert_uint_eq(att.count[PS_KIND_P2], n * r * nb);
+	ck_assert_uint_eq(att.count[PS_KIND_H], r * nb);
+	ck_assert_uint_eq(att.count[PS_KIND_P1], n * r * nb);
+	ck_assert_uint_eq(att.count[PS_KIND_N], n * nb);
+	ck_assert_uint_eq(att.count[PS_KIND_A], norm ? n * d : 0);
+	want_nodes = 3 * n * d + 2 * n * r + 2 * n * r * nb + r * nb + n * nb +
+		     (norm ? n * d : 0);
+	ck_assert_uint_eq(att.dag.node_count, want_nodes);
+	ck_assert_uint_eq(att.dag.state_count, want_nodes - 2 * n * r * nb);
+	/* U1, U2: supports; P2: U2 and V for b < d; H: n each; P1: 2; N: r
+	 * each; A: 2 */
+	want_edges = 2 * n * support_total(d, g) + n * r * (nb + d) +
+		     r * nb * n + 2 * n * r * nb + n * nb * r +
+		     (norm ? 2 * n * d : 0);
+	ck_assert_uint_eq(att.dag.edge_count, want_edges);
+	ck_assert_uint_eq(att.dag.sum_count, r * nb + n * nb);
+	ck_assert_uint_eq(att.dag.sum_edge_count, 2 * n * r * nb);
+	ck_assert_uint_eq(att.dag.output_count, n * d);
+	ps_attention_free(&att);
+}
+
+START_TEST(test_counts_closed_forms)
+{
+	static const uint64_t ns[] = { 1, 3, 17 };
+
+	for (size_t k = 0; k < 3; k++)
+		for (uint64_t d = 1; d <= 5; d++)
+			for (uint64_t g = 0; g <= 4; g++) {
+				check_counts(ns[k], d, g, 1);
+				check_counts(ns[k], d, g, 0);
+			}
+}
+END_TEST
+
+/* Every node: id round trip, parents in range and consistent with the
+ * product and sum views, edge bits disjoint and covering. */
+static void check_every_node(uint64_t n, uint64_t d, uint64_t g, int norm)
+{
+	struct ps_attention att;
+	uint64_t edges = 0, bits_seen = 0;
+	uint8_t *bit_used;
+
+	test_attention(&att, n, d, g, norm);
+	bit_used = calloc(att.dag.sum_edge_count + 1, 1);
+	ck_assert_ptr_nonnull(bit_used);
+	for (ps_node v = 0; v < att.dag.node_count; v++) {
+		uint64_t c[3];
+		enum ps_kind k = ps_attention_decode(&att, v, c);
+		uint64_t pc = ps_dag_parent_count(&att.dag, v);
+
+		ck_assert_uint_eq(ps_attention_id(&att, k, c), v);
+		for (unsigned p = 0; p < ps_kinds[k].arity; p++)
+			ck_assert_uint_lt(c[p], ps_attention_extent(&att, k, p));
+		ck_assert_int_eq(ps_dag_role(&att.dag, v), ps_kinds[k].role);
+		ck_assert_int_eq(v < att.dag.state_count,
+				 ps_kinds[k].role != PS_ROLE_PRODUCT);
+		edges += pc;
+		for (uint64_t q = 0; q < pc; q++)
+			ck_assert_uint_lt(ps_dag_parent(&att.dag, v, q), att.dag.node_count);
+		if (ps_kinds[k].role == PS_ROLE_SUM) {
+			struct ps_sum s;
+
+			ps_dag_sum(&att.dag, v, &s);
+			ck_assert_uint_eq(s.in_degree, pc);
+			ck_assert_uint_eq(s.slot, v - att.base[PS_KIND_H]);
+			for (uint64_t q = 0; q < pc; q++) {
+				struct ps_product pr;
+
+				ps_dag_product(&att.dag, ps_dag_parent(&att.dag, v, q), &pr);
+				ck_assert_uint_eq(pr.sum, v);
+				ck_assert_uint_eq(pr.edge, q);
+				ck_assert_uint_eq(pr.edge_bit, s.edge_base + q);
+				ck_assert_uint_eq(pr.sum_slot, s.slot);
+				ck_assert_uint_eq(pr.in_degree, s.in_degree);
+				ck_assert_uint_lt(pr.edge_bit, att.dag.sum_edge_count);
+				ck_assert_int_eq(bit_used[pr.edge_bit], 0);
+				bit_used[pr.edge_bit] = 1;
+				bits_seen++;
+			}
+		}
+		if (ps_kinds[k].role == PS_ROLE_PRODUCT) {
+			struct ps_product pr;
+
+			ps_dag_product(&att.dag, v, &pr);
+			ck_assert_uint_eq(pr.parent_count, pc);
+			for (unsigned q = 0; q < pr.parent_count; q++) {
+				ck_assert_uint_eq(pr.parent[q], ps_dag_parent(&att.dag, v, q));
+				ck_assert_int_eq(pr.parent_is_sum[q],
+						 ps_dag_role(&att.dag, pr.parent[q]) == PS_ROLE_SUM);
+			}
+		}
+	}
+	ck_assert_uint_eq(edges, att.dag.edge_count);
+	ck_assert_uint_eq(bits_seen, att.dag.sum_edge_count);
+	for (uint64_t k = 0; k < att.dag.output_count; k++) {
+		uint64_t c[3];
+		enum ps_kind kind = ps_attention_decode(&att, ps_dag_output(&att.dag, k), c);
+
+		ck_assert_int_eq(kind, norm ? PS_KIND_A : PS_KIND_N);
+	}
+	free(bit_used);
+	ps_attention_free(&att);
+}
+
+START_TEST(test_every_node_small)
+{
+	for (uint64_t n = 1; n <= 3; n++)
+		for (uint64_t d = 1; d <= 4; d++)
+			for (uint64_t g = 0; g <= 3; g++) {
+				check_every_node(n, d, g, 1);
+				check_every_node(n, d, g, 0);
+			}
+}
+END_TEST
+
+START_TEST(test_chosen_parents)
+{
+	struct ps_attention att;
+	uint32_t tuple[] = { 0, 2, 2 };
+	uint64_t m;
+	char name[64];
+	ps_node v;
+
+	test_attention(&att, 4, 3, 3, 1);
+	m = ps_monomial_rank(&att.mono, tuple, 3);
+	/* U1[1,(0,2,2)] reads Q[1,0] and Q[1,2], once each */
+	v = ps_attention_id2(&att, PS_KIND_U1, 1, m);
+	ck_assert_uint_eq(ps_dag_parent_count(&att.dag, v), 2);
+	ck_assert_uint_eq(ps_dag_parent(&att.dag, v, 0), ps_attention_id2(&att, PS_KIND_Q, 1, 0));
+	ck_assert_uint_eq(ps_dag_parent(&att.dag, v, 1), ps_attention_id2(&att, PS_KIND_Q, 1, 2));
+	/* the constant monomial has no parents */
+	ck_assert_uint_eq(ps_dag_parent_count(&att.dag, ps_attention_id2(&att, PS_KIND_U2, 3, 0)), 0);
+	/* P2 of the ones column reads only U2 */
+	v = ps_attention_id3(&att, PS_KIND_P2, 2, m, 3);
+	ck_assert_uint_eq(ps_dag_parent_count(&att.dag, v), 1);
+	ck_assert_uint_eq(ps_dag_parent(&att.dag, v, 0), ps_attention_id2(&att, PS_KIND_U2, 2, m));
+	/* A[2,1] = N[2,1] / N[2,3] */
+	v = ps_attention_id2(&att, PS_KIND_A, 2, 1);
+	ck_assert_uint_eq(ps_dag_parent(&att.dag, v, 0), ps_attention_id2(&att, PS_KIND_N, 2, 1));
+	ck_assert_uint_eq(ps_dag_parent(&att.dag, v, 1), ps_attention_id2(&att, PS_KIND_N, 2, 3));
+	/* H[m,1] sums P2[j,m,1] over j; N[2,1] sums P1[2,m,1] over m */
+	v = ps_attention_id2(&att, PS_KIND_H, m, 1);
+	ck_assert_uint_eq(ps_dag_parent_count(&att.dag, v), 4);
+	ck_assert_uint_eq(ps_dag_parent(&att.dag, v, 3), ps_attention_id3(&att, PS_KIND_P2, 3, m, 1));
+	v = ps_attention_id2(&att, PS_KIND_N, 2, 1);
+	ck_assert_uint_eq(ps_dag_parent_count(&att.dag, v), att.r);
+	ck_assert_uint_eq(ps_dag_parent(&att.dag, v, m), ps_attention_id3(&att, PS_KIND_P1, 2, m, 1));
+	ps_dag_describe(&att.dag, ps_attention_id2(&att, PS_KIND_U1, 1, m), name, sizeof(name));
+	ck_assert_str_eq(name, "U1[1,15]");
+	ps_dag_describe(&att.dag, ps_attention_id3(&att, PS_KIND_P1, 2, 5, 3), name, sizeof(name));
+	ck_assert_str_eq(name, "P1[2,5,3]");
+	ps_attention_free(&att);
+}
+END_TEST
+
+START_TEST(test_refuses_bad_parameters)
+{
+	struct ps_attention att;
+	struct ps_attention_params p = { .n = 0, .d = 4, .g = 2, .normalize = true };
+	struct ps_error err;
+
+	ck_assert_int_eq(ps_attention_init(&att, &p, &err), PS_EINPUT);
+	ck_assert_str_eq(err.msg, "n must be at least 1");
+	p.n = 4;
+	p.d = 0;
+	ck_assert_int_eq(ps_attention_init(&att, &p, &err), PS_EINPUT);
+	ck_assert_str_eq(err.msg, "d must be at least 1");
+	p.n = UINT64_C(1) << 50;
+	p.d = 16;
+	p.g = 3;
+	ck_assert_int_eq(ps_attention_init(&att, &p, &err), PS_ENOMEM);
+	ck_assert_str_eq(err.msg,
+			 "the DAG for n = 1125899906842624, d = 16, g = 3 has more than 2^60 product nodes");
+}
+END_TEST
+
+Suite *dag_suite(void)
+{
+	Suite *s = suite_create("dag");
+	TCase *tc = tcase_create("attention");
+
+	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
+	tcase_add_test(tc, test_counts_closed_forms);
+	tcase_add_test(tc, test_every_node_small);
+	tcase_add_test(tc, test_chosen_parents);
+	tcase_add_test(tc, test_refuses_bad_parameters);
+	suite_add_tcase(s, tc);
+	return s;
+}

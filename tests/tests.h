@@ -1,0 +1,23 @@
+/* The suites of the one test runner. */
+#ifndef PEBBLESIM_TESTS_H
+#define PEBBLESIM_TESTS_H
+
+#include <check.h>
+
+#include "pebblesim/attention.h"
+
+Suite *monomial_suite(void);
+Suite *dag_suite(void);
+Suite *engine_suite(void);
+Suite *ops_suite(void);
+Suite *generic_suite(void);
+Suite *cli_suite(void);
+
+/* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
+void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
+		    uint64_t g, int normalize);
+
+/* Seconds a test may take: generous, for sanitizer and valgrind builds. */
+#define PS_TEST_TIMEOUT 600
+
+#endif
