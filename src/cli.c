@@ -1,9 +1,13 @@
 /*
  * pebblesim's command line: parse, build the DAG, run, report.
+ *
+ * A command table in the manner of git: `run` (the default), `compare`,
+ * `list`; every command parses the same options.
  */
 #include "pebblesim/cli.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,13 +15,15 @@
 #include <unistd.h>
 
 #include "pebblesim/attention.h"
+#include "pebblesim/bounds.h"
 #include "pebblesim/engine.h"
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
 
 static const char usage_text[] =
-	"usage: pebblesim [--strategy NAME] [--tiles SHAPE] -n N -d D -g G -M M\n"
-	"                 [--no-normalize] [--json]\n"
+	"usage: pebblesim [--case I|II|III|IV|auto | --strategy NAME] -n N -d D -g G -M M\n"
+	"                 [--w W] [--tiles SHAPE] [--no-normalize] [--json]\n"
+	"       pebblesim compare -n N -d D -g G -M M [--no-normalize] [--json]\n"
 	"       pebblesim list\n"
 	"       pebblesim --help | --version\n";
 
@@ -31,25 +37,32 @@ static const char help_text[] =
 	"Parameters:\n"
 	"  -n N              rows of Q, K, V (sequence length), N >= 1\n"
 	"  -d D              features (columns of Q, K, V), D >= 1\n"
-	"  -g G              degree of the polynomial replacing exp, G >= 0;\n"
+	"  -g G              degree of the polynomial replacing exp, 0 <= G <= 64;\n"
 	"                    U1 and U2 have r = C(D+G, G) columns\n"
 	"  -M M              fast memory capacity in words (red pebbles)\n"
 	"  --no-normalize    compute U1 (U2^T V) without the normaliser column\n"
 	"                    and D^-1: the outputs are N instead of A\n"
 	"\n"
-	"Choosing and reporting:\n"
-	"  --strategy NAME   the strategy to run (default: generic); `pebblesim list`\n"
-	"                    shows them with the paper's section each implements\n"
-	"  --tiles SHAPE     generic only: force the square, tall or unit tiles\n"
-	"                    instead of the cheapest that fits\n"
-	"  --json            print the report as one JSON object\n"
+	"Choosing the strategy:\n"
+	"  --case C          the strategy of the paper's case C: I caseI, II keylemma,\n"
+	"                    III subtile, IV matmul; auto (the default) classifies\n"
+	"                    the parameters first. Outside its case's condition a\n"
+	"                    strategy still runs, with a warning.\n"
+	"  --strategy NAME   a strategy by name, overriding --case; `pebblesim list`\n"
+	"                    shows them with the paper's section each implements;\n"
+	"                    auto runs the one with the least I/O\n"
+	"  --w W             keylemma: the generating set size (g <= W <= D,\n"
+	"                    W tau(W) <= M/4) instead of the cheapest\n"
+	"  --tiles SHAPE     generic: square, tall or unit instead of the cheapest\n"
+	"  --json            print the report as one JSON object (compare: an array)\n"
 	"\n"
 	"Examples:\n"
-	"  pebblesim --strategy generic -n 4096 -d 16 -g 3 -M 8192\n"
-	"      the generic tiling of Lemma 3.1 on a 4096-token, 16-feature DAG\n"
-	"  pebblesim --strategy generic -n 64 -d 4 -g 2 -M 9 --json\n"
-	"      a small M: the report says which tiles fit, as JSON\n"
-	"  pebblesim list\n"
+	"  pebblesim --case II -n 4096 -d 16 -g 3 -M 8192\n"
+	"      Case II's group tiling (Key Lemma 3.2) on 4096 tokens, 16 features\n"
+	"  pebblesim compare -n 1024 -d 16 -g 5 -M 2048\n"
+	"      every strategy side by side, best first, on a Case III instance\n"
+	"  pebblesim --strategy generic --tiles square -n 64 -d 4 -g 2 -M 100 --json\n"
+	"      Lemma 3.1's square tiles, the report as JSON\n"
 	"\n"
 	"Exit status: 0 valid and within the bounds, 1 an invalid sequence or a\n"
 	"bound contradicted, 2 bad usage or input.\n"
@@ -57,8 +70,9 @@ static const char help_text[] =
 
 struct options {
 	const char *strategy;
+	const char *case_name;
 	const char *tiles;
-	uint64_t n, d, g, M;
+	uint64_t n, d, g, M, w;
 	bool has_n, has_d, has_g, has_M;
 	bool normalize, json;
 };
@@ -123,16 +137,26 @@ static int parse_number(FILE *errout, int argc, char **argv, int *k,
 			v, name, (unsigned long long)min);
 		return PS_EXIT_USAGE;
 	}
-	*has = true;
+	if (has)
+		*has = true;
 	return 0;
 }
 
-static int parse_options(int argc, char **argv, struct options *o,
+static int parse_string(FILE *errout, int argc, char **argv, int *k,
+			const char *name, const char **out)
+{
+	const char *flag = argv[*k];
+
+	*out = option_value(argc, argv, k, name);
+	return *out ? 0 : usage_error(errout, "option '%s' needs a value", flag);
+}
+
+static int parse_options(int argc, char **argv, int first, struct options *o,
 			 FILE *errout)
 {
-	for (int k = 1; k < argc; k++) {
+	for (int k = first; k < argc; k++) {
 		const char *a = argv[k];
-		int rc = 0;
+		int rc;
 
 		if (is_option(a, "-n"))
 			rc = parse_number(errout, argc, argv, &k, "-n", 1, &o->n, &o->has_n);
@@ -142,18 +166,18 @@ static int parse_options(int argc, char **argv, struct options *o,
 			rc = parse_number(errout, argc, argv, &k, "-g", 0, &o->g, &o->has_g);
 		else if (is_option(a, "-M"))
 			rc = parse_number(errout, argc, argv, &k, "-M", 1, &o->M, &o->has_M);
-		else if (is_option(a, "--strategy")) {
-			o->strategy = option_value(argc, argv, &k, "--strategy");
-			if (!o->strategy)
-				return usage_error(errout, "option '%s' needs a value", a);
-		} else if (is_option(a, "--tiles")) {
-			o->tiles = option_value(argc, argv, &k, "--tiles");
-			if (!o->tiles)
-				return usage_error(errout, "option '%s' needs a value", a);
-		} else if (!strcmp(a, "--no-normalize"))
-			o->normalize = false;
+		else if (is_option(a, "--w"))
+			rc = parse_number(errout, argc, argv, &k, "--w", 1, &o->w, NULL);
+		else if (is_option(a, "--strategy"))
+			rc = parse_string(errout, argc, argv, &k, "--strategy", &o->strategy);
+		else if (is_option(a, "--case"))
+			rc = parse_string(errout, argc, argv, &k, "--case", &o->case_name);
+		else if (is_option(a, "--tiles"))
+			rc = parse_string(errout, argc, argv, &k, "--tiles", &o->tiles);
+		else if (!strcmp(a, "--no-normalize"))
+			rc = (o->normalize = false);
 		else if (!strcmp(a, "--json"))
-			o->json = true;
+			rc = !(o->json = true);
 		else
 			return usage_error(errout, "unknown argument '%s'", a);
 		if (rc)
@@ -161,15 +185,11 @@ static int parse_options(int argc, char **argv, struct options *o,
 	}
 	if (!o->has_n || !o->has_d || !o->has_g || !o->has_M)
 		return usage_error(errout, "%s", "the parameters -n, -d, -g and -M are all required");
+	if (o->case_name && strcmp(o->case_name, "auto") &&
+	    !ps_strategy_for_case(o->case_name))
+		return usage_error(errout, "unknown case '%s': I, II, III, IV or auto",
+				   o->case_name);
 	return 0;
-}
-
-static int cmd_list(FILE *out)
-{
-	for (size_t k = 0; k < ps_strategy_count; k++)
-		fprintf(out, "%-10s %s\n           %s\n", ps_strategies[k]->name,
-			ps_strategies[k]->section, ps_strategies[k]->summary);
-	return PS_EXIT_VALID;
 }
 
 /* Physical memory, to refuse a DAG whose state cannot fit. */
@@ -184,48 +204,31 @@ static uint64_t physical_memory(void)
  * monomial table (see ps_engine_state_bytes and ps_monomials_init). */
 static int estimate_bytes(const struct options *o, uint64_t *bytes)
 {
-	uint64_t r, nb = o->d + (o->normalize ? 1 : 0), nr, nrb, t;
+	uint64_t r, nb = o->d + (o->normalize ? 1 : 0), nr, nrb;
 
 	if (ps_tau(o->d, o->g, &r) || ps_mul_u64(o->n, r, &nr) ||
-	    ps_mul_u64(nr, nb, &nrb))
+	    ps_mul_u64(nr, nb, &nrb) || nrb > UINT64_MAX / 8)
 		return -1;
 	/* states: Q K V A (4nd), U1 U2 (2nr), H N; edges: 2 n r |B| bits;
 	 * counters: 4 bytes per sum; monomials: about 2 + 8g bytes each */
-	t = 4 * o->n * o->d + 2 * nr + (r + o->n) * nb * 5 + nrb / 4 +
-	    r * (2 + 8 * o->g);
-	*bytes = t;
+	*bytes = 4 * o->n * o->d + 2 * nr + (r + o->n) * nb * 5 + nrb / 4 +
+		 r * (2 + 8 * o->g);
 	return 0;
 }
 
-static int cmd_run(const struct options *o, FILE *out, FILE *errout)
+/* Builds the DAG after checking every limit; prints why not. */
+static int build_dag(const struct options *o, struct ps_attention *att,
+		     FILE *errout)
 {
 	struct ps_attention_params p = {
 		.n = o->n, .d = o->d, .g = o->g, .normalize = o->normalize,
 	};
-	const struct ps_strategy *s = ps_strategy_find(o->strategy);
-	struct ps_attention att;
-	struct ps_report rep;
 	struct ps_error err;
-	uint64_t bytes, r, phys = physical_memory(), min_m;
-	int rc;
+	uint64_t bytes, r, phys = physical_memory();
 
 	ps_error_clear(&err);
-	if (!s) {
-		char names[256];
-
-		ps_strategy_names(names, sizeof(names));
-		fprintf(errout, "pebblesim: unknown strategy '%s'; known: %s\n",
-			o->strategy, names);
-		return PS_EXIT_USAGE;
-	}
 	if (o->g > 64) {
 		fprintf(errout, "pebblesim: degree g = %llu exceeds the limit of 64\n",
-			(unsigned long long)o->g);
-		return PS_EXIT_USAGE;
-	}
-	if (estimate_bytes(o, &bytes)) {
-		fprintf(errout, "pebblesim: the DAG for n = %llu, d = %llu, g = %llu is beyond 64-bit sizes\n",
-			(unsigned long long)o->n, (unsigned long long)o->d,
 			(unsigned long long)o->g);
 		return PS_EXIT_USAGE;
 	}
@@ -235,6 +238,12 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 			(unsigned long long)PS_MAX_MONOMIALS);
 		return PS_EXIT_USAGE;
 	}
+	if (estimate_bytes(o, &bytes)) {
+		fprintf(errout, "pebblesim: the DAG for n = %llu, d = %llu, g = %llu is beyond 64-bit sizes\n",
+			(unsigned long long)o->n, (unsigned long long)o->d,
+			(unsigned long long)o->g);
+		return PS_EXIT_USAGE;
+	}
 	if (bytes > phys / 10 * 9) {
 		fprintf(errout, "pebblesim: the pebble state for n = %llu, d = %llu, g = %llu needs about %.1f GiB; this machine has %.1f GiB\n",
 			(unsigned long long)o->n, (unsigned long long)o->d,
@@ -242,19 +251,88 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 			(double)phys / (1 << 30));
 		return PS_EXIT_USAGE;
 	}
-	rc = ps_attention_init(&att, &p, &err);
-	if (rc) {
+	if (ps_attention_init(att, &p, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void problem_of(const struct options *o, const struct ps_attention *att,
+		       struct ps_problem *pb)
+{
+	pb->att = att;
+	pb->M = o->M;
+	pb->tiles = o->tiles;
+	pb->w = o->w;
+}
+
+/* The strategy --strategy or --case asks for; NULL after a message. */
+static const struct ps_strategy *select_strategy(const struct options *o,
+						 const struct ps_attention *att,
+						 FILE *errout)
+{
+	char why[256], names[256];
+	const char *actual = ps_classify_case(att, o->M, why, sizeof(why));
+	const struct ps_strategy *s;
+
+	if (o->strategy) {
+		s = ps_strategy_find(o->strategy);
+		if (!s) {
+			ps_strategy_names(names, sizeof(names));
+			fprintf(errout, "pebblesim: unknown strategy '%s'; known: %s\n",
+				o->strategy, names);
+		}
+		return s;
+	}
+	if (!o->case_name || !strcmp(o->case_name, "auto"))
+		return ps_strategy_for_case(actual);
+	if (strcmp(o->case_name, actual))
+		fprintf(errout, "pebblesim: warning: the parameters are in Case %s (%s), not Case %s; running its strategy anyway\n",
+			actual, why, o->case_name);
+	return ps_strategy_for_case(o->case_name);
+}
+
+static int cmd_run(const struct options *o, FILE *out, FILE *errout)
+{
+	const struct ps_strategy *s;
+	struct ps_attention att;
+	struct ps_problem pb;
+	struct ps_report rep;
+	struct ps_error err;
+	uint64_t min_m;
+	int rc = build_dag(o, &att, errout);
+
+	if (rc)
+		return rc;
+	ps_error_clear(&err);
+	s = select_strategy(o, &att, errout);
+	if (!s) {
+		ps_attention_free(&att);
+		return PS_EXIT_USAGE;
+	}
+	if ((o->tiles && strcmp(s->name, "generic") && strcmp(s->name, "auto")) ||
+	    (o->w && strcmp(s->name, "keylemma") && strcmp(s->name, "auto"))) {
+		fprintf(errout, "pebblesim: %s is an option of %s, not of %s\n",
+			o->tiles ? "--tiles" : "--w",
+			o->tiles ? "generic" : "keylemma", s->name);
+		ps_attention_free(&att);
 		return PS_EXIT_USAGE;
 	}
 	min_m = ps_strategy_min_memory(s, &att);
 	if (o->M < min_m) {
-		fprintf(errout, "pebblesim: M = %llu is too small for %s on this DAG: it needs M >= %llu\n",
-			(unsigned long long)o->M, s->name, (unsigned long long)min_m);
+		if (min_m == UINT64_MAX)
+			fprintf(errout, "pebblesim: %s does not apply to these parameters at any M\n",
+				s->name);
+		else
+			fprintf(errout, "pebblesim: M = %llu is too small for %s on this DAG: it needs M >= %llu\n",
+				(unsigned long long)o->M, s->name,
+				(unsigned long long)min_m);
 		ps_attention_free(&att);
 		return PS_EXIT_USAGE;
 	}
-	rc = ps_run(&att, s, o->M, o->tiles, &rep, &err);
+	problem_of(o, &att, &pb);
+	rc = ps_run(&pb, s, &rep, &err);
 	if (rc) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		ps_attention_free(&att);
@@ -270,10 +348,149 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 	return PS_EXIT_VALID;
 }
 
+/* One row of compare: a report, or why the strategy does not apply. */
+struct compare_row {
+	const struct ps_strategy *s;
+	struct ps_report rep;
+	char why[PS_ERROR_MAX];
+	bool ran;
+};
+
+static int by_io(const void *a, const void *b)
+{
+	const struct compare_row *x = a, *y = b;
+	uint64_t u, v;
+
+	if (x->ran != y->ran)
+		return x->ran ? -1 : 1;
+	if (!x->ran)
+		return 0;
+	u = x->rep.counts.loads + x->rep.counts.saves;
+	v = y->rep.counts.loads + y->rep.counts.saves;
+	return (u > v) - (u < v);
+}
+
+static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
+{
+	struct compare_row rows[16];
+	struct ps_attention att;
+	struct ps_problem pb;
+	struct ps_bound lower;
+	char why[256];
+	const char *case_name;
+	size_t count = 0;
+	int status = PS_EXIT_VALID;
+	int rc = build_dag(o, &att, errout);
+
+	if (rc)
+		return rc;
+	problem_of(o, &att, &pb);
+	ps_bound_lower(&att, o->M, &lower);
+	case_name = ps_classify_case(&att, o->M, why, sizeof(why));
+	for (size_t k = 0; k < ps_strategy_count && count < 16; k++) {
+		struct compare_row *row = &rows[count++];
+		struct ps_error err;
+		uint64_t min_m;
+
+		memset(row, 0, sizeof(*row));
+		row->s = ps_strategies[k];
+		if (!strcmp(row->s->name, "auto")) {
+			count--; /* auto is the best row below */
+			continue;
+		}
+		min_m = ps_strategy_min_memory(row->s, &att);
+		if (o->M < min_m) {
+			if (min_m == UINT64_MAX)
+				snprintf(row->why, sizeof(row->why),
+					 "does not apply to these parameters");
+			else
+				snprintf(row->why, sizeof(row->why),
+					 "needs M >= %llu", (unsigned long long)min_m);
+			continue;
+		}
+		ps_error_clear(&err);
+		if (ps_run(&pb, row->s, &row->rep, &err)) {
+			snprintf(row->why, sizeof(row->why), "%s", err.msg);
+			continue;
+		}
+		row->ran = true;
+		if (!row->rep.valid || ps_report_bound_violated(&row->rep))
+			status = PS_EXIT_INVALID;
+	}
+	qsort(rows, count, sizeof(rows[0]), by_io);
+	if (o->json) {
+		json_t *list = json_array();
+
+		for (size_t k = 0; k < count; k++) {
+			const struct ps_report *rep = &rows[k].rep;
+			uint64_t io = rep->counts.loads + rep->counts.saves;
+
+			if (!rows[k].ran) {
+				json_array_append_new(list, json_pack("{s:s, s:b, s:s}",
+					"strategy", rows[k].s->name, "applies", 0,
+					"why_not", rows[k].why));
+				continue;
+			}
+			json_array_append_new(list, json_pack(
+				"{s:s, s:b, s:b, s:I, s:I, s:I, s:I, s:I, s:f, s:s, s:f, s:s, s:f, s:s}",
+				"strategy", rows[k].s->name, "applies", 1,
+				"valid", rep->valid, "loads", (json_int_t)rep->counts.loads,
+				"saves", (json_int_t)rep->counts.saves, "io", (json_int_t)io,
+				"predicted_io", (json_int_t)(rep->plan.loads + rep->plan.saves),
+				"peak_red", (json_int_t)rep->counts.peak_red,
+				"upper", rep->plan.upper.value, "upper_name", rep->plan.upper.name,
+				"lower", rep->lower.value, "lower_name", rep->lower.name,
+				"seconds", rep->seconds, "plan", rep->plan.summary));
+		}
+		json_dumpf(list, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		fputc('\n', out);
+		json_decref(list);
+	} else {
+		fprintf(out, "n = %llu, d = %llu, g = %llu, r = %llu, M = %llu: Case %s (%s)\n",
+			(unsigned long long)att.n, (unsigned long long)att.d,
+			(unsigned long long)att.g, (unsigned long long)att.r,
+			(unsigned long long)o->M, case_name, why);
+		fprintf(out, "lower bound %.0f (%s)\n\n", lower.value, lower.name);
+		fprintf(out, "%-9s %6s %12s %12s %12s %9s %9s %9s %8s\n", "strategy",
+			"valid", "loads", "saves", "I/O", "peak red", "I/O/upper",
+			"I/O/lower", "seconds");
+		for (size_t k = 0; k < count; k++) {
+			const struct ps_report *rep = &rows[k].rep;
+			uint64_t io = rep->counts.loads + rep->counts.saves;
+
+			if (!rows[k].ran) {
+				fprintf(out, "%-9s does not run: %s\n", rows[k].s->name,
+					rows[k].why);
+				continue;
+			}
+			fprintf(out, "%-9s %6s %12llu %12llu %12llu %9llu %9.3f %9.3f %8.2f\n",
+				rows[k].s->name, rep->valid ? "yes" : "NO",
+				(unsigned long long)rep->counts.loads,
+				(unsigned long long)rep->counts.saves,
+				(unsigned long long)io,
+				(unsigned long long)rep->counts.peak_red,
+				(double)io / rep->plan.upper.value,
+				lower.value > 0 ? (double)io / lower.value : 0.0,
+				rep->seconds);
+		}
+	}
+	ps_attention_free(&att);
+	return status;
+}
+
+static int cmd_list(FILE *out)
+{
+	for (size_t k = 0; k < ps_strategy_count; k++)
+		fprintf(out, "%-10s %s\n           %s\n", ps_strategies[k]->name,
+			ps_strategies[k]->section, ps_strategies[k]->summary);
+	return PS_EXIT_VALID;
+}
+
 int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
 {
-	struct options o = { .strategy = "generic", .normalize = true };
-	int rc;
+	struct options o = { .normalize = true };
+	int first = 1, rc;
+	bool compare = false;
 
 	if (argc >= 2 && !strcmp(argv[1], "list"))
 		return argc == 2 ? cmd_list(out)
@@ -291,8 +508,14 @@ int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
 			return PS_EXIT_VALID;
 		}
 	}
-	rc = parse_options(argc, argv, &o, errout);
+	if (argc >= 2 && !strcmp(argv[1], "compare")) {
+		compare = true;
+		first = 2;
+	} else if (argc >= 2 && !strcmp(argv[1], "run")) {
+		first = 2;
+	}
+	rc = parse_options(argc, argv, first, &o, errout);
 	if (rc)
 		return rc;
-	return cmd_run(&o, out, errout);
+	return compare ? cmd_compare(&o, out, errout) : cmd_run(&o, out, errout);
 }

@@ -17,11 +17,11 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int ps_run(const struct ps_attention *att, const struct ps_strategy *s,
-	   uint64_t M, const char *tiles, struct ps_report *rep,
-	   struct ps_error *err)
+int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
+	   struct ps_report *rep, struct ps_error *err)
 {
-	struct ps_problem pb = { .att = att, .M = M, .tiles = tiles };
+	const struct ps_attention *att = pb->att;
+	const uint64_t M = pb->M;
 	struct ps_engine engine;
 	struct ps_engine_sink sink;
 	double start;
@@ -34,8 +34,8 @@ int ps_run(const struct ps_attention *att, const struct ps_strategy *s,
 	rep->section = s->section;
 	rep->case_name = ps_classify_case(att, M, rep->case_reason,
 					  sizeof(rep->case_reason));
-	ps_bound_trivial(att, &rep->lower);
-	rc = ps_strategy_plan(s, &pb, &rep->plan, err);
+	ps_bound_lower(att, M, &rep->lower);
+	rc = ps_strategy_plan(s, pb, &rep->plan, err);
 	if (rc)
 		return rc;
 	rc = ps_engine_init(&engine, &att->dag, M, err);
@@ -44,7 +44,7 @@ int ps_run(const struct ps_attention *att, const struct ps_strategy *s,
 	ps_engine_sink_init(&sink, att, &engine);
 
 	start = now_seconds();
-	rc = ps_strategy_run(s, &pb, &sink.sink, err);
+	rc = ps_strategy_run(s, pb, &sink.sink, err);
 	if (rc == PS_OK) {
 		ps_engine_set_position(&engine, sink.ops + 1);
 		rc = ps_engine_finish(&engine);
@@ -95,6 +95,9 @@ void ps_report_print(const struct ps_report *rep, FILE *out)
 	fprintf(out, "fast memory            M = %llu\n", (unsigned long long)rep->M);
 	fprintf(out, "case                   %s: %s\n", rep->case_name, rep->case_reason);
 	fprintf(out, "strategy               %s (%s)\n", rep->strategy, rep->section);
+	if (rep->plan.chosen)
+		fprintf(out, "  runs                 %s (%s)\n", rep->plan.chosen->name,
+			rep->plan.chosen->section);
 	fprintf(out, "  plan                 %s\n", rep->plan.summary);
 	if (!rep->valid) {
 		fprintf(out, "valid                  no\n");
@@ -153,6 +156,8 @@ int ps_report_print_json(const struct ps_report *rep, FILE *out)
 			 rep->valid);
 	if (!root)
 		return PS_ENOMEM;
+	if (rep->plan.chosen)
+		json_object_set_new(root, "chosen", json_string(rep->plan.chosen->name));
 	if (rep->valid) {
 		json_object_set_new(root, "loads", json_integer((json_int_t)c->loads));
 		json_object_set_new(root, "saves", json_integer((json_int_t)c->saves));

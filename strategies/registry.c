@@ -4,9 +4,19 @@
 #include "pebblesim/strategy.h"
 
 extern const struct ps_strategy ps_strategy_generic;
+extern const struct ps_strategy ps_strategy_case1;
+extern const struct ps_strategy ps_strategy_keylemma;
+extern const struct ps_strategy ps_strategy_subtile;
+extern const struct ps_strategy ps_strategy_matmul;
+extern const struct ps_strategy ps_strategy_auto;
 
 const struct ps_strategy *const ps_strategies[] = {
 	&ps_strategy_generic,
+	&ps_strategy_case1,
+	&ps_strategy_keylemma,
+	&ps_strategy_subtile,
+	&ps_strategy_matmul,
+	&ps_strategy_auto,
 };
 
 const size_t ps_strategy_count = sizeof(ps_strategies) / sizeof(ps_strategies[0]);
@@ -16,6 +26,24 @@ const struct ps_strategy *ps_strategy_find(const char *name)
 	for (size_t k = 0; k < ps_strategy_count; k++)
 		if (!strcmp(ps_strategies[k]->name, name))
 			return ps_strategies[k];
+	return NULL;
+}
+
+const struct ps_strategy *ps_strategy_for_case(const char *case_name)
+{
+	static const struct {
+		const char *case_name;
+		const struct ps_strategy *strategy;
+	} cases[] = {
+		{ "I", &ps_strategy_case1 },
+		{ "II", &ps_strategy_keylemma },
+		{ "III", &ps_strategy_subtile },
+		{ "IV", &ps_strategy_matmul },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		if (!strcmp(cases[k].case_name, case_name))
+			return cases[k].strategy;
 	return NULL;
 }
 

@@ -1,46 +1,45 @@
+/*
+ * The tiling executor shared by every strategy (see tiling.h). It emits,
+ * predicts and bounds the same loops:
+ *
+ *   phase 0 (stored only): U2 then U1, computed from K (Q) block by block,
+ *     saved and deleted;
+ *   phase 1, H = U2^T [V 1]: for each aggregation tile T and each block of
+ *     h_width columns, an H tile that stays in fast memory while h_rows
+ *     rows j at a time load K[J, features of T] and V[J, columns] and
+ *     stream U2 through fused macs. A tile taller than chunk is cut into
+ *     sub-tiles; then K and V stay, and the sub-tiles of H take turns:
+ *     loaded (after the first rows), aggregated, saved (Lemma 3.3);
+ *   phase 2, N = U1 H and A: for each block of n_height rows, its column
+ *     blocks (the one holding the ones column d first, with normalisation),
+ *     each N tile aggregated over the tiles T: Q[I, features of T] loaded
+ *     (or the whole Q strip kept), H[T, columns] loaded chunk by chunk, U1
+ *     streamed through fused macs. A finished tile gives A column by
+ *     column while N[., d] stays; without normalisation N is saved.
+ */
 #include "tiling.h"
 
-uint64_t ps_support_union(const struct ps_monomials *mono, uint64_t m_lo,
-			  uint64_t m_hi, uint64_t *cols, uint8_t *mark)
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t ps_support_union(const struct ps_monomials *mono,
+			  const uint64_t *list, uint64_t count, uint64_t *cols,
+			  uint8_t *mark)
 {
-	uint64_t count = 0;
+	uint64_t found = 0;
 
-	for (uint64_t m = m_lo; m < m_hi; m++) {
-		const uint32_t *sup = ps_monomial_support(mono, m);
+	for (uint64_t k = 0; k < count; k++) {
+		const uint32_t *sup = ps_monomial_support(mono, list[k]);
 
-		for (uint8_t q = 0; q < mono->support_size[m]; q++)
+		for (uint8_t q = 0; q < mono->support_size[list[k]]; q++)
 			mark[sup[q]] = 1;
 	}
 	for (uint32_t a = 0; a < mono->d; a++)
 		if (mark[a]) {
-			cols[count++] = a;
+			cols[found++] = a;
 			mark[a] = 0;
 		}
-	return count;
-}
-
-uint64_t ps_support_union_max(const struct ps_monomials *mono, uint64_t size,
-			      uint64_t *cols, uint8_t *mark)
-{
-	uint64_t best = 0;
-
-	for (uint64_t k = 0; k < ps_block_count(mono->r, size); k++)
-		best = ps_max_u64(best, ps_support_union(mono, ps_block_lo(k, size),
-							 ps_block_hi(k, size, mono->r),
-							 cols, mark));
-	return best;
-}
-
-uint64_t ps_support_union_sum(const struct ps_monomials *mono, uint64_t size,
-			      uint64_t *cols, uint8_t *mark)
-{
-	uint64_t sum = 0;
-
-	for (uint64_t k = 0; k < ps_block_count(mono->r, size); k++)
-		sum += ps_support_union(mono, ps_block_lo(k, size),
-					ps_block_hi(k, size, mono->r), cols,
-					mark);
-	return sum;
+	return found;
 }
 
 int ps_emit(struct ps_sink *sink, enum ps_opcode code, enum ps_kind kind,
@@ -61,4 +60,489 @@ int ps_emit_mac(struct ps_sink *sink, enum ps_kind into, bool fuse,
 	};
 
 	return ps_sink_emit(sink, &op, err);
+}
+
+void ps_tiling_free(struct ps_tiling *t)
+{
+	free(t->order);
+	free(t->gen);
+	free(t->tiles);
+	free(t->all);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Fills gen (and all) from order and tiles; order and tiles are set. */
+static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
+			 struct ps_error *err)
+{
+	uint8_t *mark = calloc(att->d, 1);
+	uint64_t *cols = malloc(att->d * sizeof(uint64_t));
+	uint64_t used = 0, cap = 0;
+	int rc = PS_OK;
+
+	if (!mark || !cols)
+		goto oom;
+	for (uint64_t k = 0; k < t->tile_count; k++) {
+		struct ps_agg_tile *tile = &t->tiles[k];
+		uint64_t count = ps_support_union(&att->mono, t->order + tile->first,
+						  tile->count, cols, mark);
+
+		if (used + count > cap) {
+			uint64_t *grown;
+
+			cap = (used + count) * 2 + 16;
+			grown = realloc(t->gen, cap * sizeof(uint64_t));
+			if (!grown)
+				goto oom;
+			t->gen = grown;
+		}
+		memcpy(t->gen + used, cols, count * sizeof(uint64_t));
+		tile->gen_first = used;
+		tile->gen_count = count;
+		used += count;
+	}
+	t->all_count = ps_support_union(&att->mono, t->order, att->r, cols, mark);
+	t->all = malloc((t->all_count ? t->all_count : 1) * sizeof(uint64_t));
+	if (!t->all)
+		goto oom;
+	memcpy(t->all, cols, t->all_count * sizeof(uint64_t));
+	goto done;
+oom:
+	rc = ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");
+done:
+	free(mark);
+	free(cols);
+	return rc;
+}
+
+int ps_tiling_blocks(struct ps_tiling *t, const struct ps_attention *att,
+		     uint64_t size, struct ps_error *err)
+{
+	uint64_t count = ps_block_count(att->r, size);
+
+	memset(t, 0, sizeof(*t));
+	t->order = malloc(att->r * sizeof(uint64_t));
+	t->tiles = calloc(count, sizeof(*t->tiles));
+	if (!t->order || !t->tiles) {
+		ps_tiling_free(t);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");
+	}
+	for (uint64_t m = 0; m < att->r; m++)
+		t->order[m] = m;
+	for (uint64_t k = 0; k < count; k++) {
+		t->tiles[k].first = ps_block_lo(k, size);
+		t->tiles[k].count = ps_block_hi(k, size, att->r) - t->tiles[k].first;
+	}
+	t->tile_count = count;
+	t->chunk = att->r;
+	if (fill_features(t, att, err)) {
+		ps_tiling_free(t);
+		return PS_ENOMEM;
+	}
+	return PS_OK;
+}
+
+int ps_tiling_partition(struct ps_tiling *t, const struct ps_attention *att,
+			const uint64_t *tile_of, uint64_t tile_count,
+			struct ps_error *err)
+{
+	uint64_t *start = calloc(tile_count + 1, sizeof(uint64_t));
+	uint64_t kept = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->order = malloc(att->r * sizeof(uint64_t));
+	t->tiles = calloc(tile_count ? tile_count : 1, sizeof(*t->tiles));
+	if (!start || !t->order || !t->tiles) {
+		free(start);
+		ps_tiling_free(t);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");
+	}
+	/* counting sort: monomials stay in rank order inside a tile */
+	for (uint64_t m = 0; m < att->r; m++)
+		start[tile_of[m] + 1]++;
+	for (uint64_t k = 0; k < tile_count; k++)
+		start[k + 1] += start[k];
+	for (uint64_t k = 0; k < tile_count; k++)
+		if (start[k + 1] > start[k]) {
+			t->tiles[kept].first = start[k];
+			t->tiles[kept].count = start[k + 1] - start[k];
+			kept++;
+		}
+	for (uint64_t m = 0; m < att->r; m++)
+		t->order[start[tile_of[m]]++] = m;
+	free(start);
+	t->tile_count = kept;
+	t->chunk = att->r;
+	if (fill_features(t, att, err)) {
+		ps_tiling_free(t);
+		return PS_ENOMEM;
+	}
+	return PS_OK;
+}
+
+uint64_t ps_subset_rank(const uint64_t *subset, uint64_t k, uint64_t n)
+{
+	uint64_t rank = 0, next = 0, c;
+
+	/* subsets that agree before position i and have a smaller entry there */
+	for (uint64_t i = 0; i < k; i++) {
+		for (uint64_t v = next; v < subset[i]; v++) {
+			ps_binom(n - 1 - v, k - 1 - i, &c);
+			rank += c;
+		}
+		next = subset[i] + 1;
+	}
+	return rank;
+}
+
+uint64_t ps_group_tile_of(const struct ps_monomials *mono, uint64_t m,
+			  uint64_t group_size, uint64_t groups, uint64_t k,
+			  uint64_t *subset)
+{
+	const uint32_t *sup = ps_monomial_support(mono, m);
+	uint64_t have = 0, chosen[64], c = 0, a = 0;
+
+	/* the groups holding the support, increasing (the support is sorted) */
+	for (uint8_t q = 0; q < mono->support_size[m]; q++) {
+		uint64_t grp = sup[q] / group_size;
+
+		if (!have || subset[have - 1] != grp)
+			subset[have++] = grp;
+	}
+	/* A.1: "if the number of groups is smaller than g, we use the smallest
+	 * non-included group indices for the rest of the groups" */
+	for (uint64_t v = 0; c < k; v++) {
+		if (a < have && subset[a] == v)
+			chosen[c++] = subset[a++];
+		else if (c - a < k - have)
+			chosen[c++] = v;
+	}
+	for (uint64_t i = 0; i < k; i++)
+		subset[i] = chosen[i];
+	return ps_subset_rank(subset, k, groups);
+}
+
+int ps_tiling_groups(struct ps_tiling *t, const struct ps_attention *att,
+		     uint64_t group_size, uint64_t *tiles,
+		     struct ps_error *err)
+{
+	uint64_t groups = ps_ceil_div(att->d, group_size);
+	uint64_t k = ps_min_u64(att->g, groups), count, subset[64];
+	uint64_t *tile_of;
+	int rc;
+
+	if (ps_binom(groups, k, &count) || count > att->r)
+		return ps_error_set(err, PS_ENOMEM, "too many aggregation tiles");
+	tile_of = malloc(att->r * sizeof(uint64_t));
+	if (!tile_of)
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");
+	for (uint64_t m = 0; m < att->r; m++)
+		tile_of[m] = ps_group_tile_of(&att->mono, m, group_size, groups,
+					      k, subset);
+	rc = ps_tiling_partition(t, att, tile_of, count, err);
+	free(tile_of);
+	*tiles = count;
+	return rc;
+}
+
+uint64_t ps_tiling_widest(const struct ps_tiling *t)
+{
+	uint64_t widest = 0;
+
+	for (uint64_t k = 0; k < t->tile_count; k++)
+		widest = ps_max_u64(widest, t->tiles[k].count);
+	return widest;
+}
+
+uint64_t ps_tiling_gen_total(const struct ps_tiling *t)
+{
+	uint64_t total = 0;
+
+	for (uint64_t k = 0; k < t->tile_count; k++)
+		total += t->tiles[k].gen_count;
+	return total;
+}
+
+/* ---- the bound on red pebbles ---------------------------------------- */
+
+uint64_t ps_tiling_peak(const struct ps_tiling *t,
+			const struct ps_attention *att)
+{
+	const uint64_t slots = t->stored ? 1 : 2; /* (U regenerated +) product */
+	const uint64_t v_cols = ps_min_u64(t->h_width, att->d);
+	uint64_t phase0 = 0, phase1 = 0, inner = 0, phase2;
+
+	if (t->stored)
+		phase0 = t->u_rows * (t->all_count + t->u_chunk);
+	for (uint64_t k = 0; k < t->tile_count; k++) {
+		const struct ps_agg_tile *tile = &t->tiles[k];
+		uint64_t c = ps_min_u64(tile->count, t->chunk);
+		uint64_t src1 = t->stored ? t->h_rows * c
+					  : t->h_rows * tile->gen_count;
+		uint64_t src2 = t->stored ? t->n_height * c :
+				t->keep_q ? 0 : t->n_height * tile->gen_count;
+
+		phase1 = ps_max_u64(phase1, c * t->h_width + src1 +
+						t->h_rows * v_cols + slots);
+		inner = ps_max_u64(inner, src2 + c * t->n_width + slots);
+	}
+	/* a finished tile computes one column of A at a time */
+	if (att->normalize)
+		inner = ps_max_u64(inner, t->n_height);
+	phase2 = (t->keep_q ? t->n_height * t->all_count : 0) +
+		 t->n_height * t->n_width +
+		 (att->normalize && t->n_width < att->nb ? t->n_height : 0) +
+		 inner;
+	return ps_max_u64(phase0, ps_max_u64(phase1, phase2));
+}
+
+/* ---- the cost model -------------------------------------------------- */
+
+void ps_tiling_predict(const struct ps_tiling *t,
+		       const struct ps_attention *att, uint64_t *loads,
+		       uint64_t *saves)
+{
+	const uint64_t n = att->n, d = att->d, r = att->r, nb = att->nb;
+	const uint64_t row_steps = ps_block_count(n, t->h_rows);
+	const uint64_t h_blocks = ps_block_count(nb, t->h_width);
+	const uint64_t row_blocks = ps_block_count(n, t->n_height);
+	const uint64_t n_blocks = ps_block_count(nb, t->n_width);
+	uint64_t l = 0, s = 0;
+
+	/* phase 0: each row of K and Q read once, U2 and U1 saved once */
+	if (t->stored) {
+		l += 2 * n * t->all_count;
+		s += 2 * n * r;
+	}
+	/* phase 1, tile by tile; over the column blocks V's columns sum to d
+	 * and H's to |B| */
+	for (uint64_t k = 0; k < t->tile_count; k++) {
+		const struct ps_agg_tile *tile = &t->tiles[k];
+
+		if (tile->count <= t->chunk) {
+			uint64_t src = t->stored ? tile->count : tile->gen_count;
+
+			l += h_blocks * n * src + n * d;
+			s += tile->count * nb;
+		} else {
+			/* sub-tiles of H: reloaded after the first rows, saved
+			 * after every step */
+			l += h_blocks * n * tile->gen_count + n * d +
+			     (row_steps - 1) * tile->count * nb;
+			s += row_steps * tile->count * nb;
+		}
+	}
+	/* phase 2: Q (strip or per tile), H once per row block, U1 when stored */
+	if (t->keep_q)
+		l += n * t->all_count;
+	else if (!t->stored)
+		l += n_blocks * n * ps_tiling_gen_total(t);
+	l += row_blocks * r * nb;
+	if (t->stored)
+		l += n_blocks * n * r;
+	s += att->normalize ? n * d : n * nb;
+	*loads = l;
+	*saves = s;
+}
+
+void ps_tiling_plan(const struct ps_tiling *t, const struct ps_attention *att,
+		    struct ps_plan *plan)
+{
+	ps_tiling_predict(t, att, &plan->loads, &plan->saves);
+	plan->peak_red = ps_tiling_peak(t, att);
+}
+
+/* ---- emission --------------------------------------------------------- */
+
+struct emitter {
+	const struct ps_tiling *t;
+	const struct ps_attention *att;
+	struct ps_sink *sink;
+	struct ps_error *err;
+};
+
+#define EMIT(opcode, kind, c0, c1) \
+	if (ps_emit(e->sink, (opcode), (kind), (c0), (c1), e->err)) \
+		return e->err->code
+
+#define EMIT_MAC(into, fuse, c0, c1, c2) \
+	if (ps_emit_mac(e->sink, (into), (fuse), (c0), (c1), (c2), e->err)) \
+		return e->err->code
+
+/* phase 0: U (U2 from K, or U1 from Q) computed, saved and deleted */
+static int emit_stored_u(const struct emitter *e, enum ps_kind u,
+			 enum ps_kind from)
+{
+	const struct ps_tiling *t = e->t;
+	const struct ps_attention *att = e->att;
+	struct ps_coordset feats = ps_list(t->all, t->all_count);
+
+	for (uint64_t jk = 0; jk < ps_block_count(att->n, t->u_rows); jk++) {
+		struct ps_coordset rows = ps_range(ps_block_lo(jk, t->u_rows),
+						   ps_block_hi(jk, t->u_rows, att->n));
+
+		if (t->all_count)
+			EMIT(PS_OP_LOAD, from, rows, feats);
+		for (uint64_t mk = 0; mk < ps_block_count(att->r, t->u_chunk); mk++) {
+			struct ps_coordset ms = ps_range(ps_block_lo(mk, t->u_chunk),
+							 ps_block_hi(mk, t->u_chunk, att->r));
+
+			EMIT(PS_OP_COMPUTE, u, rows, ms);
+			EMIT(PS_OP_SAVE, u, rows, ms);
+			EMIT(PS_OP_DELETE, u, rows, ms);
+		}
+		if (t->all_count)
+			EMIT(PS_OP_DELETE, from, rows, feats);
+	}
+	return PS_OK;
+}
+
+/* phase 1 for one tile and one column block [b0, b1) */
+static int emit_h_tile(const struct emitter *e, const struct ps_agg_tile *tile,
+		       uint64_t b0, uint64_t b1)
+{
+	const struct ps_tiling *t = e->t;
+	const struct ps_attention *att = e->att;
+	const uint64_t *mono = t->order + tile->first;
+	struct ps_coordset feats = ps_list(t->gen + tile->gen_first, tile->gen_count);
+	struct ps_coordset bs = ps_range(b0, b1);
+	struct ps_coordset vs = ps_range(b0, ps_min_u64(b1, att->d));
+	bool has_v = b0 < att->d, has_k = !t->stored && tile->gen_count;
+	uint64_t chunks = ps_block_count(tile->count, t->chunk);
+
+	for (uint64_t jk = 0; jk < ps_block_count(att->n, t->h_rows); jk++) {
+		struct ps_coordset js = ps_range(ps_block_lo(jk, t->h_rows),
+						 ps_block_hi(jk, t->h_rows, att->n));
+
+		if (has_k)
+			EMIT(PS_OP_LOAD, PS_KIND_K, js, feats);
+		if (has_v)
+			EMIT(PS_OP_LOAD, PS_KIND_V, js, vs);
+		for (uint64_t ck = 0; ck < chunks; ck++) {
+			uint64_t lo = ps_block_lo(ck, t->chunk);
+			struct ps_coordset ms = ps_list(mono + lo,
+				ps_block_hi(ck, t->chunk, tile->count) - lo);
+
+			if (t->stored)
+				EMIT(PS_OP_LOAD, PS_KIND_U2, js, ms);
+			if (chunks > 1 && jk > 0)
+				EMIT(PS_OP_LOAD, PS_KIND_H, ms, bs);
+			EMIT_MAC(PS_KIND_H, !t->stored, js, ms, bs);
+			if (chunks > 1) {
+				EMIT(PS_OP_SAVE, PS_KIND_H, ms, bs);
+				EMIT(PS_OP_DELETE, PS_KIND_H, ms, bs);
+			}
+			if (t->stored)
+				EMIT(PS_OP_DELETE, PS_KIND_U2, js, ms);
+		}
+		if (has_k)
+			EMIT(PS_OP_DELETE, PS_KIND_K, js, feats);
+		if (has_v)
+			EMIT(PS_OP_DELETE, PS_KIND_V, js, vs);
+	}
+	if (chunks == 1) {
+		struct ps_coordset ms = ps_list(mono, tile->count);
+
+		EMIT(PS_OP_SAVE, PS_KIND_H, ms, bs);
+		EMIT(PS_OP_DELETE, PS_KIND_H, ms, bs);
+	}
+	return PS_OK;
+}
+
+/* A finished N tile: A column by column (N[., d] stays), or N saved. */
+static int finish_n_tile(const struct emitter *e, struct ps_coordset is,
+			 uint64_t b0, uint64_t b1)
+{
+	const struct ps_attention *att = e->att;
+
+	if (!att->normalize) {
+		EMIT(PS_OP_SAVE, PS_KIND_N, is, ps_range(b0, b1));
+		EMIT(PS_OP_DELETE, PS_KIND_N, is, ps_range(b0, b1));
+		return PS_OK;
+	}
+	for (uint64_t b = b0; b < b1; b++) {
+		if (b == att->d)
+			continue;
+		EMIT(PS_OP_COMPUTE, PS_KIND_A, is, ps_one(b));
+		EMIT(PS_OP_DELETE, PS_KIND_N, is, ps_one(b));
+		EMIT(PS_OP_SAVE, PS_KIND_A, is, ps_one(b));
+		EMIT(PS_OP_DELETE, PS_KIND_A, is, ps_one(b));
+	}
+	return PS_OK;
+}
+
+/* phase 2 for one row block and one column block */
+static int emit_n_tile(const struct emitter *e, struct ps_coordset is,
+		       uint64_t b0, uint64_t b1)
+{
+	const struct ps_tiling *t = e->t;
+	struct ps_coordset bs = ps_range(b0, b1);
+
+	for (uint64_t k = 0; k < t->tile_count; k++) {
+		const struct ps_agg_tile *tile = &t->tiles[k];
+		const uint64_t *mono = t->order + tile->first;
+		struct ps_coordset feats = ps_list(t->gen + tile->gen_first,
+						   tile->gen_count);
+		bool has_q = !t->keep_q && !t->stored && tile->gen_count;
+
+		if (has_q)
+			EMIT(PS_OP_LOAD, PS_KIND_Q, is, feats);
+		for (uint64_t ck = 0; ck < ps_block_count(tile->count, t->chunk); ck++) {
+			uint64_t lo = ps_block_lo(ck, t->chunk);
+			struct ps_coordset ms = ps_list(mono + lo,
+				ps_block_hi(ck, t->chunk, tile->count) - lo);
+
+			if (t->stored)
+				EMIT(PS_OP_LOAD, PS_KIND_U1, is, ms);
+			EMIT(PS_OP_LOAD, PS_KIND_H, ms, bs);
+			EMIT_MAC(PS_KIND_N, !t->stored, is, ms, bs);
+			EMIT(PS_OP_DELETE, PS_KIND_H, ms, bs);
+			if (t->stored)
+				EMIT(PS_OP_DELETE, PS_KIND_U1, is, ms);
+		}
+		if (has_q)
+			EMIT(PS_OP_DELETE, PS_KIND_Q, is, feats);
+	}
+	return finish_n_tile(e, is, b0, b1);
+}
+
+int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
+		  struct ps_sink *sink, struct ps_error *err)
+{
+	const struct emitter em = { t, att, sink, err }, *e = &em;
+	const uint64_t n_blocks = ps_block_count(att->nb, t->n_width);
+	struct ps_coordset all = ps_list(t->all, t->all_count);
+	int rc;
+
+	if (t->stored && ((rc = emit_stored_u(e, PS_KIND_U2, PS_KIND_K)) ||
+			  (rc = emit_stored_u(e, PS_KIND_U1, PS_KIND_Q))))
+		return rc;
+	for (uint64_t k = 0; k < t->tile_count; k++)
+		for (uint64_t bk = 0; bk < ps_block_count(att->nb, t->h_width); bk++)
+			if ((rc = emit_h_tile(e, &t->tiles[k],
+					      ps_block_lo(bk, t->h_width),
+					      ps_block_hi(bk, t->h_width, att->nb))))
+				return rc;
+	for (uint64_t ik = 0; ik < ps_block_count(att->n, t->n_height); ik++) {
+		struct ps_coordset is = ps_range(ps_block_lo(ik, t->n_height),
+						 ps_block_hi(ik, t->n_height, att->n));
+		bool strip = t->keep_q && t->all_count;
+
+		if (strip)
+			EMIT(PS_OP_LOAD, PS_KIND_Q, is, all);
+		for (uint64_t step = 0; step < n_blocks; step++) {
+			/* with normalisation the block holding column d first */
+			uint64_t bk = att->normalize ?
+				(step == 0 ? n_blocks - 1 : step - 1) : step;
+
+			if ((rc = emit_n_tile(e, is, ps_block_lo(bk, t->n_width),
+					      ps_block_hi(bk, t->n_width, att->nb))))
+				return rc;
+		}
+		if (att->normalize)
+			EMIT(PS_OP_DELETE, PS_KIND_N, is, ps_one(att->d));
+		if (strip)
+			EMIT(PS_OP_DELETE, PS_KIND_Q, is, all);
+	}
+	return PS_OK;
 }

@@ -1,6 +1,14 @@
 /*
- * Helpers every strategy shares: blocks of a range, the Q (K) columns a
- * run of monomials needs, and emitting set operations in one line.
+ * What every strategy shares: blocks of a range, support unions, emitting
+ * one operation, and the tiling executor.
+ *
+ * All of the paper's upper bounds are tilings of the two products
+ * H = U2^T [V 1] and N = U1 H. They differ in how the r monomials are cut
+ * into aggregation tiles (contiguous blocks, or the Key Lemma's group
+ * subsets) and in the sizes of the output tiles. A strategy describes its
+ * tiling in a struct ps_tiling; the executor emits it, predicts its exact
+ * loads and saves, and bounds its peak, so that no strategy writes a tile
+ * loop of its own.
  */
 #ifndef PEBBLESIM_TILING_H
 #define PEBBLESIM_TILING_H
@@ -10,6 +18,7 @@
 
 #include "pebblesim/attention.h"
 #include "pebblesim/ops.h"
+#include "pebblesim/strategy.h"
 
 /* [0, total) cut into blocks of size (the last may be shorter). */
 static inline uint64_t ps_block_count(uint64_t total, uint64_t size)
@@ -28,20 +37,13 @@ static inline uint64_t ps_block_hi(uint64_t k, uint64_t size, uint64_t total)
 }
 
 /*
- * The features that monomials m_lo .. m_hi-1 read, increasing, into cols
+ * The features that monomials list[0..count) read, increasing, into cols
  * (room for d); returns how many. mark is scratch of d zero bytes, left
  * zero again.
  */
-uint64_t ps_support_union(const struct ps_monomials *mono, uint64_t m_lo,
-			  uint64_t m_hi, uint64_t *cols, uint8_t *mark);
-
-/* Largest support union over the blocks of size monomials. */
-uint64_t ps_support_union_max(const struct ps_monomials *mono, uint64_t size,
-			      uint64_t *cols, uint8_t *mark);
-
-/* Sum of support unions over the blocks of size monomials. */
-uint64_t ps_support_union_sum(const struct ps_monomials *mono, uint64_t size,
-			      uint64_t *cols, uint8_t *mark);
+uint64_t ps_support_union(const struct ps_monomials *mono,
+			  const uint64_t *list, uint64_t count, uint64_t *cols,
+			  uint8_t *mark);
 
 /* Emits load, save, delete or compute of kind over c0 x c1. */
 int ps_emit(struct ps_sink *sink, enum ps_opcode code, enum ps_kind kind,
@@ -51,5 +53,87 @@ int ps_emit(struct ps_sink *sink, enum ps_opcode code, enum ps_kind kind,
 int ps_emit_mac(struct ps_sink *sink, enum ps_kind into, bool fuse,
 		struct ps_coordset c0, struct ps_coordset c1,
 		struct ps_coordset c2, struct ps_error *err);
+
+/* An aggregation tile: monomials aggregated together, the features read. */
+struct ps_agg_tile {
+	uint64_t first, count;         /* in ps_tiling.order */
+	uint64_t gen_first, gen_count; /* in ps_tiling.gen */
+};
+
+struct ps_tiling {
+	/* the monomials, tile after tile, and each tile's features */
+	uint64_t *order;
+	uint64_t *gen;
+	struct ps_agg_tile *tiles;
+	uint64_t tile_count;
+	/* an H tile taller than chunk is cut into sub-tiles (Lemma 3.3) */
+	uint64_t chunk;
+	/* phase 1, H: tiles of h_width columns, aggregated h_rows rows at a time */
+	uint64_t h_width, h_rows;
+	/* phase 2, N: tiles of n_height rows by n_width columns */
+	uint64_t n_height, n_width;
+	/* phase 2 keeps a row block's Q strip (every feature read) */
+	bool keep_q;
+	/* Theorem 1.4: U1 and U2 computed once, saved, and loaded as inputs */
+	bool stored;
+	/* stored only: rows and monomials per step of computing U1, U2 */
+	uint64_t u_rows, u_chunk;
+	/* the features any monomial reads: all d for g >= 1, none for g = 0 */
+	uint64_t all_count;
+	uint64_t *all;
+};
+
+/* Contiguous blocks of size monomials, each with its support union. */
+int ps_tiling_blocks(struct ps_tiling *t, const struct ps_attention *att,
+		     uint64_t size, struct ps_error *err);
+
+/*
+ * Tiles from a partition: tile_of[m] < tile_count names m's tile; tiles
+ * keep their numbering, empty ones are dropped, monomials stay in rank
+ * order inside a tile.
+ */
+int ps_tiling_partition(struct ps_tiling *t, const struct ps_attention *att,
+			const uint64_t *tile_of, uint64_t tile_count,
+			struct ps_error *err);
+
+/*
+ * The Key Lemma's tiles (A.1): the d features cut into groups of
+ * group_size (the last may be smaller), one tile per k-subset of the G
+ * groups, k = min(g, G), in lexicographic order; each monomial goes to the
+ * first tile whose groups hold its support. *tiles gets C(G, k).
+ */
+int ps_tiling_groups(struct ps_tiling *t, const struct ps_attention *att,
+		     uint64_t group_size, uint64_t *tiles,
+		     struct ps_error *err);
+
+/* The groups of monomial m's first tile, as a k-subset of the G groups,
+ * and that subset's rank in lexicographic order. */
+uint64_t ps_group_tile_of(const struct ps_monomials *mono, uint64_t m,
+			  uint64_t group_size, uint64_t groups, uint64_t k,
+			  uint64_t *subset);
+uint64_t ps_subset_rank(const uint64_t *subset, uint64_t k, uint64_t n);
+
+void ps_tiling_free(struct ps_tiling *t);
+
+/* The most red pebbles the emitted sequence can hold. */
+uint64_t ps_tiling_peak(const struct ps_tiling *t,
+			const struct ps_attention *att);
+
+/* The exact loads and saves of ps_tiling_run, summed tile by tile. */
+void ps_tiling_predict(const struct ps_tiling *t,
+		       const struct ps_attention *att, uint64_t *loads,
+		       uint64_t *saves);
+
+/* Emits the whole pebbling: (U1, U2 when stored), H, then N and A. */
+int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
+		  struct ps_sink *sink, struct ps_error *err);
+
+/* Largest tile (monomials) and sum of features over tiles. */
+uint64_t ps_tiling_widest(const struct ps_tiling *t);
+uint64_t ps_tiling_gen_total(const struct ps_tiling *t);
+
+/* Fills plan->loads, saves and peak_red from the tiling. */
+void ps_tiling_plan(const struct ps_tiling *t, const struct ps_attention *att,
+		    struct ps_plan *plan);
 
 #endif

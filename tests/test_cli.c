@@ -72,11 +72,16 @@ END_TEST
 
 START_TEST(test_too_small_and_too_large)
 {
-	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "3", NULL), 2);
+	ck_assert_int_eq(cli("--strategy", "generic", "-n", "8", "-d", "4", "-g", "2", "-M", "3", NULL), 2);
 	HAS(err_text, "pebblesim: M = 3 is too small for generic on this DAG: it needs M >= 7");
+	/* M = 3 is Case IV: matmul needs the product, U1, H, N and N[.,d] */
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "3", NULL), 2);
+	HAS(err_text, "pebblesim: M = 3 is too small for matmul on this DAG: it needs M >= 5");
 	/* s = 2: phase 2 holds a Q chunk 2 x 3, N 2 x 2, N[.,d] 2, H 2 x 2, 2 */
-	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "16", "--tiles", "square", NULL), 2);
+	ck_assert_int_eq(cli("--strategy", "generic", "-n", "8", "-d", "4", "-g", "2", "-M", "16", "--tiles", "square", NULL), 2);
 	HAS(err_text, "pebblesim: the square tiles for M = 16 need 18 red pebbles");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "16", "--tiles", "square", NULL), 2);
+	HAS(err_text, "pebblesim: --tiles is an option of generic, not of subtile");
 	ck_assert_int_eq(cli("-n", "100000000000", "-d", "16", "-g", "3", "-M", "64", NULL), 2);
 	HAS(err_text, "GiB; this machine has");
 	ck_assert_int_eq(cli("-n", "8", "-d", "64", "-g", "9", "-M", "64", NULL), 2);
@@ -115,7 +120,8 @@ START_TEST(test_json_report)
 	ck_assert(json_is_true(json_object_get(v, "normalize")));
 	ck_assert_int_eq(json_integer_value(json_object_get(root, "M")), 100);
 	ck_assert_str_eq(json_string_value(json_object_get(root, "case")), "II");
-	ck_assert_str_eq(json_string_value(json_object_get(root, "strategy")), "generic");
+	/* Case II by default runs the Key Lemma's strategy */
+	ck_assert_str_eq(json_string_value(json_object_get(root, "strategy")), "keylemma");
 	ck_assert(json_is_true(json_object_get(root, "valid")));
 	loads = json_integer_value(json_object_get(root, "loads"));
 	saves = json_integer_value(json_object_get(root, "saves"));

@@ -21,7 +21,7 @@ static const struct ps_strategy *generic(void)
 
 static void check_one(const struct ps_attention *att, uint64_t M)
 {
-	struct ps_problem pb = { .att = att, .M = M, .tiles = NULL };
+	struct ps_problem pb = { .att = att, .M = M, .tiles = NULL, .w = 0 };
 	struct ps_plan plan;
 	struct ps_report rep;
 	struct ps_error err;
@@ -32,7 +32,7 @@ static void check_one(const struct ps_attention *att, uint64_t M)
 		      "n=%llu d=%llu g=%llu M=%llu: %s", (unsigned long long)att->n,
 		      (unsigned long long)att->d, (unsigned long long)att->g,
 		      (unsigned long long)M, err.msg);
-	ck_assert_int_eq(ps_run(att, generic(), M, NULL, &rep, &err), 0);
+	ck_assert_int_eq(ps_run(&pb, generic(), &rep, &err), 0);
 	ck_assert_msg(rep.valid, "n=%llu d=%llu g=%llu M=%llu: %s",
 		      (unsigned long long)att->n, (unsigned long long)att->d,
 		      (unsigned long long)att->g, (unsigned long long)M,
@@ -172,7 +172,7 @@ START_TEST(test_headline_shape)
 	pb.M = 8192;
 	pb.tiles = NULL;
 	ck_assert_int_eq(ps_strategy_plan(generic(), &pb, &plan, &err), 0);
-	ck_assert_ptr_nonnull(strstr(plan.summary, "tall tiles: H 120x17"));
+	ck_assert_ptr_nonnull(strstr(plan.summary, "tall tiles: blocks of t = 120 monomials; H tiles t x 17, N tiles 120 x 17"));
 	/*
 	 * By hand: r = 969 monomials in m-blocks of 120 (8 full, one of 9);
 	 * their K columns are 16, 16, 16, 15, 14, 13, 11, 9, 3 (113 in all).

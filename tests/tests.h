@@ -11,6 +11,7 @@ Suite *dag_suite(void);
 Suite *engine_suite(void);
 Suite *ops_suite(void);
 Suite *generic_suite(void);
+Suite *strategies_suite(void);
 Suite *cli_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */

@@ -30,11 +30,10 @@ struct ps_report {
 	double seconds;
 };
 
-/* Runs strategy s on att under M; PS_EINPUT etc. only for failures that
+/* Runs strategy s on the problem; PS_EINPUT etc. only for failures that
  * are not a verdict (an invalid sequence is a report with valid false). */
-int ps_run(const struct ps_attention *att, const struct ps_strategy *s,
-	   uint64_t M, const char *tiles, struct ps_report *rep,
-	   struct ps_error *err);
+int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
+	   struct ps_report *rep, struct ps_error *err);
 
 /* 1 when the counts contradict a bound: measured I/O above the strategy's
  * upper bound or below the lower bound. */

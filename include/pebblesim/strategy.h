@@ -24,7 +24,10 @@ struct ps_problem {
 	const struct ps_attention *att;
 	uint64_t M;
 	const char *tiles; /* generic: "square", "tall" or "unit"; NULL: cheapest */
+	uint64_t w;        /* keylemma: the generating set size; 0: cheapest */
 };
+
+struct ps_strategy;
 
 /* What a strategy says of itself before it runs. */
 struct ps_plan {
@@ -33,6 +36,8 @@ struct ps_plan {
 	uint64_t saves;
 	uint64_t peak_red;   /* the most red pebbles its tiles may need */
 	struct ps_bound upper; /* its I/O bound with explicit constants */
+	uint64_t param;      /* the parameter it chose (keylemma: w), or 0 */
+	const struct ps_strategy *chosen; /* auto: the strategy it runs */
 };
 
 struct ps_strategy {
@@ -49,6 +54,9 @@ struct ps_strategy {
 	int (*run)(const struct ps_problem *pb, struct ps_sink *sink,
 		   struct ps_error *err);
 };
+
+/* The strategy that implements each case of the paper: I .. IV. */
+const struct ps_strategy *ps_strategy_for_case(const char *case_name);
 
 /* The registry, in the order `pebblesim list` prints it. */
 extern const struct ps_strategy *const ps_strategies[];

@@ -1,0 +1,189 @@
+/*
+ * keylemma: the group tiling of Key Lemma 3.2 (appendix A.1), Case II.
+ *
+ * Choose w with g <= w <= d and w tau(w) <= M/4. The d features are cut
+ * into groups of w/g (the last group smaller when the division is not
+ * exact); each aggregation tile is a g-subset of the groups (all groups
+ * when there are fewer than g), in lexicographic order, and generates the
+ * monomials whose support its groups hold, each monomial going to the
+ * first tile that can generate it. Output tiles are M/(4w) rows by w
+ * columns: an aggregation step loads the tile's w columns of Q for those
+ * rows (at most M/4 values) and its tau(w) x w tile of H (at most M/4, as
+ * w tau(w) <= M/4), while the output tile (M/4) stays. H = U2^T [V 1] uses
+ * the same tiling transposed (end of A.1): H tiles of a tile's monomials
+ * by w columns, aggregated M/(4w) rows of K and V at a time.
+ *
+ * The plan takes the valid w with the least predicted I/O (or the one
+ * --w forces); when the fused mac's two slots and the kept normaliser
+ * column do not fit beside the three M/4 tiles, the tile height shrinks
+ * until they do.
+ */
+#include <stdio.h>
+
+#include "pebblesim/strategy.h"
+#include "tiling.h"
+
+static uint64_t w_lowest(const struct ps_attention *att)
+{
+	return att->g > 0 ? att->g : 1;
+}
+
+/* 0 when w is admissible for the lemma, else PS_EINPUT with why. */
+static int check_w(const struct ps_attention *att, uint64_t M, uint64_t w,
+		   struct ps_error *err)
+{
+	uint64_t tau = 0, wt = UINT64_MAX;
+
+	if (w < w_lowest(att) || w > att->d)
+		return ps_error_set(err, PS_EINPUT,
+				    "w = %llu is not valid for keylemma: it needs %llu <= w <= d = %llu",
+				    (unsigned long long)w,
+				    (unsigned long long)w_lowest(att),
+				    (unsigned long long)att->d);
+	if (ps_tau(w, att->g, &tau) || ps_mul_u64(w, tau, &wt) || wt > M / 4)
+		return ps_error_set(err, PS_EINPUT,
+				    "w = %llu is not valid for keylemma: w tau(w) = %llu > M/4 = %llu",
+				    (unsigned long long)w, (unsigned long long)wt,
+				    (unsigned long long)(M / 4));
+	return PS_OK;
+}
+
+static void set_height(struct ps_tiling *t, const struct ps_attention *att,
+		       uint64_t h)
+{
+	t->h_rows = ps_min_u64(h, att->n);
+	t->n_height = ps_min_u64(h, att->n);
+}
+
+/* The lemma's tiling for w, fitted to M; *tiles gets C(G, k). */
+static int w_tiling(const struct ps_attention *att, uint64_t M, uint64_t w,
+		    struct ps_tiling *t, uint64_t *tiles, struct ps_error *err)
+{
+	uint64_t group = att->g > 0 ? w / att->g : w;
+	uint64_t h = ps_max_u64(M / (4 * w), 1);
+	int rc = ps_tiling_groups(t, att, group, tiles, err);
+
+	if (rc)
+		return rc;
+	t->h_width = ps_min_u64(w, att->nb);
+	t->n_width = ps_min_u64(w, att->nb);
+	set_height(t, att, h);
+	while (ps_tiling_peak(t, att) > M && h > 1)
+		set_height(t, att, --h);
+	return PS_OK;
+}
+
+static uint64_t keylemma_min_memory(const struct ps_attention *att)
+{
+	uint64_t w = w_lowest(att), tau, tiles, peak;
+	struct ps_tiling t;
+
+	if (w > att->d || ps_tau(w, att->g, &tau))
+		return UINT64_MAX;
+	if (w_tiling(att, 1, w, &t, &tiles, NULL))
+		return UINT64_MAX;
+	peak = ps_tiling_peak(&t, att);
+	ps_tiling_free(&t);
+	return ps_max_u64(4 * w * tau, peak);
+}
+
+/* The w to run (forced or cheapest) and its tiling, fitted to M. */
+static int choose(const struct ps_problem *pb, struct ps_tiling *best,
+		  uint64_t *best_w, uint64_t *best_tiles, struct ps_plan *plan,
+		  struct ps_error *err)
+{
+	const struct ps_attention *att = pb->att;
+	uint64_t lo = pb->w ? pb->w : w_lowest(att);
+	uint64_t hi = pb->w ? pb->w : ps_keylemma_w_max(att, pb->M);
+	uint64_t best_io = UINT64_MAX;
+	bool found = false;
+	int rc;
+
+	if (pb->w && (rc = check_w(att, pb->M, pb->w, err)))
+		return rc;
+	if (!hi)
+		return ps_error_set(err, PS_EINPUT,
+				    "keylemma needs some w with %llu <= w <= d and w tau(w) <= M/4: M >= %llu",
+				    (unsigned long long)w_lowest(att),
+				    (unsigned long long)keylemma_min_memory(att));
+	for (uint64_t w = lo; w <= hi; w++) {
+		struct ps_tiling t;
+		struct ps_plan p;
+		uint64_t tiles;
+
+		if ((rc = w_tiling(att, pb->M, w, &t, &tiles, err))) {
+			if (found)
+				ps_tiling_free(best);
+			return rc;
+		}
+		ps_tiling_plan(&t, att, &p);
+		if (p.peak_red > pb->M || p.loads + p.saves >= best_io) {
+			ps_tiling_free(&t);
+			continue;
+		}
+		if (found)
+			ps_tiling_free(best);
+		*best = t;
+		*best_w = w;
+		*best_tiles = tiles;
+		best_io = p.loads + p.saves;
+		plan->loads = p.loads;
+		plan->saves = p.saves;
+		plan->peak_red = p.peak_red;
+		found = true;
+	}
+	if (!found)
+		return ps_error_set(err, PS_EINPUT,
+				    "M = %llu is too small for keylemma: it needs M >= %llu",
+				    (unsigned long long)pb->M,
+				    (unsigned long long)keylemma_min_memory(att));
+	return PS_OK;
+}
+
+static int keylemma_plan(const struct ps_problem *pb, struct ps_plan *plan,
+			 struct ps_error *err)
+{
+	const struct ps_attention *att = pb->att;
+	struct ps_tiling t;
+	uint64_t w, tiles, group;
+	int rc = choose(pb, &t, &w, &tiles, plan, err);
+
+	if (rc)
+		return rc;
+	group = att->g > 0 ? w / att->g : w;
+	snprintf(plan->summary, sizeof(plan->summary),
+		 "w = %llu: %llu groups of %llu features, %llu aggregation tiles (%llu-subsets of groups); output tiles %llu x %llu",
+		 (unsigned long long)w, (unsigned long long)ps_ceil_div(att->d, group),
+		 (unsigned long long)group, (unsigned long long)tiles,
+		 (unsigned long long)ps_min_u64(att->g, ps_ceil_div(att->d, group)),
+		 (unsigned long long)t.n_height, (unsigned long long)t.n_width);
+	plan->param = w;
+	ps_bound_keylemma(att, w, t.n_height, tiles, &plan->upper);
+	ps_tiling_free(&t);
+	return PS_OK;
+}
+
+static int keylemma_run(const struct ps_problem *pb, struct ps_sink *sink,
+			struct ps_error *err)
+{
+	struct ps_tiling t;
+	struct ps_plan plan;
+	uint64_t w, tiles;
+	int rc = choose(pb, &t, &w, &tiles, &plan, err);
+
+	if (rc)
+		return rc;
+	rc = ps_tiling_run(&t, pb->att, sink, err);
+	ps_tiling_free(&t);
+	return rc;
+}
+
+const struct ps_strategy ps_strategy_keylemma = {
+	.version = PS_STRATEGY_VERSION,
+	.name = "keylemma",
+	.section = "Key Lemma 3.2, appendix A.1 (Case II)",
+	.summary = "group tiling: g-subsets of feature groups generate disjoint monomials; output tiles M/(4w) x w",
+	.min_memory = keylemma_min_memory,
+	.plan = keylemma_plan,
+	.run = keylemma_run,
+};

@@ -1,0 +1,138 @@
+/*
+ * matmul: the strategy of Theorem 1.4 (appendix C), Case IV.
+ *
+ * For tiny M (M = O(g^2)) regenerating U1 costs more than storing it: U2
+ * and U1 are computed once, row block by row block from K and Q, and saved;
+ * then H = U2^T [V 1] and N = U1 H are standard matrix multiplications with
+ * square tiles of side s = floor(sqrt(M/3)) (three s x s tiles: two inputs
+ * and the output), the tiles of U2 and U1 loaded as inputs. When the mac's
+ * product and the kept normaliser column do not fit beside the three
+ * tiles, s shrinks until they do.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "pebblesim/strategy.h"
+#include "tiling.h"
+
+static uint64_t isqrt(uint64_t x)
+{
+	uint64_t s = (uint64_t)sqrt((double)x);
+
+	while (s * s > x)
+		s--;
+	while ((s + 1) * (s + 1) <= x)
+		s++;
+	return s;
+}
+
+static void set_side(struct ps_tiling *t, const struct ps_attention *att,
+		     uint64_t s)
+{
+	t->h_width = ps_min_u64(s, att->nb);
+	t->n_width = ps_min_u64(s, att->nb);
+	t->h_rows = ps_min_u64(s, att->n);
+	t->n_height = ps_min_u64(s, att->n);
+}
+
+/* Square tiles of side s; U rows computed u_rows at a time, u_chunk
+ * monomials per step, within M. */
+static int side_tiling(const struct ps_attention *att, uint64_t M, uint64_t s,
+		       struct ps_tiling *t, struct ps_error *err)
+{
+	int rc = ps_tiling_blocks(t, att, ps_min_u64(s, att->r), err);
+	uint64_t room;
+
+	if (rc)
+		return rc;
+	t->stored = true;
+	set_side(t, att, s);
+	t->u_rows = ps_max_u64(1, ps_min_u64(att->n, M / (t->all_count + att->r)));
+	room = M > t->u_rows * t->all_count ? M - t->u_rows * t->all_count : 0;
+	t->u_chunk = ps_max_u64(1, ps_min_u64(att->r, room / t->u_rows));
+	return PS_OK;
+}
+
+static int matmul_tiling(const struct ps_attention *att, uint64_t M,
+			 struct ps_tiling *t, struct ps_error *err)
+{
+	uint64_t s = ps_max_u64(isqrt(M / 3), 1);
+	int rc = side_tiling(att, M, s, t, err);
+
+	while (!rc && ps_tiling_peak(t, att) > M && s > 1) {
+		ps_tiling_free(t);
+		rc = side_tiling(att, M, --s, t, err);
+	}
+	return rc;
+}
+
+static uint64_t matmul_min_memory(const struct ps_attention *att)
+{
+	struct ps_tiling t;
+	uint64_t peak;
+
+	if (side_tiling(att, 1, 1, &t, NULL))
+		return UINT64_MAX;
+	peak = ps_tiling_peak(&t, att);
+	ps_tiling_free(&t);
+	return peak;
+}
+
+static int prepare(const struct ps_problem *pb, struct ps_tiling *t,
+		   struct ps_error *err)
+{
+	int rc = matmul_tiling(pb->att, pb->M, t, err);
+
+	if (rc)
+		return rc;
+	if (ps_tiling_peak(t, pb->att) > pb->M) {
+		ps_tiling_free(t);
+		return ps_error_set(err, PS_EINPUT,
+				    "M = %llu is too small for matmul: it needs M >= %llu",
+				    (unsigned long long)pb->M,
+				    (unsigned long long)matmul_min_memory(pb->att));
+	}
+	return PS_OK;
+}
+
+static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
+		       struct ps_error *err)
+{
+	struct ps_tiling t;
+	int rc = prepare(pb, &t, err);
+
+	if (rc)
+		return rc;
+	ps_tiling_plan(&t, pb->att, plan);
+	snprintf(plan->summary, sizeof(plan->summary),
+		 "U1, U2 stored (%llu rows x %llu monomials per step), then square tiles of side s = %llu",
+		 (unsigned long long)t.u_rows, (unsigned long long)t.u_chunk,
+		 (unsigned long long)t.tiles[0].count);
+	plan->param = t.tiles[0].count;
+	ps_bound_matmul(pb->att, t.tiles[0].count, &plan->upper);
+	ps_tiling_free(&t);
+	return PS_OK;
+}
+
+static int matmul_run(const struct ps_problem *pb, struct ps_sink *sink,
+		      struct ps_error *err)
+{
+	struct ps_tiling t;
+	int rc = prepare(pb, &t, err);
+
+	if (rc)
+		return rc;
+	rc = ps_tiling_run(&t, pb->att, sink, err);
+	ps_tiling_free(&t);
+	return rc;
+}
+
+const struct ps_strategy ps_strategy_matmul = {
+	.version = PS_STRATEGY_VERSION,
+	.name = "matmul",
+	.section = "Theorem 1.4, appendix C (Case IV)",
+	.summary = "U1 and U2 computed once and stored, then square-tile matrix products with side sqrt(M/3)",
+	.min_memory = matmul_min_memory,
+	.plan = matmul_plan,
+	.run = matmul_run,
+};

@@ -1,0 +1,124 @@
+/*
+ * subtile: the tiling of Lemma 3.3 (appendix B.2), Case III.
+ *
+ * The Key Lemma's tiling with w = g: groups of one feature, one
+ * aggregation tile per g-subset of the d features (each monomial to the
+ * first that can generate it), output tiles of M/(4g) rows by g columns.
+ * In Case III a tile of U1 may be wider than it is tall (tau(g) > M/(4g)),
+ * so its tile of H would not fit: it is cut into sub-tiles of at most
+ * M/(4g) monomials. In N = U1 H the Q values and the output tile stay while
+ * the sub-tiles of H are loaded in turn; in H = U2^T [V 1] the tiles of K
+ * and V stay while the sub-tiles of H are loaded (after the first rows),
+ * aggregated and saved in turn ("in H, we save different sub-tiles each
+ * time"). When the fused mac's slots do not fit beside the three M/4
+ * tiles, the height shrinks until they do.
+ */
+#include <stdio.h>
+
+#include "pebblesim/strategy.h"
+#include "tiling.h"
+
+static void set_height(struct ps_tiling *t, const struct ps_attention *att,
+		       uint64_t h)
+{
+	t->h_rows = ps_min_u64(h, att->n);
+	t->n_height = ps_min_u64(h, att->n);
+	t->chunk = h;
+}
+
+static int subtile_tiling(const struct ps_attention *att, uint64_t M,
+			  struct ps_tiling *t, uint64_t *tiles,
+			  struct ps_error *err)
+{
+	uint64_t h = ps_max_u64(M / (4 * att->g), 1);
+	int rc = ps_tiling_groups(t, att, 1, tiles, err);
+
+	if (rc)
+		return rc;
+	t->h_width = ps_min_u64(att->g, att->nb);
+	t->n_width = ps_min_u64(att->g, att->nb);
+	set_height(t, att, h);
+	while (ps_tiling_peak(t, att) > M && h > 1)
+		set_height(t, att, --h);
+	return PS_OK;
+}
+
+static uint64_t subtile_min_memory(const struct ps_attention *att)
+{
+	struct ps_tiling t;
+	uint64_t tiles, peak;
+
+	if (att->g == 0 || subtile_tiling(att, 1, &t, &tiles, NULL))
+		return UINT64_MAX;
+	peak = ps_tiling_peak(&t, att);
+	ps_tiling_free(&t);
+	return peak;
+}
+
+static int prepare(const struct ps_problem *pb, struct ps_tiling *t,
+		   uint64_t *tiles, struct ps_error *err)
+{
+	int rc;
+
+	if (pb->att->g == 0)
+		return ps_error_set(err, PS_EINPUT,
+				    "subtile needs g >= 1: with g = 0 there is one monomial and no tile to cut");
+	rc = subtile_tiling(pb->att, pb->M, t, tiles, err);
+	if (rc)
+		return rc;
+	if (ps_tiling_peak(t, pb->att) > pb->M) {
+		ps_tiling_free(t);
+		return ps_error_set(err, PS_EINPUT,
+				    "M = %llu is too small for subtile: it needs M >= %llu",
+				    (unsigned long long)pb->M,
+				    (unsigned long long)subtile_min_memory(pb->att));
+	}
+	return PS_OK;
+}
+
+static int subtile_plan(const struct ps_problem *pb, struct ps_plan *plan,
+			struct ps_error *err)
+{
+	const struct ps_attention *att = pb->att;
+	struct ps_tiling t;
+	uint64_t tiles, split = 0;
+	int rc = prepare(pb, &t, &tiles, err);
+
+	if (rc)
+		return rc;
+	for (uint64_t k = 0; k < t.tile_count; k++)
+		split += t.tiles[k].count > t.chunk;
+	ps_tiling_plan(&t, att, plan);
+	snprintf(plan->summary, sizeof(plan->summary),
+		 "w = g = %llu: %llu aggregation tiles (g-subsets of features), %llu of them cut into sub-tiles of %llu; output tiles %llu x %llu",
+		 (unsigned long long)att->g, (unsigned long long)tiles,
+		 (unsigned long long)split, (unsigned long long)t.chunk,
+		 (unsigned long long)t.n_height, (unsigned long long)t.n_width);
+	ps_bound_subtile(att, t.chunk, tiles, &plan->upper);
+	ps_tiling_free(&t);
+	return PS_OK;
+}
+
+static int subtile_run(const struct ps_problem *pb, struct ps_sink *sink,
+		       struct ps_error *err)
+{
+	struct ps_tiling t;
+	uint64_t tiles;
+	int rc = prepare(pb, &t, &tiles, err);
+
+	if (rc)
+		return rc;
+	rc = ps_tiling_run(&t, pb->att, sink, err);
+	ps_tiling_free(&t);
+	return rc;
+}
+
+const struct ps_strategy ps_strategy_subtile = {
+	.version = PS_STRATEGY_VERSION,
+	.name = "subtile",
+	.section = "Lemma 3.3, appendix B.2 (Case III)",
+	.summary = "the group tiling with w = g, tiles of U1 wider than tall cut into sub-tiles of M/(4g)",
+	.min_memory = subtile_min_memory,
+	.plan = subtile_plan,
+	.run = subtile_run,
+};

@@ -1,0 +1,387 @@
+/*
+ * Every strategy on a grid of parameters: its sequence valid in the
+ * engine, its loads and saves equal to its cost model's prediction, its
+ * I/O within its upper bound and above every lower bound, its peak within
+ * its plan's and M; refused below its minimum M. And the Key Lemma's tile
+ * assignment against brute force.
+ *
+ * PS_TEST_GRID=small shrinks the grid (valgrind); PS_TEST_GRID=full runs
+ * all of it (make check-full), where the default skips the few DAGs with
+ * more than 5 million products.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pebblesim/bounds.h"
+#include "pebblesim/run.h"
+#include "pebblesim/strategy.h"
+#include "tests.h"
+#include "tiling.h"
+
+static const struct ps_strategy *find(const char *name)
+{
+	const struct ps_strategy *s = ps_strategy_find(name);
+
+	ck_assert_ptr_nonnull(s);
+	return s;
+}
+
+/* Runs s; checks everything a run must satisfy. Returns its I/O. */
+static uint64_t check_run(const struct ps_attention *att,
+			  const struct ps_strategy *s, uint64_t M)
+{
+	struct ps_problem pb = { .att = att, .M = M };
+	struct ps_plan plan;
+	struct ps_report rep;
+	struct ps_bound lb;
+	struct ps_error err;
+	uint64_t io;
+
+	ps_error_clear(&err);
+	ck_assert_msg(ps_strategy_plan(s, &pb, &plan, &err) == 0,
+		      "%s n=%llu d=%llu g=%llu M=%llu: %s", s->name,
+		      (unsigned long long)att->n, (unsigned long long)att->d,
+		      (unsigned long long)att->g, (unsigned long long)M, err.msg);
+	ck_assert_int_eq(ps_run(&pb, s, &rep, &err), 0);
+	ck_assert_msg(rep.valid, "%s n=%llu d=%llu g=%llu M=%llu: %s", s->name,
+		      (unsigned long long)att->n, (unsigned long long)att->d,
+		      (unsigned long long)att->g, (unsigned long long)M,
+		      rep.violation);
+	io = rep.counts.loads + rep.counts.saves;
+	ck_assert_msg(rep.counts.loads == plan.loads && rep.counts.saves == plan.saves,
+		      "%s n=%llu d=%llu g=%llu M=%llu: measured %llu+%llu, predicted %llu+%llu",
+		      s->name, (unsigned long long)att->n, (unsigned long long)att->d,
+		      (unsigned long long)att->g, (unsigned long long)M,
+		      (unsigned long long)rep.counts.loads,
+		      (unsigned long long)rep.counts.saves,
+		      (unsigned long long)plan.loads, (unsigned long long)plan.saves);
+	ck_assert_uint_le(rep.counts.peak_red, plan.peak_red);
+	ck_assert_uint_le(plan.peak_red, M);
+	ck_assert_msg((double)io <= plan.upper.value,
+		      "%s n=%llu d=%llu g=%llu M=%llu: I/O %llu above %s = %.0f",
+		      s->name, (unsigned long long)att->n, (unsigned long long)att->d,
+		      (unsigned long long)att->g, (unsigned long long)M,
+		      (unsigned long long)io, plan.upper.formula, plan.upper.value);
+	/* no lower bound may exceed a measured count */
+	ps_bound_trivial(att, &lb);
+	ck_assert((double)io >= lb.value);
+	if (ps_bound_keylemma_lower(att, M, &lb))
+		ck_assert_msg((double)io >= lb.value, "%s M=%llu: I/O %llu below %s %.0f",
+			      s->name, (unsigned long long)M, (unsigned long long)io,
+			      lb.name, lb.value);
+	if (ps_bound_partition_lower(att, M, &lb))
+		ck_assert_msg((double)io >= lb.value, "%s M=%llu: I/O %llu below %s %.0f",
+			      s->name, (unsigned long long)M, (unsigned long long)io,
+			      lb.name, lb.value);
+	ck_assert(!ps_report_bound_violated(&rep));
+	/* every product aggregated exactly once */
+	ck_assert_uint_eq(rep.counts.macs, 2 * att->n * att->r * att->nb);
+	return io;
+}
+
+static void check_params(uint64_t n, uint64_t d, uint64_t g, int norm)
+{
+	struct ps_attention att;
+
+	test_attention(&att, n, d, g, norm);
+	for (size_t k = 0; k < ps_strategy_count; k++) {
+		const struct ps_strategy *s = ps_strategies[k];
+		uint64_t min_m = ps_strategy_min_memory(s, &att), Ms[5];
+		struct ps_problem pb = { .att = &att };
+		struct ps_plan plan;
+		struct ps_error err;
+
+		if (min_m == UINT64_MAX || !strcmp(s->name, "auto"))
+			continue;
+		/* the minimum, the cases' thresholds, and beyond Case I */
+		Ms[0] = min_m;
+		Ms[1] = min_m + 1;
+		Ms[2] = ps_max_u64(min_m, 4 * g * g + 4);
+		Ms[3] = ps_max_u64(min_m, 64 * att.nb);
+		Ms[4] = ps_max_u64(min_m, 4 * att.d * att.r + 8 * att.nb * att.nb);
+		for (int q = 0; q < 5; q++)
+			if (q == 0 || Ms[q] != Ms[q - 1])
+				check_run(&att, s, Ms[q]);
+		pb.M = min_m - 1;
+		ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), PS_EINPUT);
+	}
+	ps_attention_free(&att);
+}
+
+START_TEST(test_grid)
+{
+	static const uint64_t ns[] = { 1, 3, 64, 257 };
+	static const uint64_t ds[] = { 1, 2, 4, 7, 16 };
+	static const uint64_t gs[] = { 0, 1, 2, 3, 5 };
+	const char *grid = getenv("PS_TEST_GRID");
+	int small = grid && !strcmp(grid, "small");
+	int full = grid && !strcmp(grid, "full");
+
+	for (size_t a = 0; a < 4; a++)
+		for (size_t b = 0; b < 5; b++)
+			for (size_t c = 0; c < 5; c++) {
+				uint64_t r, products;
+
+				ps_tau(ds[b], gs[c], &r);
+				products = ns[a] * r * (ds[b] + 1);
+				if (small && products > 20000)
+					continue;
+				if (!full && products > 5000000)
+					continue;
+				check_params(ns[a], ds[b], gs[c], 1);
+				if (products <= 200000)
+					check_params(ns[a], ds[b], gs[c], 0);
+			}
+}
+END_TEST
+
+/* ---- the Key Lemma's tiles -------------------------------------------- */
+
+START_TEST(test_subset_rank)
+{
+	/* every k-subset of [0, n), enumerated in lexicographic order */
+	for (uint64_t n = 1; n <= 7; n++)
+		for (uint64_t k = 0; k <= n; k++) {
+			uint64_t c[8], rank = 0;
+
+			for (uint64_t i = 0; i < k; i++)
+				c[i] = i;
+			for (;;) {
+				int i;
+
+				ck_assert_uint_eq(ps_subset_rank(c, k, n), rank++);
+				for (i = (int)k - 1; i >= 0 && c[i] == n - k + (uint64_t)i; i--)
+					;
+				if (i < 0)
+					break;
+				c[i]++;
+				for (uint64_t j = (uint64_t)i + 1; j < k; j++)
+					c[j] = c[j - 1] + 1;
+			}
+			ck_assert_uint_eq(rank, ps_binom(n, k, &c[0]) ? 0 : c[0]);
+		}
+}
+END_TEST
+
+/* The first k-subset in lexicographic order whose groups hold m's support. */
+static uint64_t brute_first_tile(const struct ps_monomials *mono, uint64_t m,
+				 uint64_t group, uint64_t groups, uint64_t k)
+{
+	uint64_t c[64], rank = 0;
+
+	for (uint64_t i = 0; i < k; i++)
+		c[i] = i;
+	for (;;) {
+		int ok = 1, i;
+
+		for (uint8_t q = 0; q < mono->support_size[m]; q++) {
+			uint64_t grp = ps_monomial_support(mono, m)[q] / group;
+			int in = 0;
+
+			for (uint64_t j = 0; j < k; j++)
+				in |= c[j] == grp;
+			ok &= in;
+		}
+		if (ok)
+			return rank;
+		rank++;
+		for (i = (int)k - 1; i >= 0 && c[i] == groups - k + (uint64_t)i; i--)
+			;
+		ck_assert_int_ge(i, 0);
+		c[i]++;
+		for (uint64_t j = (uint64_t)i + 1; j < k; j++)
+			c[j] = c[j - 1] + 1;
+	}
+}
+
+START_TEST(test_keylemma_assignment)
+{
+	for (uint64_t d = 1; d <= 9; d++)
+		for (uint64_t g = 1; g <= 4; g++)
+			for (uint64_t w = g; w <= d; w++) {
+				struct ps_attention att;
+				struct ps_tiling t;
+				struct ps_error err;
+				uint64_t group = w / g, groups = (d + group - 1) / group;
+				uint64_t k = g < groups ? g : groups, tiles, subset[64];
+				uint64_t *seen;
+
+				test_attention(&att, 1, d, g, 1);
+				for (uint64_t m = 0; m < att.r; m++)
+					ck_assert_uint_eq(ps_group_tile_of(&att.mono, m, group,
+									   groups, k, subset),
+							  brute_first_tile(&att.mono, m, group,
+									   groups, k));
+				ck_assert_int_eq(ps_tiling_groups(&t, &att, group, &tiles, &err), 0);
+				/* a partition of the monomials: each generated once
+				 * per output tile, by a tile that reads its support */
+				seen = calloc(att.r, sizeof(uint64_t));
+				for (uint64_t x = 0; x < t.tile_count; x++) {
+					const struct ps_agg_tile *tile = &t.tiles[x];
+
+					ck_assert_uint_le(tile->gen_count, w);
+					for (uint64_t y = 0; y < tile->count; y++) {
+						uint64_t m = t.order[tile->first + y];
+
+						seen[m]++;
+						for (uint8_t q = 0; q < att.mono.support_size[m]; q++) {
+							int in = 0;
+
+							for (uint64_t z = 0; z < tile->gen_count; z++)
+								in |= t.gen[tile->gen_first + z] ==
+								      ps_monomial_support(&att.mono, m)[q];
+							ck_assert(in);
+						}
+					}
+				}
+				for (uint64_t m = 0; m < att.r; m++)
+					ck_assert_uint_eq(seen[m], 1);
+				free(seen);
+				ps_tiling_free(&t);
+				ps_attention_free(&att);
+			}
+}
+END_TEST
+
+/* ---- one strategy at a time ------------------------------------------- */
+
+START_TEST(test_subtile_cuts_wide_tiles)
+{
+	/* d = 7, g = 3, M = 64: tau(3) = 20 > M/(4g) = 5, so tiles are cut */
+	struct ps_attention att;
+	struct ps_problem pb = { .M = 64 };
+	struct ps_plan plan;
+	struct ps_error err;
+
+	test_attention(&att, 9, 7, 3, 1);
+	pb.att = &att;
+	ck_assert_int_eq(ps_strategy_plan(find("subtile"), &pb, &plan, &err), 0);
+	ck_assert_ptr_nonnull(strstr(plan.summary, "35 aggregation tiles"));
+	ck_assert_ptr_null(strstr(plan.summary, " 0 of them cut"));
+	check_run(&att, find("subtile"), 64);
+	ps_attention_free(&att);
+}
+END_TEST
+
+START_TEST(test_matmul_stores_u_once)
+{
+	struct ps_attention att;
+	struct ps_problem pb = { .M = 16 };
+	struct ps_report rep;
+	struct ps_error err;
+
+	test_attention(&att, 20, 8, 3, 1);
+	pb.att = &att;
+	ck_assert_int_eq(ps_run(&pb, find("matmul"), &rep, &err), 0);
+	ck_assert(rep.valid);
+	/* U1 and U2 computed once each, A once: no recomputation */
+	ck_assert_uint_eq(rep.counts.computes, 2 * att.n * att.r + att.n * att.d);
+	ck_assert_uint_eq(rep.counts.recomputations, 0);
+	ps_attention_free(&att);
+}
+END_TEST
+
+START_TEST(test_case1_linear_in_nd)
+{
+	/* in Case I the I/O is O(n d): here within 3 times the trivial bound */
+	struct ps_attention att;
+	struct ps_bound lb;
+	uint64_t io;
+
+	test_attention(&att, 300, 4, 2, 1);
+	ps_bound_trivial(&att, &lb);
+	io = check_run(&att, find("caseI"), 4 * att.d * att.r * 4);
+	ck_assert_double_le((double)io, 3 * lb.value);
+	ps_attention_free(&att);
+}
+END_TEST
+
+START_TEST(test_keylemma_forced_w)
+{
+	struct ps_attention att;
+	struct ps_problem pb = { .M = 8192, .w = 10 };
+	struct ps_plan plan;
+	struct ps_error err;
+
+	test_attention(&att, 64, 16, 3, 1);
+	pb.att = &att;
+	ck_assert_int_eq(ps_strategy_plan(find("keylemma"), &pb, &plan, &err), PS_EINPUT);
+	ck_assert_str_eq(err.msg, "w = 10 is not valid for keylemma: w tau(w) = 2860 > M/4 = 2048");
+	pb.w = 2;
+	ck_assert_int_eq(ps_strategy_plan(find("keylemma"), &pb, &plan, &err), PS_EINPUT);
+	ck_assert_str_eq(err.msg, "w = 2 is not valid for keylemma: it needs 3 <= w <= d = 16");
+	pb.w = 6;
+	ck_assert_int_eq(ps_strategy_plan(find("keylemma"), &pb, &plan, &err), 0);
+	ck_assert_uint_eq(plan.param, 6);
+	ck_assert_ptr_nonnull(strstr(plan.summary, "w = 6: 8 groups of 2 features, 56 aggregation tiles"));
+	ps_attention_free(&att);
+}
+END_TEST
+
+START_TEST(test_auto_takes_the_least)
+{
+	struct ps_attention att;
+	struct ps_problem pb = { .M = 64 };
+	struct ps_report rep;
+	struct ps_error err;
+	uint64_t least = UINT64_MAX;
+
+	test_attention(&att, 40, 4, 2, 1);
+	pb.att = &att;
+	for (size_t k = 0; k < ps_strategy_count; k++)
+		if (strcmp(ps_strategies[k]->name, "auto") &&
+		    ps_strategy_min_memory(ps_strategies[k], &att) <= pb.M)
+			least = ps_min_u64(least, check_run(&att, ps_strategies[k], pb.M));
+	ck_assert_int_eq(ps_run(&pb, find("auto"), &rep, &err), 0);
+	ck_assert(rep.valid);
+	ck_assert_uint_eq(rep.counts.loads + rep.counts.saves, least);
+	ck_assert_ptr_nonnull(rep.plan.chosen);
+	ck_assert_ptr_nonnull(strstr(rep.plan.summary, "chose "));
+	ps_attention_free(&att);
+}
+END_TEST
+
+START_TEST(test_cases_map_to_strategies)
+{
+	struct ps_attention att;
+	char why[256];
+
+	ck_assert_str_eq(ps_strategy_for_case("I")->name, "caseI");
+	ck_assert_str_eq(ps_strategy_for_case("II")->name, "keylemma");
+	ck_assert_str_eq(ps_strategy_for_case("III")->name, "subtile");
+	ck_assert_str_eq(ps_strategy_for_case("IV")->name, "matmul");
+	ck_assert_ptr_null(ps_strategy_for_case("V"));
+	test_attention(&att, 4096, 16, 3, 1);
+	ck_assert_str_eq(ps_classify_case(&att, 8192, why, sizeof(why)), "II");
+	ck_assert_str_eq(why, "d r = 15504 > M/4 = 2048, and w = 3..9 has w tau(w) <= M/4");
+	ck_assert_str_eq(ps_classify_case(&att, 4 * 15504, why, sizeof(why)), "I");
+	/* w = 3 needs 3 tau(3) = 3 x 20 = 60 <= M/4 */
+	ck_assert_str_eq(ps_classify_case(&att, 240, why, sizeof(why)), "II");
+	ck_assert_str_eq(ps_classify_case(&att, 239, why, sizeof(why)), "III");
+	ck_assert_str_eq(ps_classify_case(&att, 36, why, sizeof(why)), "III");
+	ck_assert_str_eq(ps_classify_case(&att, 35, why, sizeof(why)), "IV");
+	ps_attention_free(&att);
+}
+END_TEST
+
+Suite *strategies_suite(void)
+{
+	Suite *s = suite_create("strategies");
+	TCase *tc = tcase_create("grid");
+	TCase *each = tcase_create("each");
+
+	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
+	tcase_set_timeout(each, PS_TEST_TIMEOUT);
+	tcase_add_test(tc, test_grid);
+	tcase_add_test(each, test_subset_rank);
+	tcase_add_test(each, test_keylemma_assignment);
+	tcase_add_test(each, test_subtile_cuts_wide_tiles);
+	tcase_add_test(each, test_matmul_stores_u_once);
+	tcase_add_test(each, test_case1_linear_in_nd);
+	tcase_add_test(each, test_keylemma_forced_w);
+	tcase_add_test(each, test_auto_takes_the_least);
+	tcase_add_test(each, test_cases_map_to_strategies);
+	suite_add_tcase(s, tc);
+	suite_add_tcase(s, each);
+	return s;
+}
