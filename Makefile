@@ -50,7 +50,7 @@ TESTS := $(BUILD)/pebblesim-tests
 BENCH := $(BUILD)/pebblesim-bench
 LIB := $(BUILD)/libpebblesim.a
 
-HEADLINE := --strategy generic -n 4096 -d 16 -g 3 -M 8192
+HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
 .PHONY: all run check bench install clean deps
 all: $(BIN)

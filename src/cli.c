@@ -175,9 +175,9 @@ static int parse_options(int argc, char **argv, int first, struct options *o,
 		else if (is_option(a, "--tiles"))
 			rc = parse_string(errout, argc, argv, &k, "--tiles", &o->tiles);
 		else if (!strcmp(a, "--no-normalize"))
-			rc = (o->normalize = false);
+			o->normalize = false, rc = 0;
 		else if (!strcmp(a, "--json"))
-			rc = !(o->json = true);
+			o->json = true, rc = 0;
 		else
 			return usage_error(errout, "unknown argument '%s'", a);
 		if (rc)

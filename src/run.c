@@ -119,12 +119,12 @@ void ps_report_print(const struct ps_report *rep, FILE *out)
 		(unsigned long long)c->computes,
 		(unsigned long long)c->recomputations);
 	fprintf(out, "macs                   %llu\n", (unsigned long long)c->macs);
-	fprintf(out, "upper bound            %.0f = %s  [I/O / upper = %.3f]\n",
-		rep->plan.upper.value, rep->plan.upper.formula,
-		ratio(io, rep->plan.upper.value));
-	fprintf(out, "lower bound            %.0f = %s, %s  [I/O / lower = %.3f]\n",
-		rep->lower.value, rep->lower.name, rep->lower.formula,
-		ratio(io, rep->lower.value));
+	fprintf(out, "upper bound            %.0f  [I/O / upper = %.3f]\n",
+		rep->plan.upper.value, ratio(io, rep->plan.upper.value));
+	fprintf(out, "  %-20s %s\n", rep->plan.upper.name, rep->plan.upper.formula);
+	fprintf(out, "lower bound            %.0f  [I/O / lower = %.3f]\n",
+		rep->lower.value, ratio(io, rep->lower.value));
+	fprintf(out, "  %-20s %s\n", rep->lower.name, rep->lower.formula);
 	if (ps_report_bound_violated(rep))
 		fprintf(out, "BOUND VIOLATED         the measured I/O contradicts a bound\n");
 	fprintf(out, "time                   %.3f s (%.1f M moves/s)\n", rep->seconds,

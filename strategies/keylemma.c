@@ -152,7 +152,7 @@ static int keylemma_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		return rc;
 	group = att->g > 0 ? w / att->g : w;
 	snprintf(plan->summary, sizeof(plan->summary),
-		 "w = %llu: %llu groups of %llu features, %llu aggregation tiles (%llu-subsets of groups); output tiles %llu x %llu",
+		 "w = %llu: %llu groups of size %llu, %llu aggregation tiles (%llu-subsets of groups); output tiles %llu x %llu",
 		 (unsigned long long)w, (unsigned long long)ps_ceil_div(att->d, group),
 		 (unsigned long long)group, (unsigned long long)tiles,
 		 (unsigned long long)ps_min_u64(att->g, ps_ceil_div(att->d, group)),

@@ -138,6 +138,64 @@ START_TEST(test_json_report)
 }
 END_TEST
 
+START_TEST(test_cases_and_options)
+{
+	ck_assert_int_eq(cli("--case", "V", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: unknown case 'V': I, II, III, IV or auto");
+	/* d r = 60 > M/4 = 25, w = 2 has 2 tau(2) = 12 <= 25: Case II */
+	ck_assert_int_eq(cli("--case", "III", "-n", "8", "-d", "4", "-g", "2", "-M", "100", NULL), 0);
+	HAS(err_text, "pebblesim: warning: the parameters are in Case II (");
+	HAS(err_text, "not Case III; running its strategy anyway");
+	HAS(out_text, "strategy               subtile (Lemma 3.3, appendix B.2 (Case III))");
+	ck_assert_int_eq(cli("--case", "II", "-n", "8", "-d", "4", "-g", "2", "-M", "100", "--w", "2", NULL), 0);
+	ck_assert_str_eq(err_text, "");
+	HAS(out_text, "w = 2: 4 groups of size 1, 6 aggregation tiles (2-subsets of groups)");
+	ck_assert_int_eq(cli("--case", "II", "-n", "8", "-d", "4", "-g", "2", "-M", "100", "--w", "4", NULL), 2);
+	HAS(err_text, "pebblesim: w = 4 is not valid for keylemma: w tau(w) = 60 > M/4 = 25");
+	ck_assert_int_eq(cli("--strategy", "generic", "-n", "8", "-d", "4", "-g", "2", "-M", "100", "--w", "3", NULL), 2);
+	HAS(err_text, "pebblesim: --w is an option of keylemma, not of generic");
+	ck_assert_int_eq(cli("--strategy", "auto", "-n", "8", "-d", "4", "-g", "2", "-M", "100", NULL), 0);
+	HAS(out_text, "  runs                 ");
+	HAS(out_text, "chose ");
+	/* g = 0 has no tile to cut; keylemma needs g <= d */
+	ck_assert_int_eq(cli("--strategy", "subtile", "-n", "8", "-d", "4", "-g", "0", "-M", "100", NULL), 2);
+	HAS(err_text, "pebblesim: subtile does not apply to these parameters at any M");
+	ck_assert_int_eq(cli("--strategy", "keylemma", "-n", "8", "-d", "2", "-g", "3", "-M", "1000", NULL), 2);
+	HAS(err_text, "pebblesim: keylemma does not apply to these parameters at any M");
+}
+END_TEST
+
+START_TEST(test_compare)
+{
+	json_t *root;
+	json_error_t jerr;
+	json_int_t last = 0;
+
+	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", NULL), 0);
+	HAS(out_text, "Case III");
+	HAS(out_text, "keylemma  does not run: needs M >= 48");
+	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", "--json", NULL), 0);
+	root = json_loads(out_text, 0, &jerr);
+	ck_assert_msg(root != NULL, "%s", jerr.text);
+	ck_assert(json_is_array(root));
+	ck_assert_uint_eq(json_array_size(root), 5);
+	/* best first: applicable rows by increasing I/O, then the others */
+	for (size_t k = 0; k < json_array_size(root); k++) {
+		json_t *row = json_array_get(root, k);
+
+		if (!json_is_true(json_object_get(row, "applies"))) {
+			ck_assert(json_is_string(json_object_get(row, "why_not")));
+			continue;
+		}
+		ck_assert(json_is_true(json_object_get(row, "valid")));
+		ck_assert_int_ge(json_integer_value(json_object_get(row, "io")), last);
+		last = json_integer_value(json_object_get(row, "io"));
+		ck_assert_int_eq(last, json_integer_value(json_object_get(row, "predicted_io")));
+	}
+	json_decref(root);
+}
+END_TEST
+
 START_TEST(test_list_help_version)
 {
 	ck_assert_int_eq(cli("list", NULL), 0);
@@ -161,6 +219,8 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_too_small_and_too_large);
 	tcase_add_test(tc, test_text_report);
 	tcase_add_test(tc, test_json_report);
+	tcase_add_test(tc, test_cases_and_options);
+	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_list_help_version);
 	suite_add_tcase(s, tc);
 	return s;

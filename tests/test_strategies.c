@@ -313,7 +313,7 @@ START_TEST(test_keylemma_forced_w)
 	pb.w = 6;
 	ck_assert_int_eq(ps_strategy_plan(find("keylemma"), &pb, &plan, &err), 0);
 	ck_assert_uint_eq(plan.param, 6);
-	ck_assert_ptr_nonnull(strstr(plan.summary, "w = 6: 8 groups of 2 features, 56 aggregation tiles"));
+	ck_assert_ptr_nonnull(strstr(plan.summary, "w = 6: 8 groups of size 2, 56 aggregation tiles"));
 	ps_attention_free(&att);
 }
 END_TEST
