@@ -4,6 +4,8 @@
 #   make run        build and run the representative job (the README's first command)
 #   make check      build and run every test (the README's second command)
 #   make bench      time representative runs; writes build/bench.json
+#   make golden     regenerate tests/golden/io_counts.json (review its diff)
+#   make check-full the whole strategy grid (longer than make check)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   SANITIZE=address,undefined make check   sanitizer build in its own directory
 #   WERROR=1 make check                     warnings are errors (CI)
@@ -44,15 +46,17 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(BUILD)/obj/src/main.o
 BENCH_OBJ := $(BUILD)/obj/bench/bench.o
+GOLDEN_OBJ := $(BUILD)/obj/tests/golden/generate.o
 
 BIN := $(BUILD)/pebblesim
 TESTS := $(BUILD)/pebblesim-tests
 BENCH := $(BUILD)/pebblesim-bench
 LIB := $(BUILD)/libpebblesim.a
+GOLDEN := $(BUILD)/pebblesim-golden
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: all run check bench install clean deps
+.PHONY: all run check check-full bench golden install clean deps
 all: $(BIN)
 
 deps:
@@ -79,11 +83,22 @@ $(TESTS): $(TEST_OBJ) $(LIB)
 $(BENCH): $(BENCH_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+$(GOLDEN): $(GOLDEN_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
 run: $(BIN)
 	./$(BIN) $(HEADLINE)
 
 check: $(BIN) $(TESTS)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
+
+# the whole strategy grid, DAGs of up to 90 million products included
+check-full: $(BIN) $(TESTS)
+	PS_TEST_GRID=full PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
+
+# regenerates the golden counts: a deliberate change, reviewed as a diff
+golden: $(GOLDEN)
+	./$(GOLDEN) tests/golden/io_counts.json
 
 bench: $(BIN) $(BENCH)
 	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 const struct ps_kind_info ps_kinds[PS_KIND_COUNT] = {
 	[PS_KIND_Q] = { "Q", 2, { PS_C_I, PS_C_A }, PS_ROLE_INPUT },
@@ -321,5 +322,56 @@ int ps_attention_init(struct ps_attention *att,
 	att->dag.sum_edge_count = 2 * nrb;
 	att->dag.edge_count = edges;
 	att->dag.output_count = p->normalize ? nd : p->n * att->nb;
+	return PS_OK;
+}
+
+int ps_attention_estimate(const struct ps_attention_params *p,
+			  uint64_t *bytes)
+{
+	uint64_t r, nb = p->d + (p->normalize ? 1 : 0), nr, nrb;
+
+	if (ps_tau(p->d, p->g, &r) || ps_mul_u64(p->n, r, &nr) ||
+	    ps_mul_u64(nr, nb, &nrb) || nrb > UINT64_MAX / 8)
+		return -1;
+	/* states: Q K V A (4nd), U1 U2 (2nr), H N with 4-byte counters;
+	 * edges: 2 n r |B| bits; monomials: about 2 + 8g bytes each */
+	*bytes = 4 * p->n * p->d + 2 * nr + (r + p->n) * nb * 5 + nrb / 4 +
+		 r * (2 + 8 * p->g);
+	return 0;
+}
+
+/* Physical memory, to refuse a DAG whose state cannot fit. */
+static uint64_t physical_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
+
+int ps_attention_check(const struct ps_attention_params *p,
+		       struct ps_error *err)
+{
+	uint64_t bytes, r, phys = physical_memory();
+
+	if (p->g > 64)
+		return ps_error_set(err, PS_ENOMEM,
+				    "degree g = %llu exceeds the limit of 64",
+				    (unsigned long long)p->g);
+	if (ps_tau(p->d, p->g, &r) || r > PS_MAX_MONOMIALS)
+		return ps_error_set(err, PS_ENOMEM,
+				    "r = C(d+g, g) for d = %llu, g = %llu exceeds the limit of %llu monomials",
+				    (unsigned long long)p->d, (unsigned long long)p->g,
+				    (unsigned long long)PS_MAX_MONOMIALS);
+	if (ps_attention_estimate(p, &bytes))
+		return ps_error_set(err, PS_ENOMEM,
+				    "the DAG for n = %llu, d = %llu, g = %llu is beyond 64-bit sizes",
+				    (unsigned long long)p->n, (unsigned long long)p->d,
+				    (unsigned long long)p->g);
+	if (bytes > phys / 10 * 9)
+		return ps_error_set(err, PS_ENOMEM,
+				    "the pebble state for n = %llu, d = %llu, g = %llu needs about %.1f GiB; this machine has %.1f GiB",
+				    (unsigned long long)p->n, (unsigned long long)p->d,
+				    (unsigned long long)p->g, (double)bytes / (1 << 30),
+				    (double)phys / (1 << 30));
 	return PS_OK;
 }

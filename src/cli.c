@@ -12,18 +12,20 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
 #include "pebblesim/engine.h"
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
+#include "pebblesim/trace.h"
 
 static const char usage_text[] =
 	"usage: pebblesim [--case I|II|III|IV|auto | --strategy NAME] -n N -d D -g G -M M\n"
 	"                 [--w W] [--tiles SHAPE] [--no-normalize] [--json]\n"
+	"                 [--trace FILE|-] [--trace-detail set|elementary]\n"
 	"       pebblesim compare -n N -d D -g G -M M [--no-normalize] [--json]\n"
+	"       pebblesim validate FILE|- [-M M] [-n N -d D -g G [--no-normalize]] [--json]\n"
 	"       pebblesim list\n"
 	"       pebblesim --help | --version\n";
 
@@ -56,6 +58,16 @@ static const char help_text[] =
 	"  --tiles SHAPE     generic: square, tall or unit instead of the cheapest\n"
 	"  --json            print the report as one JSON object (compare: an array)\n"
 	"\n"
+	"Traces (JSON Lines, docs/TRACE_FORMAT.md):\n"
+	"  --trace FILE      write the sequence, one set operation a line, as it is\n"
+	"                    emitted; - for standard output (the report then goes\n"
+	"                    to standard error)\n"
+	"  --trace-detail elementary\n"
+	"                    one line per elementary move instead (small runs only)\n"
+	"  validate FILE     replay any trace in the engine and report its counts,\n"
+	"                    or the first broken rule as FILE:LINE: ...; -M tries it\n"
+	"                    under another capacity, -n -d -g insist on a DAG\n"
+	"\n"
 	"Examples:\n"
 	"  pebblesim --case II -n 4096 -d 16 -g 3 -M 8192\n"
 	"      Case II's group tiling (Key Lemma 3.2) on 4096 tokens, 16 features\n"
@@ -63,6 +75,9 @@ static const char help_text[] =
 	"      every strategy side by side, best first, on a Case III instance\n"
 	"  pebblesim --strategy generic --tiles square -n 64 -d 4 -g 2 -M 100 --json\n"
 	"      Lemma 3.1's square tiles, the report as JSON\n"
+	"  pebblesim --case II -n 64 -d 4 -g 2 -M 100 --trace run.jsonl\n"
+	"  pebblesim validate run.jsonl -M 60\n"
+	"      write a trace, then try it under a smaller fast memory\n"
 	"\n"
 	"Exit status: 0 valid and within the bounds, 1 an invalid sequence or a\n"
 	"bound contradicted, 2 bad usage or input.\n"
@@ -72,6 +87,8 @@ struct options {
 	const char *strategy;
 	const char *case_name;
 	const char *tiles;
+	const char *trace;
+	const char *trace_detail;
 	uint64_t n, d, g, M, w;
 	bool has_n, has_d, has_g, has_M;
 	bool normalize, json;
@@ -152,7 +169,7 @@ static int parse_string(FILE *errout, int argc, char **argv, int *k,
 }
 
 static int parse_options(int argc, char **argv, int first, struct options *o,
-			 FILE *errout)
+			 bool need_dag, FILE *errout)
 {
 	for (int k = first; k < argc; k++) {
 		const char *a = argv[k];
@@ -174,6 +191,10 @@ static int parse_options(int argc, char **argv, int first, struct options *o,
 			rc = parse_string(errout, argc, argv, &k, "--case", &o->case_name);
 		else if (is_option(a, "--tiles"))
 			rc = parse_string(errout, argc, argv, &k, "--tiles", &o->tiles);
+		else if (is_option(a, "--trace-detail"))
+			rc = parse_string(errout, argc, argv, &k, "--trace-detail", &o->trace_detail);
+		else if (is_option(a, "--trace"))
+			rc = parse_string(errout, argc, argv, &k, "--trace", &o->trace);
 		else if (!strcmp(a, "--no-normalize"))
 			o->normalize = false, rc = 0;
 		else if (!strcmp(a, "--json"))
@@ -183,36 +204,19 @@ static int parse_options(int argc, char **argv, int first, struct options *o,
 		if (rc)
 			return rc;
 	}
-	if (!o->has_n || !o->has_d || !o->has_g || !o->has_M)
+	if (need_dag && (!o->has_n || !o->has_d || !o->has_g || !o->has_M))
 		return usage_error(errout, "%s", "the parameters -n, -d, -g and -M are all required");
+	if (!need_dag && (o->has_n || o->has_d || o->has_g) &&
+	    !(o->has_n && o->has_d && o->has_g))
+		return usage_error(errout, "%s", "-n, -d and -g go together: the DAG the trace must name");
+	if (o->trace_detail && strcmp(o->trace_detail, "set") &&
+	    strcmp(o->trace_detail, "elementary"))
+		return usage_error(errout, "unknown trace detail '%s': set or elementary",
+				   o->trace_detail);
 	if (o->case_name && strcmp(o->case_name, "auto") &&
 	    !ps_strategy_for_case(o->case_name))
 		return usage_error(errout, "unknown case '%s': I, II, III, IV or auto",
 				   o->case_name);
-	return 0;
-}
-
-/* Physical memory, to refuse a DAG whose state cannot fit. */
-static uint64_t physical_memory(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-
-	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
-}
-
-/* Bytes a run needs before the DAG exists: the pebble state and the
- * monomial table (see ps_engine_state_bytes and ps_monomials_init). */
-static int estimate_bytes(const struct options *o, uint64_t *bytes)
-{
-	uint64_t r, nb = o->d + (o->normalize ? 1 : 0), nr, nrb;
-
-	if (ps_tau(o->d, o->g, &r) || ps_mul_u64(o->n, r, &nr) ||
-	    ps_mul_u64(nr, nb, &nrb) || nrb > UINT64_MAX / 8)
-		return -1;
-	/* states: Q K V A (4nd), U1 U2 (2nr), H N; edges: 2 n r |B| bits;
-	 * counters: 4 bytes per sum; monomials: about 2 + 8g bytes each */
-	*bytes = 4 * o->n * o->d + 2 * nr + (r + o->n) * nb * 5 + nrb / 4 +
-		 r * (2 + 8 * o->g);
 	return 0;
 }
 
@@ -224,34 +228,9 @@ static int build_dag(const struct options *o, struct ps_attention *att,
 		.n = o->n, .d = o->d, .g = o->g, .normalize = o->normalize,
 	};
 	struct ps_error err;
-	uint64_t bytes, r, phys = physical_memory();
 
 	ps_error_clear(&err);
-	if (o->g > 64) {
-		fprintf(errout, "pebblesim: degree g = %llu exceeds the limit of 64\n",
-			(unsigned long long)o->g);
-		return PS_EXIT_USAGE;
-	}
-	if (ps_tau(o->d, o->g, &r) || r > PS_MAX_MONOMIALS) {
-		fprintf(errout, "pebblesim: r = C(d+g, g) for d = %llu, g = %llu exceeds the limit of %llu monomials\n",
-			(unsigned long long)o->d, (unsigned long long)o->g,
-			(unsigned long long)PS_MAX_MONOMIALS);
-		return PS_EXIT_USAGE;
-	}
-	if (estimate_bytes(o, &bytes)) {
-		fprintf(errout, "pebblesim: the DAG for n = %llu, d = %llu, g = %llu is beyond 64-bit sizes\n",
-			(unsigned long long)o->n, (unsigned long long)o->d,
-			(unsigned long long)o->g);
-		return PS_EXIT_USAGE;
-	}
-	if (bytes > phys / 10 * 9) {
-		fprintf(errout, "pebblesim: the pebble state for n = %llu, d = %llu, g = %llu needs about %.1f GiB; this machine has %.1f GiB\n",
-			(unsigned long long)o->n, (unsigned long long)o->d,
-			(unsigned long long)o->g, (double)bytes / (1 << 30),
-			(double)phys / (1 << 30));
-		return PS_EXIT_USAGE;
-	}
-	if (ps_attention_init(att, &p, &err)) {
+	if (ps_attention_check(&p, &err) || ps_attention_init(att, &p, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
@@ -293,9 +272,47 @@ static const struct ps_strategy *select_strategy(const struct options *o,
 	return ps_strategy_for_case(o->case_name);
 }
 
+/* Opens the trace --trace asks for, after checking an elementary one's
+ * size; the header names the strategy that runs, with its parameters. */
+static int open_trace(const struct options *o, const struct ps_problem *pb,
+		      const struct ps_strategy *s, struct ps_trace_writer *writer,
+		      FILE *errout)
+{
+	bool elementary = o->trace_detail && !strcmp(o->trace_detail, "elementary");
+	struct ps_plan plan;
+	struct ps_error err;
+
+	ps_error_clear(&err);
+	if (ps_strategy_plan(s, pb, &plan, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	if (elementary) {
+		struct ps_count_sink counter;
+
+		ps_count_sink_init(&counter);
+		if (ps_strategy_run(s, pb, &counter.sink, &err) == 0 &&
+		    counter.moves + 2 > PS_TRACE_ELEMENTARY_MAX_LINES) {
+			fprintf(errout, "pebblesim: an elementary trace of this run would have %llu lines (about %.1f GiB); the limit is %llu lines: write the set-operation trace (the default) or choose smaller parameters\n",
+				(unsigned long long)(counter.moves + 2),
+				(double)(counter.moves + 2) * 60.0 / (1 << 30),
+				(unsigned long long)PS_TRACE_ELEMENTARY_MAX_LINES);
+			return PS_EXIT_USAGE;
+		}
+	}
+	if (ps_trace_open(writer, o->trace, pb->att, pb->M,
+			  plan.chosen ? plan.chosen->name : s->name, &plan,
+			  elementary, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 {
 	const struct ps_strategy *s;
+	struct ps_trace_writer writer;
 	struct ps_attention att;
 	struct ps_problem pb;
 	struct ps_report rep;
@@ -332,7 +349,25 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 		return PS_EXIT_USAGE;
 	}
 	problem_of(o, &att, &pb);
-	rc = ps_run(&pb, s, &rep, &err);
+	if (o->trace && (rc = open_trace(o, &pb, s, &writer, errout))) {
+		ps_attention_free(&att);
+		return rc;
+	}
+	rc = ps_run(&pb, s, o->trace ? &writer.sink : NULL, &rep, &err);
+	if (o->trace) {
+		struct ps_error werr;
+
+		/* the end line states the counts of a valid sequence only */
+		if (ps_trace_close(&writer, rc == 0 && rep.valid ? &rep.counts : NULL,
+				   rc == 0, &werr) && rc == 0) {
+			fprintf(errout, "pebblesim: %s\n", werr.msg);
+			ps_attention_free(&att);
+			return PS_EXIT_USAGE;
+		}
+		/* the trace owns standard output */
+		if (!strcmp(o->trace, "-"))
+			out = errout;
+	}
 	if (rc) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		ps_attention_free(&att);
@@ -409,7 +444,7 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 			continue;
 		}
 		ps_error_clear(&err);
-		if (ps_run(&pb, row->s, &row->rep, &err)) {
+		if (ps_run(&pb, row->s, NULL, &row->rep, &err)) {
 			snprintf(row->why, sizeof(row->why), "%s", err.msg);
 			continue;
 		}
@@ -478,6 +513,69 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 	return status;
 }
 
+static int cmd_validate(const struct options *o, const char *path, FILE *out,
+			FILE *errout)
+{
+	struct ps_attention_params expect = {
+		.n = o->n, .d = o->d, .g = o->g, .normalize = o->normalize,
+	};
+	struct ps_replay replay;
+	struct ps_report rep;
+	struct ps_error err;
+	const struct ps_strategy *s;
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	double start = ps_now_seconds();
+	int rc;
+
+	if (!f) {
+		fprintf(errout, "pebblesim: cannot open trace '%s': %s\n", path,
+			strerror(errno));
+		return PS_EXIT_USAGE;
+	}
+	ps_error_clear(&err);
+	rc = ps_trace_replay(f, path, o->has_M ? o->M : 0,
+			     o->has_n ? &expect : NULL, &replay, &err);
+	if (f != stdin)
+		fclose(f);
+	if (rc) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		ps_replay_free(&replay);
+		return PS_EXIT_USAGE;
+	}
+	ps_report_init(&rep, &replay.att, replay.header.M);
+	rep.seconds = ps_now_seconds() - start;
+	rep.source = path;
+	rep.lines = replay.lines;
+	rep.has_end = replay.has_end;
+	rep.strategy = replay.header.strategy[0] ? replay.header.strategy : "(not named)";
+	rep.counts = replay.counts;
+	rep.ops = replay.ops;
+	rep.valid = replay.valid;
+	rep.rule = replay.rule;
+	snprintf(rep.violation, sizeof(rep.violation), "%s", replay.violation);
+	/* a trace of a known strategy is set beside that strategy's plan */
+	s = ps_strategy_find(replay.header.strategy);
+	if (s) {
+		struct ps_problem pb = {
+			.att = &replay.att, .M = replay.header.M,
+			.tiles = replay.header.tiles[0] ? replay.header.tiles : NULL,
+			.w = replay.header.w,
+		};
+		struct ps_error ignored;
+
+		rep.section = s->section;
+		rep.has_plan = ps_strategy_plan(s, &pb, &rep.plan, &ignored) == 0;
+	}
+	if (o->json)
+		ps_report_print_json(&rep, out);
+	else
+		ps_report_print(&rep, out);
+	ps_replay_free(&replay);
+	if (!rep.valid || ps_report_bound_violated(&rep))
+		return PS_EXIT_INVALID;
+	return PS_EXIT_VALID;
+}
+
 static int cmd_list(FILE *out)
 {
 	for (size_t k = 0; k < ps_strategy_count; k++)
@@ -508,13 +606,19 @@ int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
 			return PS_EXIT_VALID;
 		}
 	}
+	if (argc >= 2 && !strcmp(argv[1], "validate")) {
+		if (argc < 3 || (argv[2][0] == '-' && argv[2][1] != '\0'))
+			return usage_error(errout, "%s", "validate needs a trace file (or - for standard input)");
+		rc = parse_options(argc, argv, 3, &o, false, errout);
+		return rc ? rc : cmd_validate(&o, argv[2], out, errout);
+	}
 	if (argc >= 2 && !strcmp(argv[1], "compare")) {
 		compare = true;
 		first = 2;
 	} else if (argc >= 2 && !strcmp(argv[1], "run")) {
 		first = 2;
 	}
-	rc = parse_options(argc, argv, first, &o, errout);
+	rc = parse_options(argc, argv, first, &o, true, errout);
 	if (rc)
 		return rc;
 	return compare ? cmd_compare(&o, out, errout) : cmd_run(&o, out, errout);

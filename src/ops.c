@@ -77,6 +77,12 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 							    ps_kinds[k].name, letter,
 							    (unsigned long long)s->list[q],
 							    (unsigned long long)extent);
+		} else if (s->hi == s->lo + 1 && s->lo >= extent) {
+			return ps_error_set(err, PS_EINPUT,
+					    "%s coordinate %s = %llu is out of range [0, %llu)",
+					    ps_kinds[k].name, letter,
+					    (unsigned long long)s->lo,
+					    (unsigned long long)extent);
 		} else if (s->lo > s->hi || s->hi > extent) {
 			return ps_error_set(err, PS_EINPUT,
 					    "%s coordinate %s range [%llu, %llu) is not within [0, %llu)",

@@ -8,8 +8,9 @@
 #include <time.h>
 
 #include "pebblesim/ops.h"
+#include "pebblesim/trace.h"
 
-static double now_seconds(void)
+double ps_now_seconds(void)
 {
 	struct timespec ts;
 
@@ -17,39 +18,49 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
-	   struct ps_report *rep, struct ps_error *err)
+void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
+		    uint64_t M)
 {
-	const struct ps_attention *att = pb->att;
-	const uint64_t M = pb->M;
-	struct ps_engine engine;
-	struct ps_engine_sink sink;
-	double start;
-	int rc;
-
 	memset(rep, 0, sizeof(*rep));
 	rep->att = att;
 	rep->M = M;
-	rep->strategy = s->name;
-	rep->section = s->section;
 	rep->case_name = ps_classify_case(att, M, rep->case_reason,
 					  sizeof(rep->case_reason));
 	ps_bound_lower(att, M, &rep->lower);
+}
+
+int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
+	   struct ps_sink *tap, struct ps_report *rep, struct ps_error *err)
+{
+	const struct ps_attention *att = pb->att;
+	struct ps_engine engine;
+	struct ps_engine_sink sink;
+	struct ps_tee_sink tee;
+	double start;
+	int rc;
+
+	ps_report_init(rep, att, pb->M);
+	rep->strategy = s->name;
+	rep->section = s->section;
 	rc = ps_strategy_plan(s, pb, &rep->plan, err);
 	if (rc)
 		return rc;
-	rc = ps_engine_init(&engine, &att->dag, M, err);
+	rep->has_plan = true;
+	rc = ps_engine_init(&engine, &att->dag, pb->M, err);
 	if (rc)
 		return rc;
 	ps_engine_sink_init(&sink, att, &engine);
+	/* a trace sees each operation before the engine judges it */
+	if (tap)
+		ps_tee_sink_init(&tee, tap, &sink.sink);
 
-	start = now_seconds();
-	rc = ps_strategy_run(s, pb, &sink.sink, err);
+	start = ps_now_seconds();
+	rc = ps_strategy_run(s, pb, tap ? &tee.sink : &sink.sink, err);
 	if (rc == PS_OK) {
 		ps_engine_set_position(&engine, sink.ops + 1);
 		rc = ps_engine_finish(&engine);
 	}
-	rep->seconds = now_seconds() - start;
+	rep->seconds = ps_now_seconds() - start;
 	rep->counts = engine.c;
 	rep->ops = sink.ops;
 	if (rc == PS_EINVALID) {
@@ -73,7 +84,8 @@ bool ps_report_bound_violated(const struct ps_report *rep)
 	double io = (double)(rep->counts.loads + rep->counts.saves);
 
 	return rep->valid &&
-	       (io > rep->plan.upper.value || io < rep->lower.value);
+	       ((rep->has_plan && io > rep->plan.upper.value) ||
+		io < rep->lower.value);
 }
 
 static double ratio(uint64_t io, double bound)
@@ -94,11 +106,18 @@ void ps_report_print(const struct ps_report *rep, FILE *out)
 		att->normalize ? "normalised (|B| = d+1)" : "not normalised (|B| = d)");
 	fprintf(out, "fast memory            M = %llu\n", (unsigned long long)rep->M);
 	fprintf(out, "case                   %s: %s\n", rep->case_name, rep->case_reason);
-	fprintf(out, "strategy               %s (%s)\n", rep->strategy, rep->section);
+	if (rep->source)
+		fprintf(out, "trace                  %s, %llu lines%s\n", rep->source,
+			(unsigned long long)rep->lines,
+			rep->has_end ? ", end line matches" : "");
+	fprintf(out, "strategy               %s%s%s%s\n", rep->strategy,
+		rep->section ? " (" : "", rep->section ? rep->section : "",
+		rep->section ? ")" : "");
 	if (rep->plan.chosen)
 		fprintf(out, "  runs                 %s (%s)\n", rep->plan.chosen->name,
 			rep->plan.chosen->section);
-	fprintf(out, "  plan                 %s\n", rep->plan.summary);
+	if (rep->has_plan)
+		fprintf(out, "  plan                 %s\n", rep->plan.summary);
 	if (!rep->valid) {
 		fprintf(out, "valid                  no\n");
 		fprintf(out, "violation              %s\n", rep->violation);
@@ -111,17 +130,20 @@ void ps_report_print(const struct ps_report *rep, FILE *out)
 	fprintf(out, "loads                  %llu\n", (unsigned long long)c->loads);
 	fprintf(out, "saves                  %llu\n", (unsigned long long)c->saves);
 	fprintf(out, "I/O                    %llu\n", (unsigned long long)io);
-	fprintf(out, "predicted I/O          %llu (%s)\n", (unsigned long long)predicted,
-		predicted == io ? "cost model agrees" : "COST MODEL DISAGREES");
+	if (rep->has_plan)
+		fprintf(out, "predicted I/O          %llu (%s)\n", (unsigned long long)predicted,
+			predicted == io ? "cost model agrees" : "COST MODEL DISAGREES");
 	fprintf(out, "peak red pebbles       %llu of %llu\n",
 		(unsigned long long)c->peak_red, (unsigned long long)rep->M);
 	fprintf(out, "computes               %llu (%llu recomputations)\n",
 		(unsigned long long)c->computes,
 		(unsigned long long)c->recomputations);
 	fprintf(out, "macs                   %llu\n", (unsigned long long)c->macs);
-	fprintf(out, "upper bound            %.0f  [I/O / upper = %.3f]\n",
-		rep->plan.upper.value, ratio(io, rep->plan.upper.value));
-	fprintf(out, "  %-20s %s\n", rep->plan.upper.name, rep->plan.upper.formula);
+	if (rep->has_plan) {
+		fprintf(out, "upper bound            %.0f  [I/O / upper = %.3f]\n",
+			rep->plan.upper.value, ratio(io, rep->plan.upper.value));
+		fprintf(out, "  %-20s %s\n", rep->plan.upper.name, rep->plan.upper.formula);
+	}
 	fprintf(out, "lower bound            %.0f  [I/O / lower = %.3f]\n",
 		rep->lower.value, ratio(io, rep->lower.value));
 	fprintf(out, "  %-20s %s\n", rep->lower.name, rep->lower.formula);
@@ -142,28 +164,35 @@ int ps_report_print_json(const struct ps_report *rep, FILE *out)
 	const struct ps_attention *att = rep->att;
 	const struct ps_counts *c = &rep->counts;
 	uint64_t io = c->loads + c->saves;
-	json_t *root, *dag;
+	json_t *root, *dag, *bounds;
 	int rc;
 
 	dag = json_pack("{s:s, s:I, s:I, s:I, s:b, s:I}", "kind",
 			"approx-attention", "n", (json_int_t)att->n, "d",
 			(json_int_t)att->d, "g", (json_int_t)att->g, "normalize",
 			att->normalize, "r", (json_int_t)att->r);
-	root = json_pack("{s:o, s:I, s:s, s:s, s:s, s:s, s:b}", "dag", dag, "M",
+	root = json_pack("{s:o, s:I, s:s, s:s, s:s}", "dag", dag, "M",
 			 (json_int_t)rep->M, "case", rep->case_name,
 			 "case_reason", rep->case_reason, "strategy",
-			 rep->strategy, "plan", rep->plan.summary, "valid",
-			 rep->valid);
+			 rep->strategy);
 	if (!root)
 		return PS_ENOMEM;
 	if (rep->plan.chosen)
 		json_object_set_new(root, "chosen", json_string(rep->plan.chosen->name));
+	if (rep->has_plan)
+		json_object_set_new(root, "plan", json_string(rep->plan.summary));
+	if (rep->source) {
+		json_object_set_new(root, "trace", json_string(rep->source));
+		json_object_set_new(root, "lines", json_integer((json_int_t)rep->lines));
+	}
+	json_object_set_new(root, "valid", json_boolean(rep->valid));
 	if (rep->valid) {
 		json_object_set_new(root, "loads", json_integer((json_int_t)c->loads));
 		json_object_set_new(root, "saves", json_integer((json_int_t)c->saves));
 		json_object_set_new(root, "io", json_integer((json_int_t)io));
-		json_object_set_new(root, "predicted_io",
-				    json_integer((json_int_t)(rep->plan.loads + rep->plan.saves)));
+		if (rep->has_plan)
+			json_object_set_new(root, "predicted_io",
+					    json_integer((json_int_t)(rep->plan.loads + rep->plan.saves)));
 	} else {
 		json_object_set_new(root, "violation",
 				    json_pack("{s:s, s:s}", "message", rep->violation,
@@ -176,15 +205,19 @@ int ps_report_print_json(const struct ps_report *rep, FILE *out)
 	json_object_set_new(root, "macs", json_integer((json_int_t)c->macs));
 	json_object_set_new(root, "moves", json_integer((json_int_t)c->moves));
 	json_object_set_new(root, "ops", json_integer((json_int_t)rep->ops));
-	json_object_set_new(root, "bounds",
-			    json_pack("{s:o, s:o}", "upper", bound_json(&rep->plan.upper),
-				      "lower", bound_json(&rep->lower)));
-	if (rep->valid)
-		json_object_set_new(root, "ratios",
-				    json_pack("{s:f, s:f}", "io_to_upper",
-					      ratio(io, rep->plan.upper.value),
-					      "io_to_lower",
-					      ratio(io, rep->lower.value)));
+	bounds = json_pack("{s:o}", "lower", bound_json(&rep->lower));
+	if (rep->has_plan)
+		json_object_set_new(bounds, "upper", bound_json(&rep->plan.upper));
+	json_object_set_new(root, "bounds", bounds);
+	if (rep->valid) {
+		json_t *ratios = json_pack("{s:f}", "io_to_lower",
+					   ratio(io, rep->lower.value));
+
+		if (rep->has_plan)
+			json_object_set_new(ratios, "io_to_upper",
+					    json_real(ratio(io, rep->plan.upper.value)));
+		json_object_set_new(root, "ratios", ratios);
+	}
 	json_object_set_new(root, "bound_violated",
 			    json_boolean(ps_report_bound_violated(rep)));
 	json_object_set_new(root, "seconds", json_real(rep->seconds));

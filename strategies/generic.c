@@ -157,6 +157,7 @@ static int generic_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		 (unsigned long long)t.h_width, (unsigned long long)t.n_height,
 		 (unsigned long long)t.n_width,
 		 t.keep_q ? "; Q strip kept per row block" : "");
+	plan->variant = shape_names[shape];
 	ps_bound_generic(pb->att, t.tiles[0].count, t.n_height, t.n_width,
 			 t.keep_q, &plan->upper);
 	ps_tiling_free(&t);

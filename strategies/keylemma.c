@@ -157,6 +157,7 @@ static int keylemma_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		 (unsigned long long)group, (unsigned long long)tiles,
 		 (unsigned long long)ps_min_u64(att->g, ps_ceil_div(att->d, group)),
 		 (unsigned long long)t.n_height, (unsigned long long)t.n_width);
+	plan->param_name = "w";
 	plan->param = w;
 	ps_bound_keylemma(att, w, t.n_height, tiles, &plan->upper);
 	ps_tiling_free(&t);

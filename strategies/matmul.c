@@ -108,6 +108,7 @@ static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		 "U1, U2 stored (%llu rows x %llu monomials per step), then square tiles of side s = %llu",
 		 (unsigned long long)t.u_rows, (unsigned long long)t.u_chunk,
 		 (unsigned long long)t.tiles[0].count);
+	plan->param_name = "s";
 	plan->param = t.tiles[0].count;
 	ps_bound_matmul(pb->att, t.tiles[0].count, &plan->upper);
 	ps_tiling_free(&t);

@@ -32,7 +32,7 @@ static void check_one(const struct ps_attention *att, uint64_t M)
 		      "n=%llu d=%llu g=%llu M=%llu: %s", (unsigned long long)att->n,
 		      (unsigned long long)att->d, (unsigned long long)att->g,
 		      (unsigned long long)M, err.msg);
-	ck_assert_int_eq(ps_run(&pb, generic(), &rep, &err), 0);
+	ck_assert_int_eq(ps_run(&pb, generic(), NULL, &rep, &err), 0);
 	ck_assert_msg(rep.valid, "n=%llu d=%llu g=%llu M=%llu: %s",
 		      (unsigned long long)att->n, (unsigned long long)att->d,
 		      (unsigned long long)att->g, (unsigned long long)M,

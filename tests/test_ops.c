@@ -102,7 +102,7 @@ START_TEST(test_shape_errors)
 	op.kind = PS_KIND_V;
 	op.c[1] = ps_one(2); /* the ones column is no node of V */
 	ck_assert_int_eq(apply(&op, &err), PS_EINPUT);
-	ck_assert_str_eq(err.msg, "V coordinate b range [2, 3) is not within [0, 2)");
+	ck_assert_str_eq(err.msg, "V coordinate b = 2 is out of range [0, 2)");
 	op.code = PS_OP_MAC;
 	op.kind = PS_KIND_Q;
 	ck_assert_int_eq(apply(&op, &err), PS_EINPUT);

@@ -42,7 +42,7 @@ static uint64_t check_run(const struct ps_attention *att,
 		      "%s n=%llu d=%llu g=%llu M=%llu: %s", s->name,
 		      (unsigned long long)att->n, (unsigned long long)att->d,
 		      (unsigned long long)att->g, (unsigned long long)M, err.msg);
-	ck_assert_int_eq(ps_run(&pb, s, &rep, &err), 0);
+	ck_assert_int_eq(ps_run(&pb, s, NULL, &rep, &err), 0);
 	ck_assert_msg(rep.valid, "%s n=%llu d=%llu g=%llu M=%llu: %s", s->name,
 		      (unsigned long long)att->n, (unsigned long long)att->d,
 		      (unsigned long long)att->g, (unsigned long long)M,
@@ -272,7 +272,7 @@ START_TEST(test_matmul_stores_u_once)
 
 	test_attention(&att, 20, 8, 3, 1);
 	pb.att = &att;
-	ck_assert_int_eq(ps_run(&pb, find("matmul"), &rep, &err), 0);
+	ck_assert_int_eq(ps_run(&pb, find("matmul"), NULL, &rep, &err), 0);
 	ck_assert(rep.valid);
 	/* U1 and U2 computed once each, A once: no recomputation */
 	ck_assert_uint_eq(rep.counts.computes, 2 * att.n * att.r + att.n * att.d);
@@ -332,7 +332,7 @@ START_TEST(test_auto_takes_the_least)
 		if (strcmp(ps_strategies[k]->name, "auto") &&
 		    ps_strategy_min_memory(ps_strategies[k], &att) <= pb.M)
 			least = ps_min_u64(least, check_run(&att, ps_strategies[k], pb.M));
-	ck_assert_int_eq(ps_run(&pb, find("auto"), &rep, &err), 0);
+	ck_assert_int_eq(ps_run(&pb, find("auto"), NULL, &rep, &err), 0);
 	ck_assert(rep.valid);
 	ck_assert_uint_eq(rep.counts.loads + rep.counts.saves, least);
 	ck_assert_ptr_nonnull(rep.plan.chosen);

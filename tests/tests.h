@@ -12,6 +12,8 @@ Suite *engine_suite(void);
 Suite *ops_suite(void);
 Suite *generic_suite(void);
 Suite *strategies_suite(void);
+Suite *golden_suite(void);
+Suite *trace_suite(void);
 Suite *cli_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */

@@ -70,6 +70,20 @@ struct ps_attention {
  */
 #define PS_MAX_NODES (UINT64_C(1) << 62)
 
+/*
+ * Checks, before anything is allocated, that the DAG stays within the
+ * limits (g <= 64, r <= PS_MAX_MONOMIALS, 64-bit sizes) and that the
+ * engine's pebble state for it fits in 90% of this machine's memory;
+ * the message gives the estimate.
+ */
+int ps_attention_check(const struct ps_attention_params *p,
+		       struct ps_error *err);
+
+/* Bytes of pebble state (and monomial table) a run on p needs; -1 when
+ * it is beyond 64-bit sizes. */
+int ps_attention_estimate(const struct ps_attention_params *p,
+			  uint64_t *bytes);
+
 int ps_attention_init(struct ps_attention *att,
 		      const struct ps_attention_params *p, struct ps_error *err);
 void ps_attention_free(struct ps_attention *att);

@@ -21,6 +21,7 @@ struct ps_report {
 	const char *strategy;
 	const char *section;
 	struct ps_plan plan;        /* summary, prediction, upper bound */
+	bool has_plan;              /* false for a trace of no known strategy */
 	struct ps_bound lower;
 	bool valid;
 	struct ps_counts counts;
@@ -28,12 +29,22 @@ struct ps_report {
 	char violation[PS_ERROR_MAX]; /* "op 118: ..." when not valid */
 	enum ps_rule rule;
 	double seconds;
+	const char *source;         /* a replayed trace's name, or NULL */
+	uint64_t lines;             /* its lines */
+	bool has_end;               /* it had an end line, and it matched */
 };
 
-/* Runs strategy s on the problem; PS_EINPUT etc. only for failures that
+double ps_now_seconds(void);
+
+/* Empty report for att under M: its case and lower bound filled. */
+void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
+		    uint64_t M);
+
+/* Runs strategy s on the problem; tap, when not NULL, sees every operation
+ * before the engine (a trace writer). PS_EINPUT etc. only for failures that
  * are not a verdict (an invalid sequence is a report with valid false). */
 int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
-	   struct ps_report *rep, struct ps_error *err);
+	   struct ps_sink *tap, struct ps_report *rep, struct ps_error *err);
 
 /* 1 when the counts contradict a bound: measured I/O above the strategy's
  * upper bound or below the lower bound. */

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
@@ -36,7 +37,9 @@ struct ps_plan {
 	uint64_t saves;
 	uint64_t peak_red;   /* the most red pebbles its tiles may need */
 	struct ps_bound upper; /* its I/O bound with explicit constants */
-	uint64_t param;      /* the parameter it chose (keylemma: w), or 0 */
+	const char *param_name; /* the parameter it chose: "w", "s", or NULL */
+	uint64_t param;
+	const char *variant;    /* generic: the tiles, "square", "tall", "unit" */
 	const struct ps_strategy *chosen; /* auto: the strategy it runs */
 };
 
@@ -77,6 +80,7 @@ static inline int ps_strategy_plan(const struct ps_strategy *s,
 				   const struct ps_problem *pb,
 				   struct ps_plan *plan, struct ps_error *err)
 {
+	memset(plan, 0, sizeof(*plan));
 	return s->plan(pb, plan, err);
 }
 

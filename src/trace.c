@@ -1,0 +1,644 @@
+/*
+ * JSON Lines traces (MODEL.md section 3, docs/TRACE_FORMAT.md): a writer
+ * sink, and a reader that replays a trace line by line in the engine.
+ * Every JSON read and written goes through jansson; elementary lines, which
+ * can number millions and hold only integers and fixed names, are printed
+ * directly in the same compact form.
+ */
+#include "pebblesim/trace.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- writing ---------------------------------------------------------- */
+
+static json_t *coordset_json(const struct ps_coordset *s)
+{
+	json_t *list;
+
+	if (s->list) {
+		if (s->len == 1)
+			return json_integer((json_int_t)s->list[0]);
+		list = json_array();
+		for (size_t k = 0; k < s->len; k++)
+			json_array_append_new(list, json_integer((json_int_t)s->list[k]));
+		return list;
+	}
+	if (s->hi == s->lo + 1)
+		return json_integer((json_int_t)s->lo);
+	return json_pack("{s:I, s:I}", "lo", (json_int_t)s->lo, "hi",
+			 (json_int_t)s->hi);
+}
+
+/* The kind whose coordinates an operation carries (a mac: its product). */
+static enum ps_kind coord_kind(enum ps_opcode code, enum ps_kind kind)
+{
+	if (code == PS_OP_MAC)
+		return kind == PS_KIND_H ? PS_KIND_P2 : PS_KIND_P1;
+	return kind;
+}
+
+static int write_line(struct ps_trace_writer *w, json_t *obj)
+{
+	int rc = obj ? json_dumpf(obj, w->file, JSON_COMPACT | JSON_PRESERVE_ORDER) : -1;
+
+	json_decref(obj);
+	if (rc || fputc('\n', w->file) == EOF) {
+		w->failed = true;
+		return -1;
+	}
+	w->lines++;
+	return 0;
+}
+
+static json_t *op_json(const struct ps_op *op)
+{
+	enum ps_kind k = coord_kind(op->code, op->kind);
+	json_t *obj = json_object();
+
+	json_object_set_new(obj, "op", json_string(ps_opcode_name(op->code)));
+	json_object_set_new(obj, op->code == PS_OP_MAC ? "into" : "kind",
+			    json_string(ps_kinds[op->kind].name));
+	for (unsigned p = 0; p < ps_kinds[k].arity; p++)
+		json_object_set_new(obj, ps_coord_letter(ps_kinds[k].coord[p]),
+				    coordset_json(&op->c[p]));
+	if (op->fuse)
+		json_object_set_new(obj, "fuse", json_true());
+	return obj;
+}
+
+/* One elementary move as a single-node line. */
+static int write_move(void *ctx, enum ps_move move, ps_node v)
+{
+	static const char *const names[] = {
+		[PS_MOVE_LOAD] = "load", [PS_MOVE_SAVE] = "save",
+		[PS_MOVE_DELETE] = "delete", [PS_MOVE_COMPUTE] = "compute",
+		[PS_MOVE_MAC] = "mac",
+	};
+	struct ps_trace_writer *w = ctx;
+	uint64_t c[3];
+	enum ps_kind k = ps_attention_decode(w->att, v, c);
+	const struct ps_kind_info *info = &ps_kinds[k];
+	int rc;
+
+	if (move == PS_MOVE_MAC)
+		rc = fprintf(w->file, "{\"op\":\"mac\",\"into\":\"%s\"",
+			     k == PS_KIND_P2 ? "H" : "N");
+	else
+		rc = fprintf(w->file, "{\"op\":\"%s\",\"kind\":\"%s\"", names[move],
+			     info->name);
+	for (unsigned p = 0; p < info->arity && rc >= 0; p++)
+		rc = fprintf(w->file, ",\"%s\":%llu", ps_coord_letter(info->coord[p]),
+			     (unsigned long long)c[p]);
+	if (rc < 0 || fputs("}\n", w->file) == EOF) {
+		w->failed = true;
+		return PS_EIO;
+	}
+	w->lines++;
+	return 0;
+}
+
+static int trace_emit(struct ps_sink *sink, const struct ps_op *op,
+		      struct ps_error *err)
+{
+	struct ps_trace_writer *w = (struct ps_trace_writer *)sink;
+	int rc;
+
+	if (w->elementary) {
+		rc = ps_op_check(w->att, op, err);
+		if (!rc)
+			rc = ps_op_foreach(w->att, op, write_move, w);
+	} else {
+		rc = write_line(w, op_json(op));
+	}
+	if (rc && w->failed)
+		return ps_error_set(err, PS_EIO, "cannot write the trace '%s': %s",
+				    w->path ? w->path : "-", strerror(errno));
+	return rc;
+}
+
+int ps_trace_open(struct ps_trace_writer *w, const char *path,
+		  const struct ps_attention *att, uint64_t M,
+		  const char *strategy, const struct ps_plan *plan,
+		  bool elementary, struct ps_error *err)
+{
+	json_t *header, *params = json_object();
+
+	memset(w, 0, sizeof(*w));
+	w->sink.emit = trace_emit;
+	w->att = att;
+	w->elementary = elementary;
+	if (strcmp(path, "-")) {
+		size_t len = strlen(path);
+		int fd;
+
+		w->path = strdup(path);
+		w->tmp_path = malloc(len + 16);
+		if (!w->path || !w->tmp_path) {
+			free(w->path);
+			free(w->tmp_path);
+			json_decref(params);
+			return ps_error_set(err, PS_ENOMEM, "out of memory");
+		}
+		/* written beside the target, renamed when complete */
+		snprintf(w->tmp_path, len + 16, "%s.tmp.XXXXXX", path);
+		fd = mkstemp(w->tmp_path);
+		if (fd >= 0) {
+			/* mkstemp makes it private; a trace gets the usual mode */
+			mode_t mask = umask(0);
+
+			umask(mask);
+			fchmod(fd, 0666 & ~mask);
+		}
+		if (fd < 0 || !(w->file = fdopen(fd, "w"))) {
+			int saved = errno;
+
+			if (fd >= 0) {
+				close(fd);
+				unlink(w->tmp_path);
+			}
+			free(w->path);
+			free(w->tmp_path);
+			json_decref(params);
+			return ps_error_set(err, PS_EIO, "cannot write the trace '%s': %s",
+					    path, strerror(saved));
+		}
+	} else {
+		w->file = stdout;
+	}
+	if (plan && plan->param_name)
+		json_object_set_new(params, plan->param_name,
+				    json_integer((json_int_t)plan->param));
+	if (plan && plan->variant)
+		json_object_set_new(params, "tiles", json_string(plan->variant));
+	header = json_pack("{s:s, s:i, s:{s:s, s:I, s:I, s:I, s:b}, s:I, s:s, s:o}",
+			   "format", "pebblesim-trace", "version", 1, "dag",
+			   "kind", "approx-attention", "n", (json_int_t)att->n,
+			   "d", (json_int_t)att->d, "g", (json_int_t)att->g,
+			   "normalize", att->normalize, "M", (json_int_t)M,
+			   "strategy", strategy, "params", params);
+	if (write_line(w, header))
+		return ps_trace_close(w, NULL, false, err) ? err->code :
+			ps_error_set(err, PS_EIO, "cannot write the trace '%s'", path);
+	return PS_OK;
+}
+
+int ps_trace_close(struct ps_trace_writer *w, const struct ps_counts *counts,
+		   bool keep, struct ps_error *err)
+{
+	int rc = PS_OK;
+
+	if (counts && !w->failed)
+		write_line(w, json_pack("{s:s, s:I, s:I}", "op", "end", "loads",
+					(json_int_t)counts->loads, "saves",
+					(json_int_t)counts->saves));
+	if (fflush(w->file) == EOF)
+		w->failed = true;
+	if (w->path) {
+		if (fclose(w->file) == EOF)
+			w->failed = true;
+		if (keep && !w->failed && rename(w->tmp_path, w->path) == 0) {
+			rc = PS_OK;
+		} else {
+			if (keep)
+				rc = ps_error_set(err, PS_EIO, "cannot write the trace '%s': %s",
+						  w->path, strerror(errno));
+			unlink(w->tmp_path);
+		}
+	} else if (w->failed) {
+		rc = ps_error_set(err, PS_EIO, "cannot write the trace to standard output");
+	}
+	free(w->path);
+	free(w->tmp_path);
+	w->path = w->tmp_path = NULL;
+	w->file = NULL;
+	return rc;
+}
+
+static int tee_emit(struct ps_sink *sink, const struct ps_op *op,
+		    struct ps_error *err)
+{
+	struct ps_tee_sink *t = (struct ps_tee_sink *)sink;
+	int rc = ps_sink_emit(t->first, op, err);
+
+	return rc ? rc : ps_sink_emit(t->second, op, err);
+}
+
+void ps_tee_sink_init(struct ps_tee_sink *t, struct ps_sink *first,
+		      struct ps_sink *second)
+{
+	t->sink.emit = tee_emit;
+	t->first = first;
+	t->second = second;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+struct reader {
+	const char *name;
+	uint64_t line;
+	struct ps_error *err;
+	uint64_t *values[3]; /* storage for the listed coordinates */
+	size_t cap[3];
+};
+
+#define BAD(r, ...) bad_input((r), __VA_ARGS__)
+
+static int bad_input(struct reader *r, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+static int bad_input(struct reader *r, const char *fmt, ...)
+{
+	char what[PS_ERROR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	r->err->line = r->line;
+	return ps_error_set(r->err, PS_EINPUT, "%s:%llu: %s", r->name,
+			    (unsigned long long)r->line, what);
+}
+
+static int get_uint(struct reader *r, json_t *obj, const char *key,
+		    uint64_t min, uint64_t *out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v)
+		return BAD(r, "the header has no \"%s\"", key);
+	if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min)
+		return BAD(r, "\"%s\" must be an integer >= %llu", key,
+			   (unsigned long long)min);
+	*out = (uint64_t)json_integer_value(v);
+	return PS_OK;
+}
+
+/* Every key of obj must be one of allowed (a NULL-terminated list). */
+static int only_keys(struct reader *r, json_t *obj, const char *const *allowed,
+		     const char *where)
+{
+	const char *key;
+	json_t *value;
+
+	json_object_foreach(obj, key, value) {
+		bool known = false;
+
+		(void)value;
+		for (size_t k = 0; allowed[k]; k++)
+			known |= !strcmp(key, allowed[k]);
+		if (!known)
+			return BAD(r, "unknown key \"%s\" in %s", key, where);
+	}
+	return PS_OK;
+}
+
+static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out)
+{
+	static const char *const keys[] = {
+		"format", "version", "dag", "M", "strategy", "params", NULL
+	};
+	static const char *const dag_keys[] = { "kind", "n", "d", "g", "normalize", NULL };
+	json_t *dag, *v;
+	uint64_t version;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(h))
+		return BAD(r, "the header must be a JSON object");
+	if ((rc = only_keys(r, h, keys, "the header")))
+		return rc;
+	v = json_object_get(h, "format");
+	if (!json_is_string(v) || strcmp(json_string_value(v), "pebblesim-trace"))
+		return BAD(r, "not a pebblesim trace: the header's \"format\" must be \"pebblesim-trace\"");
+	if ((rc = get_uint(r, h, "version", 0, &version)))
+		return rc;
+	if (version != 1)
+		return BAD(r, "trace version %llu is not supported (this pebblesim reads version 1)",
+			   (unsigned long long)version);
+	dag = json_object_get(h, "dag");
+	if (!json_is_object(dag))
+		return BAD(r, "the header needs \"dag\": {\"kind\":\"approx-attention\", \"n\", \"d\", \"g\", \"normalize\"}");
+	if ((rc = only_keys(r, dag, dag_keys, "the header's dag")))
+		return rc;
+	v = json_object_get(dag, "kind");
+	if (!json_is_string(v) || strcmp(json_string_value(v), "approx-attention"))
+		return BAD(r, "the header's dag kind must be \"approx-attention\"");
+	if ((rc = get_uint(r, dag, "n", 1, &out->dag.n)) ||
+	    (rc = get_uint(r, dag, "d", 1, &out->dag.d)) ||
+	    (rc = get_uint(r, dag, "g", 0, &out->dag.g)) ||
+	    (rc = get_uint(r, h, "M", 1, &out->M)))
+		return rc;
+	v = json_object_get(dag, "normalize");
+	if (v && !json_is_boolean(v))
+		return BAD(r, "the header's \"normalize\" must be true or false");
+	out->dag.normalize = !v || json_is_true(v);
+	v = json_object_get(h, "strategy");
+	if (v && !json_is_string(v))
+		return BAD(r, "the header's \"strategy\" must be a string");
+	snprintf(out->strategy, sizeof(out->strategy), "%s",
+		 v ? json_string_value(v) : "");
+	v = json_object_get(h, "params");
+	if (v && !json_is_object(v))
+		return BAD(r, "the header's \"params\" must be an object");
+	if (v && json_is_integer(json_object_get(v, "w")))
+		out->w = (uint64_t)json_integer_value(json_object_get(v, "w"));
+	if (v && json_is_string(json_object_get(v, "tiles")))
+		snprintf(out->tiles, sizeof(out->tiles), "%s",
+			 json_string_value(json_object_get(v, "tiles")));
+	return PS_OK;
+}
+
+/* A coordinate: an integer, an array of integers, or {"lo":L,"hi":H}. */
+static int parse_coord(struct reader *r, json_t *v, const char *letter,
+		       unsigned pos, struct ps_coordset *out)
+{
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < 0)
+			return BAD(r, "coordinate %s = %lld is negative", letter,
+				   (long long)json_integer_value(v));
+		*out = ps_one((uint64_t)json_integer_value(v));
+		return PS_OK;
+	}
+	if (json_is_array(v)) {
+		size_t len = json_array_size(v);
+
+		if (len > r->cap[pos]) {
+			uint64_t *grown = realloc(r->values[pos], len * sizeof(uint64_t));
+
+			if (!grown)
+				return ps_error_set(r->err, PS_ENOMEM, "out of memory");
+			r->values[pos] = grown;
+			r->cap[pos] = len;
+		}
+		for (size_t k = 0; k < len; k++) {
+			json_t *x = json_array_get(v, k);
+
+			if (!json_is_integer(x) || json_integer_value(x) < 0)
+				return BAD(r, "coordinate %s: entry %zu is not an integer >= 0",
+					   letter, k);
+			r->values[pos][k] = (uint64_t)json_integer_value(x);
+		}
+		*out = ps_list(r->values[pos], len);
+		return PS_OK;
+	}
+	if (json_is_object(v)) {
+		static const char *const keys[] = { "lo", "hi", NULL };
+		json_t *lo = json_object_get(v, "lo"), *hi = json_object_get(v, "hi");
+		int rc = only_keys(r, v, keys, "a range");
+
+		if (rc)
+			return rc;
+		if (!json_is_integer(lo) || !json_is_integer(hi) ||
+		    json_integer_value(lo) < 0 ||
+		    json_integer_value(hi) < json_integer_value(lo))
+			return BAD(r, "coordinate %s: a range needs integers 0 <= lo <= hi", letter);
+		*out = ps_range((uint64_t)json_integer_value(lo),
+				(uint64_t)json_integer_value(hi));
+		return PS_OK;
+	}
+	return BAD(r, "coordinate %s must be an integer, an array of integers or {\"lo\":L,\"hi\":H}",
+		   letter);
+}
+
+static int parse_op(struct reader *r, json_t *obj, struct ps_op *op)
+{
+	static const char *const codes[] = { "load", "save", "delete", "compute", "mac" };
+	const char *allowed[8];
+	json_t *v = json_object_get(obj, "op");
+	const char *name;
+	enum ps_kind k;
+	size_t count = 0;
+	int kind, code, rc;
+
+	memset(op, 0, sizeof(*op));
+	if (!json_is_string(v))
+		return BAD(r, "an operation needs \"op\": load, save, delete, compute, mac or end");
+	name = json_string_value(v);
+	for (code = PS_OP_LOAD; code <= PS_OP_MAC; code++)
+		if (!strcmp(name, codes[code]))
+			break;
+	if (code > PS_OP_MAC)
+		return BAD(r, "unknown operation \"%s\"", name);
+	op->code = (enum ps_opcode)code;
+	allowed[count++] = "op";
+	v = json_object_get(obj, op->code == PS_OP_MAC ? "into" : "kind");
+	if (!json_is_string(v))
+		return BAD(r, "a %s needs \"%s\"", name, op->code == PS_OP_MAC ? "into" : "kind");
+	kind = ps_kind_lookup(json_string_value(v));
+	if (kind < 0)
+		return BAD(r, "unknown kind \"%s\"", json_string_value(v));
+	if (op->code == PS_OP_MAC && kind != PS_KIND_H && kind != PS_KIND_N)
+		return BAD(r, "a mac aggregates into H or N, not into %s",
+			   json_string_value(v));
+	op->kind = (enum ps_kind)kind;
+	allowed[count++] = op->code == PS_OP_MAC ? "into" : "kind";
+	if (op->code == PS_OP_MAC) {
+		allowed[count++] = "fuse";
+		v = json_object_get(obj, "fuse");
+		if (v && !json_is_boolean(v))
+			return BAD(r, "\"fuse\" must be true or false");
+		op->fuse = v && json_is_true(v);
+	}
+	k = coord_kind(op->code, op->kind);
+	for (unsigned p = 0; p < ps_kinds[k].arity; p++) {
+		const char *letter = ps_coord_letter(ps_kinds[k].coord[p]);
+
+		allowed[count++] = letter;
+		v = json_object_get(obj, letter);
+		if (!v)
+			return BAD(r, "a %s of %s needs coordinate \"%s\"", name,
+				   ps_kinds[op->kind].name, letter);
+		if ((rc = parse_coord(r, v, letter, p, &op->c[p])))
+			return rc;
+	}
+	allowed[count] = NULL;
+	return only_keys(r, obj, allowed, "this operation");
+}
+
+void ps_replay_free(struct ps_replay *rep)
+{
+	if (rep->has_att)
+		ps_attention_free(&rep->att);
+	rep->has_att = false;
+}
+
+/* The verdict of a violation at the current line. */
+static void record_violation(struct ps_replay *rep, struct ps_engine *e,
+			     const char *name)
+{
+	char prefix[PS_ERROR_MAX / 2];
+
+	snprintf(prefix, sizeof(prefix), "%s:%llu: ", name,
+		 (unsigned long long)e->violation.position);
+	ps_violation_format(&e->violation, prefix, rep->violation,
+			    sizeof(rep->violation));
+	rep->rule = e->violation.rule;
+	rep->violation_line = e->violation.position;
+}
+
+/* The end line: the end condition, then the stated counts. */
+static int replay_end(struct reader *r, json_t *obj, struct ps_engine *e)
+{
+	static const char *const keys[] = { "op", "loads", "saves", NULL };
+	uint64_t loads, saves;
+	int rc = only_keys(r, obj, keys, "the end line");
+
+	if (rc || (rc = get_uint(r, obj, "loads", 0, &loads)) ||
+	    (rc = get_uint(r, obj, "saves", 0, &saves)))
+		return rc;
+	ps_engine_set_position(e, r->line);
+	if (ps_engine_finish(e))
+		return PS_EINVALID;
+	if (loads != e->c.loads || saves != e->c.saves) {
+		e->failed = true;
+		e->violation.rule = PS_RULE_END_COUNTS;
+		e->violation.position = r->line;
+		snprintf(e->violation.text, sizeof(e->violation.text),
+			 "end: the trace states %llu loads and %llu saves; the sequence made %llu loads and %llu saves",
+			 (unsigned long long)loads, (unsigned long long)saves,
+			 (unsigned long long)e->c.loads,
+			 (unsigned long long)e->c.saves);
+		return PS_EINVALID;
+	}
+	return PS_OK;
+}
+
+static bool same_dag(const struct ps_attention_params *a,
+		     const struct ps_attention_params *b)
+{
+	return a->n == b->n && a->d == b->d && a->g == b->g &&
+	       a->normalize == b->normalize;
+}
+
+int ps_trace_replay(FILE *f, const char *name, uint64_t M,
+		    const struct ps_attention_params *expect,
+		    struct ps_replay *rep, struct ps_error *err)
+{
+	struct reader r = { .name = name, .err = err };
+	struct ps_engine engine;
+	bool engine_ready = false, ended = false;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = PS_OK;
+
+	memset(rep, 0, sizeof(*rep));
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		json_error_t jerr;
+		json_t *obj;
+
+		r.line++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (ended) {
+			rc = BAD(&r, "a line after the end line");
+			break;
+		}
+		if (len == 0) {
+			rc = BAD(&r, "empty line");
+			break;
+		}
+		obj = json_loadb(line, (size_t)len, 0, &jerr);
+		if (!obj) {
+			err->line = r.line;
+			rc = ps_error_set(err, PS_EINPUT, "%s:%llu:%d: invalid JSON: %s",
+					  name, (unsigned long long)r.line,
+					  jerr.column, jerr.text);
+			break;
+		}
+		if (r.line == 1) {
+			rc = parse_header(&r, obj, &rep->header);
+			json_decref(obj);
+			if (rc)
+				break;
+			if (expect && !same_dag(expect, &rep->header.dag)) {
+				rc = BAD(&r, "the header's DAG (n = %llu, d = %llu, g = %llu, %s) is not the one asked for (n = %llu, d = %llu, g = %llu, %s)",
+					 (unsigned long long)rep->header.dag.n,
+					 (unsigned long long)rep->header.dag.d,
+					 (unsigned long long)rep->header.dag.g,
+					 rep->header.dag.normalize ? "normalised" : "not normalised",
+					 (unsigned long long)expect->n,
+					 (unsigned long long)expect->d,
+					 (unsigned long long)expect->g,
+					 expect->normalize ? "normalised" : "not normalised");
+				break;
+			}
+			if ((rc = ps_attention_check(&rep->header.dag, err)) ||
+			    (rc = ps_attention_init(&rep->att, &rep->header.dag, err))) {
+				err->line = 1;
+				break;
+			}
+			rep->has_att = true;
+			if (M)
+				rep->header.M = M;
+			if ((rc = ps_engine_init(&engine, &rep->att.dag, rep->header.M, err)))
+				break;
+			engine_ready = true;
+			continue;
+		}
+		if (!json_is_object(obj)) {
+			json_decref(obj);
+			rc = BAD(&r, "an operation must be a JSON object");
+			break;
+		}
+		if (json_is_string(json_object_get(obj, "op")) &&
+		    !strcmp(json_string_value(json_object_get(obj, "op")), "end")) {
+			rc = replay_end(&r, obj, &engine);
+			json_decref(obj);
+			ended = true;
+			rep->has_end = rc == PS_OK;
+		} else {
+			struct ps_op op;
+
+			rc = parse_op(&r, obj, &op);
+			if (!rc) {
+				ps_engine_set_position(&engine, r.line);
+				rc = ps_op_apply(&rep->att, &engine, &op, err);
+				if (rc == PS_EINPUT) {
+					char why[PS_ERROR_MAX];
+
+					snprintf(why, sizeof(why), "%s", err->msg);
+					rc = BAD(&r, "%s", why);
+				}
+				rep->ops++;
+			}
+			json_decref(obj);
+		}
+		if (rc)
+			break;
+	}
+	if (!rc && ferror(f))
+		rc = ps_error_set(err, PS_EIO, "cannot read '%s': %s", name,
+				  strerror(errno));
+	if (!rc && r.line == 0)
+		rc = ps_error_set(err, PS_EINPUT, "%s: empty trace: no header", name);
+	if (!rc && !ended) {
+		/* no end line: the end condition is checked after the last line */
+		ps_engine_set_position(&engine, r.line + 1);
+		rc = ps_engine_finish(&engine);
+	}
+	rep->lines = r.line;
+	if (engine_ready) {
+		rep->counts = engine.c;
+		if (rc == PS_EINVALID) {
+			record_violation(rep, &engine, name);
+			rc = PS_OK;
+		} else if (rc == PS_OK) {
+			rep->valid = true;
+		}
+		ps_engine_free(&engine);
+	}
+	free(line);
+	for (int p = 0; p < 3; p++)
+		free(r.values[p]);
+	return rc;
+}

@@ -1,0 +1,92 @@
+/*
+ * make golden: recomputes tests/golden/io_counts.json, the exact counts of
+ * every strategy on a grid of parameters across the four cases. The file
+ * is data the tests compare with exactly; regenerate it only for a
+ * deliberate change, and review its diff like code.
+ *
+ *   pebblesim-golden OUT.json
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pebblesim/attention.h"
+#include "pebblesim/run.h"
+#include "pebblesim/strategy.h"
+
+static const struct {
+	uint64_t n, d, g, M;
+	int normalize;
+} grid[] = {
+	/* Case I: d r <= M/4 */
+	{ 32, 4, 2, 256, 1 },
+	{ 16, 3, 3, 512, 1 },
+	{ 20, 2, 1, 64, 1 },
+	/* Case II: some w >= g with w tau(w) <= M/4 */
+	{ 64, 4, 2, 100, 1 },
+	{ 48, 8, 2, 256, 1 },
+	{ 64, 16, 3, 8192, 1 },
+	{ 32, 4, 2, 100, 0 },
+	/* Case III: M >= 4 g^2 */
+	{ 16, 16, 5, 2048, 1 },
+	{ 32, 7, 3, 64, 1 },
+	/* Case IV */
+	{ 64, 8, 3, 16, 1 },
+	{ 32, 6, 4, 24, 1 },
+	{ 64, 8, 3, 16, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	json_t *entries = json_array();
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: pebblesim-golden OUT.json\n");
+		return 2;
+	}
+	for (size_t k = 0; k < sizeof(grid) / sizeof(grid[0]); k++) {
+		struct ps_attention_params p = {
+			.n = grid[k].n, .d = grid[k].d, .g = grid[k].g,
+			.normalize = grid[k].normalize != 0,
+		};
+		struct ps_attention att;
+		struct ps_error err;
+
+		if (ps_attention_init(&att, &p, &err)) {
+			fprintf(stderr, "pebblesim-golden: %s\n", err.msg);
+			return 1;
+		}
+		for (size_t s = 0; s < ps_strategy_count; s++) {
+			const struct ps_strategy *st = ps_strategies[s];
+			struct ps_problem pb = { .att = &att, .M = grid[k].M };
+			struct ps_report rep;
+
+			if (grid[k].M < ps_strategy_min_memory(st, &att))
+				continue;
+			if (ps_run(&pb, st, NULL, &rep, &err) || !rep.valid) {
+				fprintf(stderr, "pebblesim-golden: %s on n = %llu: %s%s\n",
+					st->name, (unsigned long long)p.n, err.msg,
+					rep.violation);
+				return 1;
+			}
+			json_array_append_new(entries, json_pack(
+				"{s:s, s:I, s:I, s:I, s:b, s:I, s:s, s:I, s:I, s:I, s:I}",
+				"strategy", st->name, "n", (json_int_t)p.n,
+				"d", (json_int_t)p.d, "g", (json_int_t)p.g,
+				"normalize", p.normalize, "M", (json_int_t)grid[k].M,
+				"case", rep.case_name,
+				"loads", (json_int_t)rep.counts.loads,
+				"saves", (json_int_t)rep.counts.saves,
+				"peak_red", (json_int_t)rep.counts.peak_red,
+				"macs", (json_int_t)rep.counts.macs));
+		}
+		ps_attention_free(&att);
+	}
+	if (json_dump_file(entries, argv[1], JSON_INDENT(1) | JSON_PRESERVE_ORDER)) {
+		fprintf(stderr, "pebblesim-golden: cannot write '%s'\n", argv[1]);
+		return 1;
+	}
+	printf("%zu entries written to %s\n", json_array_size(entries), argv[1]);
+	json_decref(entries);
+	return 0;
+}

@@ -1,0 +1,381 @@
+/*
+ * Traces: round trips (written, replayed, the same counts), elementary and
+ * set-operation traces of one run agreeing, and mutations of a valid trace
+ * (examples/tiny.jsonl), each with the exact violation and line expected.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pebblesim/run.h"
+#include "pebblesim/strategy.h"
+#include "pebblesim/trace.h"
+#include "tests.h"
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static char tmpdir[] = "/tmp/pebblesim-trace-XXXXXX";
+
+static void make_tmpdir(void)
+{
+	if (tmpdir[sizeof(tmpdir) - 2] == 'X')
+		ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+	make_tmpdir();
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+/* Replays path; returns ps_trace_replay's code. */
+static int replay(const char *path, uint64_t M, struct ps_replay *rep,
+		  struct ps_error *err)
+{
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	ps_error_clear(err);
+	rc = ps_trace_replay(f, path, M, NULL, rep, err);
+	fclose(f);
+	return rc;
+}
+
+/* The lines of examples/tiny.jsonl, to mutate. */
+static char lines[32][256];
+static int line_count;
+
+static void load_tiny(void)
+{
+	FILE *f = fopen("examples/tiny.jsonl", "r");
+
+	ck_assert_ptr_nonnull(f);
+	line_count = 0;
+	while (line_count < 32 && fgets(lines[line_count], sizeof(lines[0]), f))
+		line_count++;
+	fclose(f);
+	ck_assert_int_eq(line_count, 26);
+}
+
+/* Writes lines[first..last] (1-based) with the given line replaced. */
+static void write_lines(const char *path, int skip, int swap_a, int swap_b,
+			int dup)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	for (int k = 1; k <= line_count; k++) {
+		int src = k == swap_a ? swap_b : k == swap_b ? swap_a : k;
+
+		if (k == skip)
+			continue;
+		fputs(lines[src - 1], f);
+		if (k == dup)
+			fputs(lines[src - 1], f);
+	}
+	fclose(f);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+#define EXPECT_VIOLATION(path, M, want_rule, want)                          \
+	do {                                                                \
+		struct ps_replay rep_;                                      \
+		struct ps_error err_;                                       \
+		ck_assert_int_eq(replay((path), (M), &rep_, &err_), 0);     \
+		ck_assert_msg(!rep_.valid, "%s is valid", (path));          \
+		ck_assert_str_eq(ps_rule_name(rep_.rule), ps_rule_name(want_rule)); \
+		ck_assert_str_eq(strrchr(rep_.violation, '/') + 1, (want)); \
+		ps_replay_free(&rep_);                                      \
+	} while (0)
+
+#define EXPECT_INPUT_ERROR(path, want)                                     \
+	do {                                                                \
+		struct ps_replay rep_;                                      \
+		struct ps_error err_;                                       \
+		ck_assert_int_eq(replay((path), 0, &rep_, &err_), PS_EINPUT); \
+		ck_assert_str_eq(strrchr(err_.msg, '/') + 1, (want));       \
+		ps_replay_free(&rep_);                                      \
+	} while (0)
+
+/* ---- the example, and its mutations ------------------------------------ */
+
+START_TEST(test_tiny_is_valid_and_optimal)
+{
+	struct ps_replay rep;
+	struct ps_error err;
+
+	ck_assert_int_eq(replay("examples/tiny.jsonl", 0, &rep, &err), 0);
+	ck_assert(rep.valid);
+	ck_assert(rep.has_end);
+	ck_assert_uint_eq(rep.counts.loads, 6);
+	ck_assert_uint_eq(rep.counts.saves, 2);
+	ck_assert_uint_eq(rep.counts.peak_red, 9);
+	ck_assert_uint_eq(rep.counts.macs, 16);
+	ck_assert_uint_eq(rep.counts.moves, 54);
+	ck_assert_uint_eq(rep.lines, 26);
+	ps_replay_free(&rep);
+	/* the shipped broken variant: the save of A[0,0] is gone */
+	EXPECT_VIOLATION("examples/tiny-broken.jsonl", 0, PS_RULE_END_NOT_SAVED,
+			 "tiny-broken.jsonl:25: end: output A[0,0] is not in slow memory");
+}
+END_TEST
+
+START_TEST(test_mutations)
+{
+	char path[256];
+
+	load_tiny();
+	tmp_path(path, sizeof(path), "m.jsonl");
+	/* drop a load: Q[0,0] is missing when U1[0,1] = (0) is regenerated */
+	write_lines(path, 12, 0, 0, 0);
+	EXPECT_VIOLATION(path, 0, PS_RULE_PARENT_NOT_RED,
+			 "m.jsonl:12: compute U1[0,1]: Q[0,0] is not in fast memory");
+	/* drop a save: A[0,0] never reaches slow memory */
+	write_lines(path, 15, 0, 0, 0);
+	EXPECT_VIOLATION(path, 0, PS_RULE_END_NOT_SAVED,
+			 "m.jsonl:25: end: output A[0,0] is not in slow memory");
+	/* swap two lines: the mac into N comes before its Q is loaded */
+	write_lines(path, 0, 12, 13, 0);
+	EXPECT_VIOLATION(path, 0, PS_RULE_PARENT_NOT_RED,
+			 "m.jsonl:12: compute U1[0,1]: Q[0,0] is not in fast memory");
+	/* M one below the peak */
+	write_lines(path, 0, 0, 0, 0);
+	EXPECT_VIOLATION(path, 8, PS_RULE_CAPACITY,
+			 "m.jsonl:13: mac into N[0,1]: capacity exceeded: 9 red pebbles with M = 8 (the product P1[0,0,1] needs a slot)");
+	/* duplicate a mac: its edges are aggregated already */
+	write_lines(path, 0, 0, 0, 4);
+	EXPECT_VIOLATION(path, 0, PS_RULE_MAC_EDGE_DONE,
+			 "m.jsonl:5: mac into H[0,0]: the in-edge from P2[0,0,0] is already aggregated");
+	/* truncated at a line boundary: no end line, outputs missing */
+	write_lines(path, 0, 0, 0, 0);
+	{
+		FILE *f = fopen(path, "w");
+
+		for (int k = 0; k < 20; k++)
+			fputs(lines[k], f);
+		fclose(f);
+	}
+	EXPECT_VIOLATION(path, 0, PS_RULE_END_NOT_SAVED,
+			 "m.jsonl:21: end: output A[1,0] is not in slow memory");
+}
+END_TEST
+
+START_TEST(test_incomplete_h)
+{
+	char path[256], text[4096] = "";
+
+	load_tiny();
+	tmp_path(path, sizeof(path), "h.jsonl");
+	/* phase 2 for row 0 right after the first row of phase 1 */
+	for (int k = 1; k <= 6; k++)
+		strcat(text, lines[k - 1]);
+	strcat(text, lines[11]);
+	strcat(text, lines[12]);
+	write_text(path, text);
+	EXPECT_VIOLATION(path, 0, PS_RULE_PARENT_INCOMPLETE,
+			 "h.jsonl:8: mac into N[0,0]: H[0,0] is incomplete (1 of 2 in-edges aggregated)");
+}
+END_TEST
+
+START_TEST(test_input_errors)
+{
+	char path[256], text[4096];
+
+	load_tiny();
+	tmp_path(path, sizeof(path), "e.jsonl");
+	/* a coordinate out of range */
+	snprintf(text, sizeof(text), "%s{\"op\":\"load\",\"kind\":\"K\",\"j\":5,\"a\":0}\n", lines[0]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:2: K coordinate j = 5 is out of range [0, 2)");
+	/* corrupt JSON: line and column */
+	snprintf(text, sizeof(text), "%s%s{\"op\":\"load\",\"kind\":\"V\",\"j\":0,\"b\":0]\n",
+		 lines[0], lines[1]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:3:36: invalid JSON: '}' expected near ']'");
+	/* truncated inside a line */
+	snprintf(text, sizeof(text), "%s%s{\"op\":\"load\",\"ki", lines[0], lines[1]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:3:16: invalid JSON: premature end of input near '\"ki'");
+	/* unknown keys, kinds, operations */
+	snprintf(text, sizeof(text), "%s{\"op\":\"load\",\"kind\":\"K\",\"j\":0,\"a\":0,\"x\":1}\n", lines[0]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:2: unknown key \"x\" in this operation");
+	snprintf(text, sizeof(text), "%s{\"op\":\"load\",\"kind\":\"W\",\"j\":0,\"a\":0}\n", lines[0]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:2: unknown kind \"W\"");
+	snprintf(text, sizeof(text), "%s{\"op\":\"fetch\",\"kind\":\"K\"}\n", lines[0]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:2: unknown operation \"fetch\"");
+	snprintf(text, sizeof(text), "%s{\"op\":\"load\",\"kind\":\"K\",\"j\":0}\n", lines[0]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:2: a load of K needs coordinate \"a\"");
+	snprintf(text, sizeof(text), "%s{\"op\":\"mac\",\"into\":\"A\",\"i\":0,\"m\":0,\"b\":0}\n", lines[0]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:2: a mac aggregates into H or N, not into A");
+	snprintf(text, sizeof(text), "%s{\"op\":\"load\",\"kind\":\"K\",\"j\":-1,\"a\":0}\n", lines[0]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:2: coordinate j = -1 is negative");
+	snprintf(text, sizeof(text), "%s{\"op\":\"load\",\"kind\":\"K\",\"j\":{\"lo\":1,\"hi\":0},\"a\":0}\n", lines[0]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:2: coordinate j: a range needs integers 0 <= lo <= hi");
+	/* the header */
+	write_text(path, "{\"format\":\"other\",\"version\":1}\n");
+	EXPECT_INPUT_ERROR(path, "e.jsonl:1: not a pebblesim trace: the header's \"format\" must be \"pebblesim-trace\"");
+	write_text(path, "{\"format\":\"pebblesim-trace\",\"version\":2}\n");
+	EXPECT_INPUT_ERROR(path, "e.jsonl:1: trace version 2 is not supported (this pebblesim reads version 1)");
+	write_text(path, "{\"format\":\"pebblesim-trace\",\"version\":1,\"dag\":{\"kind\":\"approx-attention\",\"n\":2,\"d\":1,\"g\":1},\"M\":9,\"colour\":1}\n");
+	EXPECT_INPUT_ERROR(path, "e.jsonl:1: unknown key \"colour\" in the header");
+	write_text(path, "");
+	{
+		struct ps_replay rep;
+		struct ps_error err;
+
+		ck_assert_int_eq(replay(path, 0, &rep, &err), PS_EINPUT);
+		ck_assert_str_eq(strrchr(err.msg, '/') + 1, "e.jsonl: empty trace: no header");
+	}
+	/* an empty line, a line after the end, counts that differ */
+	snprintf(text, sizeof(text), "%s\n%s", lines[0], lines[1]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:2: empty line");
+	text[0] = '\0';
+	for (int k = 0; k < 26; k++)
+		strcat(text, lines[k]);
+	strcat(text, lines[1]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:27: a line after the end line");
+	text[0] = '\0';
+	for (int k = 0; k < 25; k++)
+		strcat(text, lines[k]);
+	strcat(text, "{\"op\":\"end\",\"loads\":6,\"saves\":3}\n");
+	write_text(path, text);
+	EXPECT_VIOLATION(path, 0, PS_RULE_END_COUNTS,
+			 "e.jsonl:26: end: the trace states 6 loads and 3 saves; the sequence made 6 loads and 2 saves");
+}
+END_TEST
+
+START_TEST(test_header_must_match)
+{
+	struct ps_attention_params want = { .n = 2, .d = 1, .g = 2, .normalize = true };
+	struct ps_replay rep;
+	struct ps_error err;
+	FILE *f = fopen("examples/tiny.jsonl", "r");
+
+	ck_assert_int_eq(ps_trace_replay(f, "tiny.jsonl", 0, &want, &rep, &err), PS_EINPUT);
+	fclose(f);
+	ck_assert_str_eq(err.msg, "tiny.jsonl:1: the header's DAG (n = 2, d = 1, g = 1, normalised) is not the one asked for (n = 2, d = 1, g = 2, normalised)");
+	ck_assert_uint_eq(err.line, 1);
+	ps_replay_free(&rep);
+}
+END_TEST
+
+/* ---- round trips -------------------------------------------------------- */
+
+/* Runs s with a trace; replays it; both agree. Returns the run's counts. */
+static void round_trip(const struct ps_attention *att, const struct ps_strategy *s,
+		       uint64_t M, bool elementary)
+{
+	struct ps_problem pb = { .att = att, .M = M };
+	struct ps_trace_writer w;
+	struct ps_report run;
+	struct ps_replay rep;
+	struct ps_plan plan;
+	struct ps_error err;
+	char path[256];
+
+	tmp_path(path, sizeof(path), elementary ? "rt-e.jsonl" : "rt.jsonl");
+	ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), 0);
+	ck_assert_int_eq(ps_trace_open(&w, path, att, M, plan.chosen ? plan.chosen->name : s->name,
+				       &plan, elementary, &err), 0);
+	ck_assert_int_eq(ps_run(&pb, s, &w.sink, &run, &err), 0);
+	ck_assert(run.valid);
+	ck_assert_int_eq(ps_trace_close(&w, &run.counts, true, &err), 0);
+	ck_assert_int_eq(access(path, R_OK), 0);
+	ck_assert_int_eq(replay(path, 0, &rep, &err), 0);
+	ck_assert_msg(rep.valid, "%s", rep.violation);
+	ck_assert(rep.has_end);
+	ck_assert_mem_eq(&rep.counts, &run.counts, sizeof(run.counts));
+	ck_assert_uint_eq(rep.ops, elementary ? run.counts.moves : run.ops);
+	ck_assert_str_eq(rep.header.strategy, plan.chosen ? plan.chosen->name : s->name);
+	if (plan.param_name && !strcmp(plan.param_name, "w"))
+		ck_assert_uint_eq(rep.header.w, plan.param);
+	ps_replay_free(&rep);
+	/* the same trace under M = its peak is valid, one less is not */
+	ck_assert_int_eq(replay(path, run.counts.peak_red, &rep, &err), 0);
+	ck_assert(rep.valid);
+	ps_replay_free(&rep);
+	ck_assert_int_eq(replay(path, run.counts.peak_red - 1, &rep, &err), 0);
+	ck_assert(!rep.valid);
+	ck_assert_int_eq(rep.rule, PS_RULE_CAPACITY);
+	ps_replay_free(&rep);
+	unlink(path);
+}
+
+START_TEST(test_round_trips)
+{
+	struct ps_attention att;
+
+	test_attention(&att, 9, 4, 2, 1);
+	for (size_t k = 0; k < ps_strategy_count; k++) {
+		uint64_t M = ps_max_u64(ps_strategy_min_memory(ps_strategies[k], &att), 40);
+
+		if (M == UINT64_MAX)
+			continue;
+		round_trip(&att, ps_strategies[k], M, false);
+		round_trip(&att, ps_strategies[k], M, true);
+	}
+	ps_attention_free(&att);
+	test_attention(&att, 5, 3, 1, 0);
+	round_trip(&att, ps_strategy_find("generic"), 30, false);
+	round_trip(&att, ps_strategy_find("generic"), 30, true);
+	ps_attention_free(&att);
+}
+END_TEST
+
+START_TEST(test_failed_write_leaves_nothing)
+{
+	struct ps_attention att;
+	struct ps_trace_writer w;
+	struct ps_error err;
+	char path[256];
+
+	test_attention(&att, 2, 1, 1, 1);
+	ck_assert_int_eq(ps_trace_open(&w, "/nonexistent-dir/t.jsonl", &att, 9, "x",
+				       NULL, false, &err), PS_EIO);
+	ck_assert_str_eq(err.msg, "cannot write the trace '/nonexistent-dir/t.jsonl': No such file or directory");
+	/* closed without keeping: neither the file nor its temporary remain */
+	tmp_path(path, sizeof(path), "gone.jsonl");
+	ck_assert_int_eq(ps_trace_open(&w, path, &att, 9, "x", NULL, false, &err), 0);
+	ck_assert_int_eq(ps_trace_close(&w, NULL, false, &err), 0);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	rmdir(tmpdir); /* fails unless the directory is empty */
+	ck_assert_int_ne(access(tmpdir, F_OK), 0);
+	ps_attention_free(&att);
+}
+END_TEST
+
+Suite *trace_suite(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *tc = tcase_create("trace");
+
+	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
+	tcase_add_test(tc, test_tiny_is_valid_and_optimal);
+	tcase_add_test(tc, test_mutations);
+	tcase_add_test(tc, test_incomplete_h);
+	tcase_add_test(tc, test_input_errors);
+	tcase_add_test(tc, test_header_must_match);
+	tcase_add_test(tc, test_round_trips);
+	tcase_add_test(tc, test_failed_write_leaves_nothing);
+	suite_add_tcase(s, tc);
+	return s;
+}
