@@ -164,6 +164,7 @@ static void att_product(const struct ps_dag *dag, ps_node p,
 	enum ps_kind k = ps_attention_decode(att, p, c);
 
 	out->id = p;
+	out->transient = 1;
 	out->parent_is_sum[0] = false;
 	if (k == PS_KIND_P2) {
 		out->parent[0] = ps_attention_id2(att, PS_KIND_U2, c[0], c[1]);

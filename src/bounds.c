@@ -9,7 +9,9 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "pebblesim/explicit.h"
 #include "pebblesim/monomial.h"
+#include <stdlib.h>
 
 static double cdiv(uint64_t a, uint64_t b)
 {
@@ -130,6 +132,48 @@ void ps_bound_trivial(const struct ps_attention *att, struct ps_bound *out)
 		 att->g > 0 ? "3nd loads (Q, K, V) + nd saves (outputs)"
 			    : "nd loads (V; g = 0 reads no Q, K) + nd saves (outputs)");
 	out->value = (double)(inputs + outputs);
+}
+
+void ps_bound_trivial_explicit(const struct ps_explicit *x,
+			       struct ps_bound *out)
+{
+	uint8_t *needed = calloc(x->vertices + 1, 1);
+	uint64_t *stack = malloc((x->vertices + 1) * sizeof(uint64_t));
+	uint64_t loads = 0, saves = 0, top = 0;
+
+	out->name = "trivial";
+	snprintf(out->formula, sizeof(out->formula),
+		 "inputs that reach an output, loaded once + outputs that are not inputs, saved once");
+	out->value = 0;
+	if (!needed || !stack) {
+		free(needed);
+		free(stack);
+		return; /* 0 is still a lower bound */
+	}
+	/* walk back from every output that must be produced */
+	for (uint64_t k = 0; k < x->dag.output_count; k++) {
+		uint64_t v = x->outputs[k];
+
+		if (x->role[v] == PS_ROLE_INPUT || needed[v])
+			continue;
+		saves++;
+		needed[v] = 1;
+		stack[top++] = v;
+		while (top) {
+			uint64_t u = stack[--top];
+
+			for (uint64_t e = x->in_start[u]; e < x->in_start[u + 1]; e++)
+				if (!needed[x->in_from[e]]) {
+					needed[x->in_from[e]] = 1;
+					stack[top++] = x->in_from[e];
+				}
+		}
+	}
+	for (uint64_t v = 0; v < x->vertices; v++)
+		loads += needed[v] && x->role[v] == PS_ROLE_INPUT;
+	out->value = (double)(loads + saves);
+	free(needed);
+	free(stack);
 }
 
 uint64_t ps_keylemma_w_max(const struct ps_attention *att, uint64_t M)

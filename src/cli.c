@@ -16,6 +16,7 @@
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
 #include "pebblesim/engine.h"
+#include "pebblesim/explicit.h"
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
 #include "pebblesim/trace.h"
@@ -26,6 +27,10 @@ static const char usage_text[] =
 	"                 [--trace FILE|-] [--trace-detail set|elementary]\n"
 	"       pebblesim compare -n N -d D -g G -M M [--no-normalize] [--json]\n"
 	"       pebblesim validate FILE|- [-M M] [-n N -d D -g G [--no-normalize]] [--json]\n"
+	"       pebblesim run --dag FILE -M M [--strategy lru|belady] [--order topo|dfs]\n"
+	"                 [--trace FILE|-] [--json]\n"
+	"       pebblesim validate FILE --dag DAGFILE [-M M] [--json]\n"
+	"       pebblesim dag -n N -d D -g G [--no-normalize] [--format graphml|dot|edgelist] [-o FILE]\n"
 	"       pebblesim list\n"
 	"       pebblesim --help | --version\n";
 
@@ -68,6 +73,12 @@ static const char help_text[] =
 	"                    or the first broken rule as FILE:LINE: ...; -M tries it\n"
 	"                    under another capacity, -n -d -g insist on a DAG\n"
 	"\n"
+	"Any DAG (GraphML or edge list, docs/DAG_FILES.md):\n"
+	"  run --dag FILE    pebble it with lru (default) or belady eviction over\n"
+	"                    --order topo (igraph's topological sort) or dfs\n"
+	"  dag               write the attention DAG with igraph (graphml, dot,\n"
+	"                    edgelist) to -o FILE or standard output\n"
+	"\n"
 	"Examples:\n"
 	"  pebblesim --case II -n 4096 -d 16 -g 3 -M 8192\n"
 	"      Case II's group tiling (Key Lemma 3.2) on 4096 tokens, 16 features\n"
@@ -78,6 +89,8 @@ static const char help_text[] =
 	"  pebblesim --case II -n 64 -d 4 -g 2 -M 100 --trace run.jsonl\n"
 	"  pebblesim validate run.jsonl -M 60\n"
 	"      write a trace, then try it under a smaller fast memory\n"
+	"  pebblesim run --dag examples/tree.graphml -M 5 --strategy belady --order dfs\n"
+	"      a binary tree from a GraphML file, clairvoyant eviction\n"
 	"\n"
 	"Exit status: 0 valid and within the bounds, 1 an invalid sequence or a\n"
 	"bound contradicted, 2 bad usage or input.\n"
@@ -89,6 +102,10 @@ struct options {
 	const char *tiles;
 	const char *trace;
 	const char *trace_detail;
+	const char *dag_file;  /* run, validate: an explicit DAG */
+	const char *order;     /* lru, belady: topo or dfs */
+	const char *format;    /* dag: graphml, dot, edgelist */
+	const char *output;    /* dag: the file, - for standard output */
 	uint64_t n, d, g, M, w;
 	bool has_n, has_d, has_g, has_M;
 	bool normalize, json;
@@ -191,6 +208,14 @@ static int parse_options(int argc, char **argv, int first, struct options *o,
 			rc = parse_string(errout, argc, argv, &k, "--case", &o->case_name);
 		else if (is_option(a, "--tiles"))
 			rc = parse_string(errout, argc, argv, &k, "--tiles", &o->tiles);
+		else if (is_option(a, "--dag"))
+			rc = parse_string(errout, argc, argv, &k, "--dag", &o->dag_file);
+		else if (is_option(a, "--order"))
+			rc = parse_string(errout, argc, argv, &k, "--order", &o->order);
+		else if (is_option(a, "--format"))
+			rc = parse_string(errout, argc, argv, &k, "--format", &o->format);
+		else if (is_option(a, "-o"))
+			rc = parse_string(errout, argc, argv, &k, "-o", &o->output);
 		else if (is_option(a, "--trace-detail"))
 			rc = parse_string(errout, argc, argv, &k, "--trace-detail", &o->trace_detail);
 		else if (is_option(a, "--trace"))
@@ -204,7 +229,9 @@ static int parse_options(int argc, char **argv, int first, struct options *o,
 		if (rc)
 			return rc;
 	}
-	if (need_dag && (!o->has_n || !o->has_d || !o->has_g || !o->has_M))
+	if (need_dag && o->dag_file && !o->has_M)
+		return usage_error(errout, "%s", "-M is required");
+	if (need_dag && !o->dag_file && (!o->has_n || !o->has_d || !o->has_g || !o->has_M))
 		return usage_error(errout, "%s", "the parameters -n, -d, -g and -M are all required");
 	if (!need_dag && (o->has_n || o->has_d || o->has_g) &&
 	    !(o->has_n && o->has_d && o->has_g))
@@ -238,12 +265,15 @@ static int build_dag(const struct options *o, struct ps_attention *att,
 }
 
 static void problem_of(const struct options *o, const struct ps_attention *att,
-		       struct ps_problem *pb)
+		       const struct ps_explicit *xdag, struct ps_problem *pb)
 {
+	memset(pb, 0, sizeof(*pb));
 	pb->att = att;
+	pb->xdag = xdag;
 	pb->M = o->M;
 	pb->tiles = o->tiles;
 	pb->w = o->w;
+	pb->order = o->order;
 }
 
 /* The strategy --strategy or --case asks for; NULL after a message. */
@@ -252,7 +282,7 @@ static const struct ps_strategy *select_strategy(const struct options *o,
 						 FILE *errout)
 {
 	char why[256], names[256];
-	const char *actual = ps_classify_case(att, o->M, why, sizeof(why));
+	const char *actual;
 	const struct ps_strategy *s;
 
 	if (o->strategy) {
@@ -264,12 +294,43 @@ static const struct ps_strategy *select_strategy(const struct options *o,
 		}
 		return s;
 	}
+	if (!att) /* an explicit DAG */
+		return ps_strategy_find("lru");
+	actual = ps_classify_case(att, o->M, why, sizeof(why));
 	if (!o->case_name || !strcmp(o->case_name, "auto"))
 		return ps_strategy_for_case(actual);
 	if (strcmp(o->case_name, actual))
 		fprintf(errout, "pebblesim: warning: the parameters are in Case %s (%s), not Case %s; running its strategy anyway\n",
 			actual, why, o->case_name);
 	return ps_strategy_for_case(o->case_name);
+}
+
+/* The options a strategy does not take are errors, not silently ignored. */
+static int check_strategy_options(const struct options *o,
+				  const struct ps_strategy *s, bool explicit_dag,
+				  FILE *errout)
+{
+	const char *option = NULL, *owner = NULL;
+
+	if (o->tiles && strcmp(s->name, "generic") && strcmp(s->name, "auto"))
+		option = "--tiles", owner = "generic";
+	else if (o->w && strcmp(s->name, "keylemma") && strcmp(s->name, "auto"))
+		option = "--w", owner = "keylemma";
+	else if (o->order && !(s->flags & PS_STRATEGY_EXPLICIT))
+		option = "--order", owner = "lru and belady";
+	if (option) {
+		fprintf(errout, "pebblesim: %s is an option of %s, not of %s\n",
+			option, owner, s->name);
+		return PS_EXIT_USAGE;
+	}
+	if (explicit_dag != !!(s->flags & PS_STRATEGY_EXPLICIT)) {
+		fprintf(errout, explicit_dag ?
+			"pebblesim: %s pebbles the attention DAG; a DAG from a file takes lru or belady\n" :
+			"pebblesim: %s pebbles a DAG from a file (run --dag FILE), not the attention DAG\n",
+			s->name);
+		return PS_EXIT_USAGE;
+	}
+	return 0;
 }
 
 /* Opens the trace --trace asks for, after checking an elementary one's
@@ -300,8 +361,9 @@ static int open_trace(const struct options *o, const struct ps_problem *pb,
 			return PS_EXIT_USAGE;
 		}
 	}
-	if (ps_trace_open(writer, o->trace, pb->att, pb->M,
+	if (ps_trace_open(writer, o->trace, pb->att, pb->xdag, pb->M,
 			  plan.chosen ? plan.chosen->name : s->name, &plan,
+			  pb->xdag ? (pb->order ? pb->order : "topo") : NULL,
 			  elementary, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
@@ -314,29 +376,30 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 	const struct ps_strategy *s;
 	struct ps_trace_writer writer;
 	struct ps_attention att;
+	struct ps_explicit xdag;
 	struct ps_problem pb;
 	struct ps_report rep;
 	struct ps_error err;
+	bool explicit_dag = o->dag_file != NULL;
 	uint64_t min_m;
-	int rc = build_dag(o, &att, errout);
+	int rc, status;
 
-	if (rc)
-		return rc;
 	ps_error_clear(&err);
-	s = select_strategy(o, &att, errout);
-	if (!s) {
-		ps_attention_free(&att);
-		return PS_EXIT_USAGE;
+	if (explicit_dag) {
+		if (ps_explicit_read(&xdag, o->dag_file, &err)) {
+			fprintf(errout, "pebblesim: %s\n", err.msg);
+			return PS_EXIT_USAGE;
+		}
+	} else if ((rc = build_dag(o, &att, errout))) {
+		return rc;
 	}
-	if ((o->tiles && strcmp(s->name, "generic") && strcmp(s->name, "auto")) ||
-	    (o->w && strcmp(s->name, "keylemma") && strcmp(s->name, "auto"))) {
-		fprintf(errout, "pebblesim: %s is an option of %s, not of %s\n",
-			o->tiles ? "--tiles" : "--w",
-			o->tiles ? "generic" : "keylemma", s->name);
-		ps_attention_free(&att);
-		return PS_EXIT_USAGE;
-	}
-	min_m = ps_strategy_min_memory(s, &att);
+	problem_of(o, explicit_dag ? NULL : &att, explicit_dag ? &xdag : NULL, &pb);
+	status = PS_EXIT_USAGE;
+	s = select_strategy(o, pb.att, errout);
+	if (!s || check_strategy_options(o, s, explicit_dag, errout))
+		goto done;
+	min_m = explicit_dag ? ps_strategy_min_memory_explicit(s, &pb)
+			     : ps_strategy_min_memory(s, &att);
 	if (o->M < min_m) {
 		if (min_m == UINT64_MAX)
 			fprintf(errout, "pebblesim: %s does not apply to these parameters at any M\n",
@@ -345,14 +408,10 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 			fprintf(errout, "pebblesim: M = %llu is too small for %s on this DAG: it needs M >= %llu\n",
 				(unsigned long long)o->M, s->name,
 				(unsigned long long)min_m);
-		ps_attention_free(&att);
-		return PS_EXIT_USAGE;
+		goto done;
 	}
-	problem_of(o, &att, &pb);
-	if (o->trace && (rc = open_trace(o, &pb, s, &writer, errout))) {
-		ps_attention_free(&att);
-		return rc;
-	}
+	if (o->trace && open_trace(o, &pb, s, &writer, errout))
+		goto done;
 	rc = ps_run(&pb, s, o->trace ? &writer.sink : NULL, &rep, &err);
 	if (o->trace) {
 		struct ps_error werr;
@@ -361,8 +420,7 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 		if (ps_trace_close(&writer, rc == 0 && rep.valid ? &rep.counts : NULL,
 				   rc == 0, &werr) && rc == 0) {
 			fprintf(errout, "pebblesim: %s\n", werr.msg);
-			ps_attention_free(&att);
-			return PS_EXIT_USAGE;
+			goto done;
 		}
 		/* the trace owns standard output */
 		if (!strcmp(o->trace, "-"))
@@ -370,18 +428,64 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 	}
 	if (rc) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
-		ps_attention_free(&att);
-		return rc == PS_EINVALID ? PS_EXIT_INVALID : PS_EXIT_USAGE;
+		status = rc == PS_EINVALID ? PS_EXIT_INVALID : PS_EXIT_USAGE;
+		goto done;
 	}
+	rep.dag_name = o->dag_file;
 	if (o->json)
 		ps_report_print_json(&rep, out);
 	else
 		ps_report_print(&rep, out);
-	ps_attention_free(&att);
-	if (!rep.valid || ps_report_bound_violated(&rep))
-		return PS_EXIT_INVALID;
-	return PS_EXIT_VALID;
+	status = !rep.valid || ps_report_bound_violated(&rep) ? PS_EXIT_INVALID
+							      : PS_EXIT_VALID;
+done:
+	if (explicit_dag)
+		ps_explicit_free(&xdag);
+	else
+		ps_attention_free(&att);
+	return status;
 }
+
+/* pebblesim dag: the attention DAG written with igraph's writers. */
+static int cmd_dag(const struct options *o, FILE *out, FILE *errout)
+{
+	struct ps_attention att;
+	struct ps_error err;
+	igraph_t graph;
+	FILE *f = out;
+	int rc = build_dag(o, &att, errout);
+
+	if (rc)
+		return rc;
+	if (ps_attention_to_igraph(&att, &graph, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		ps_attention_free(&att);
+		return PS_EXIT_USAGE;
+	}
+	if (o->output && strcmp(o->output, "-") && !(f = fopen(o->output, "w"))) {
+		fprintf(errout, "pebblesim: cannot write '%s': %s\n", o->output,
+			strerror(errno));
+		rc = PS_EXIT_USAGE;
+	} else if (ps_igraph_write(&graph, o->format ? o->format : "graphml", f, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		rc = PS_EXIT_USAGE;
+	}
+	if (f != out && f && fclose(f)) {
+		fprintf(errout, "pebblesim: cannot write '%s': %s\n", o->output,
+			strerror(errno));
+		rc = PS_EXIT_USAGE;
+	}
+	igraph_destroy(&graph);
+	ps_attention_free(&att);
+	return rc;
+}
+
+/*
+ * The baselines replay their loops move by move through an eviction
+ * policy, some 20 million moves a second: compare runs them up to this
+ * many products (a few seconds each).
+ */
+#define PS_COMPARE_BASELINE_PRODUCTS UINT64_C(20000000)
 
 /* One row of compare: a report, or why the strategy does not apply. */
 struct compare_row {
@@ -419,7 +523,7 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 
 	if (rc)
 		return rc;
-	problem_of(o, &att, &pb);
+	problem_of(o, &att, NULL, &pb);
 	ps_bound_lower(&att, o->M, &lower);
 	case_name = ps_classify_case(&att, o->M, why, sizeof(why));
 	for (size_t k = 0; k < ps_strategy_count && count < 16; k++) {
@@ -429,8 +533,17 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 
 		memset(row, 0, sizeof(*row));
 		row->s = ps_strategies[k];
-		if (!strcmp(row->s->name, "auto")) {
-			count--; /* auto is the best row below */
+		if (!strcmp(row->s->name, "auto") ||
+		    (row->s->flags & PS_STRATEGY_EXPLICIT)) {
+			count--; /* auto is the best row; lru, belady take files */
+			continue;
+		}
+		if ((row->s->flags & PS_STRATEGY_BASELINE) &&
+		    att.n * att.r * att.nb > PS_COMPARE_BASELINE_PRODUCTS) {
+			snprintf(row->why, sizeof(row->why),
+				 "skipped: %llu products, beyond compare's %llu for the move-by-move baselines (run it with --strategy)",
+				 (unsigned long long)(att.n * att.r * att.nb),
+				 (unsigned long long)PS_COMPARE_BASELINE_PRODUCTS);
 			continue;
 		}
 		min_m = ps_strategy_min_memory(row->s, &att);
@@ -522,27 +635,41 @@ static int cmd_validate(const struct options *o, const char *path, FILE *out,
 	struct ps_replay replay;
 	struct ps_report rep;
 	struct ps_error err;
+	struct ps_explicit xdag;
 	const struct ps_strategy *s;
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	FILE *f;
 	double start = ps_now_seconds();
 	int rc;
 
+	ps_error_clear(&err);
+	if (o->dag_file && ps_explicit_read(&xdag, o->dag_file, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f) {
+		if (o->dag_file)
+			ps_explicit_free(&xdag);
 		fprintf(errout, "pebblesim: cannot open trace '%s': %s\n", path,
 			strerror(errno));
 		return PS_EXIT_USAGE;
 	}
-	ps_error_clear(&err);
 	rc = ps_trace_replay(f, path, o->has_M ? o->M : 0,
-			     o->has_n ? &expect : NULL, &replay, &err);
+			     o->has_n ? &expect : NULL, o->dag_file ? &xdag : NULL,
+			     &replay, &err);
 	if (f != stdin)
 		fclose(f);
 	if (rc) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		ps_replay_free(&replay);
+		if (o->dag_file)
+			ps_explicit_free(&xdag);
 		return PS_EXIT_USAGE;
 	}
-	ps_report_init(&rep, &replay.att, replay.header.M);
+	if (o->dag_file)
+		ps_report_init_explicit(&rep, &xdag, o->dag_file, replay.header.M);
+	else
+		ps_report_init(&rep, &replay.att, replay.header.M);
 	rep.seconds = ps_now_seconds() - start;
 	rep.source = path;
 	rep.lines = replay.lines;
@@ -557,9 +684,11 @@ static int cmd_validate(const struct options *o, const char *path, FILE *out,
 	s = ps_strategy_find(replay.header.strategy);
 	if (s) {
 		struct ps_problem pb = {
-			.att = &replay.att, .M = replay.header.M,
+			.att = o->dag_file ? NULL : &replay.att,
+			.xdag = o->dag_file ? &xdag : NULL, .M = replay.header.M,
 			.tiles = replay.header.tiles[0] ? replay.header.tiles : NULL,
 			.w = replay.header.w,
+			.order = replay.header.order[0] ? replay.header.order : NULL,
 		};
 		struct ps_error ignored;
 
@@ -571,6 +700,8 @@ static int cmd_validate(const struct options *o, const char *path, FILE *out,
 	else
 		ps_report_print(&rep, out);
 	ps_replay_free(&replay);
+	if (o->dag_file)
+		ps_explicit_free(&xdag);
 	if (!rep.valid || ps_report_bound_violated(&rep))
 		return PS_EXIT_INVALID;
 	return PS_EXIT_VALID;
@@ -611,6 +742,12 @@ int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
 			return usage_error(errout, "%s", "validate needs a trace file (or - for standard input)");
 		rc = parse_options(argc, argv, 3, &o, false, errout);
 		return rc ? rc : cmd_validate(&o, argv[2], out, errout);
+	}
+	if (argc >= 2 && !strcmp(argv[1], "dag")) {
+		rc = parse_options(argc, argv, 2, &o, false, errout);
+		if (!rc && !(o.has_n && o.has_d && o.has_g))
+			rc = usage_error(errout, "%s", "dag needs -n, -d and -g");
+		return rc ? rc : cmd_dag(&o, out, errout);
 	}
 	if (argc >= 2 && !strcmp(argv[1], "compare")) {
 		compare = true;

@@ -394,14 +394,20 @@ static int mac_counted(struct ps_engine *e, const struct ps_product *p)
 		return violate(e, PS_RULE_MAC_EDGE_DONE, PS_MOVE_MAC, v, p->id,
 			       "the in-edge from %s is already aggregated",
 			       NAME(p->id));
-	/* the product holds a red pebble during the move; a new sum one more */
+	/* a product holds a red pebble during the move; a new sum one more */
 	fresh = (st & PS_ST_RED) ? 0 : 1;
-	if (e->c.red + 1 + fresh > e->M)
-		return violate(e, PS_RULE_CAPACITY, PS_MOVE_MAC, v, p->id,
-			       "capacity exceeded: %llu red pebbles with M = %llu (the product %s needs a slot)",
-			       (unsigned long long)(e->c.red + 1 + fresh),
-			       (unsigned long long)e->M, NAME(p->id));
-	note_peak(e, e->c.red + 1 + fresh);
+	if (e->c.red + p->transient + fresh > e->M) {
+		if (p->transient)
+			return violate(e, PS_RULE_CAPACITY, PS_MOVE_MAC, v, p->id,
+				       "capacity exceeded: %llu red pebbles with M = %llu (the product %s needs a slot)",
+				       (unsigned long long)(e->c.red + 1 + fresh),
+				       (unsigned long long)e->M, NAME(p->id));
+		return violate(e, PS_RULE_CAPACITY, PS_MOVE_MAC, v, v,
+			       "capacity exceeded: %llu red pebbles with M = %llu",
+			       (unsigned long long)(e->c.red + fresh),
+			       (unsigned long long)e->M);
+	}
+	note_peak(e, e->c.red + p->transient + fresh);
 	e->edges[word] |= mask;
 	e->c.red += fresh;
 	st = (uint8_t)((st | PS_ST_RED | PS_ST_SUM) & ~PS_ST_BLUE);

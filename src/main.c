@@ -1,11 +1,11 @@
-#include <igraph.h>
 #include <stdio.h>
 
 #include "pebblesim/cli.h"
+#include "pebblesim/explicit.h"
 
 int main(int argc, char **argv)
 {
 	/* igraph's default handler aborts; errors come back as codes instead */
-	igraph_set_error_handler(igraph_error_handler_printignore);
+	ps_igraph_setup();
 	return ps_cli_main(argc, argv, stdout, stderr);
 }

@@ -22,6 +22,19 @@ const char *ps_opcode_name(enum ps_opcode code)
 	return opcode_names[code];
 }
 
+enum ps_move ps_opcode_move(enum ps_opcode code)
+{
+	static const enum ps_move moves[] = {
+		[PS_OP_LOAD] = PS_MOVE_LOAD,
+		[PS_OP_SAVE] = PS_MOVE_SAVE,
+		[PS_OP_DELETE] = PS_MOVE_DELETE,
+		[PS_OP_COMPUTE] = PS_MOVE_COMPUTE,
+		[PS_OP_MAC] = PS_MOVE_MAC,
+	};
+
+	return moves[code];
+}
+
 /* The kind whose coordinates the operation carries. */
 static enum ps_kind coord_kind(const struct ps_op *op)
 {
@@ -32,9 +45,12 @@ static enum ps_kind coord_kind(const struct ps_op *op)
 
 uint64_t ps_op_moves(const struct ps_op *op)
 {
-	unsigned arity = ps_kinds[coord_kind(op)].arity;
+	unsigned arity;
 	uint64_t outer = 1, inner;
 
+	if (op->by_id)
+		return 1;
+	arity = ps_kinds[coord_kind(op)].arity;
 	for (unsigned p = 0; p + 1 < arity; p++)
 		outer *= ps_coordset_size(&op->c[p]);
 	inner = ps_coordset_size(&op->c[arity - 1]);
@@ -49,6 +65,11 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 {
 	enum ps_kind k;
 
+	if (op->by_id)
+		return att && op->node >= att->dag.node_count ?
+			ps_error_set(err, PS_EINPUT, "node %llu is not in the DAG (it has %llu nodes)",
+				     (unsigned long long)op->node,
+				     (unsigned long long)att->dag.node_count) : PS_OK;
 	if ((unsigned)op->kind >= PS_KIND_COUNT)
 		return ps_error_set(err, PS_EINPUT, "unknown kind");
 	if (op->code == PS_OP_MAC && op->kind != PS_KIND_H &&
@@ -136,6 +157,7 @@ static int apply_mac(const struct ps_attention *att, struct ps_engine *e,
 	const uint64_t n2 = ps_coordset_size(&op->c[2]);
 	struct ps_product p;
 
+	p.transient = 1;
 	p.parent_is_sum[0] = false;
 	p.parent_is_sum[1] = !into_h;
 	p.in_degree = into_h ? att->n : att->r;
@@ -187,8 +209,11 @@ int ps_op_apply(const struct ps_attention *att, struct ps_engine *e,
 {
 	enum ps_kind k = op->kind;
 	uint64_t n0, n1, n2;
-	int rc = ps_op_check(att, op, err);
+	int rc;
 
+	if (op->by_id)
+		return ps_engine_apply(e, ps_opcode_move(op->code), op->node);
+	rc = ps_op_check(att, op, err);
 	if (rc)
 		return rc;
 	if (op->code == PS_OP_MAC)
@@ -238,13 +263,8 @@ int ps_op_apply(const struct ps_attention *att, struct ps_engine *e,
 int ps_op_foreach(const struct ps_attention *att, const struct ps_op *op,
 		  ps_move_fn fn, void *ctx)
 {
-	static const enum ps_move moves[] = {
-		[PS_OP_LOAD] = PS_MOVE_LOAD,
-		[PS_OP_SAVE] = PS_MOVE_SAVE,
-		[PS_OP_DELETE] = PS_MOVE_DELETE,
-		[PS_OP_COMPUTE] = PS_MOVE_COMPUTE,
-		[PS_OP_MAC] = PS_MOVE_MAC,
-	};
+	if (op->by_id)
+		return fn(ctx, ps_opcode_move(op->code), op->node);
 	const enum ps_kind k = coord_kind(op);
 	const bool three = ps_kinds[k].arity == 3;
 	const uint64_t n0 = ps_coordset_size(&op->c[0]);
@@ -268,7 +288,8 @@ int ps_op_foreach(const struct ps_attention *att, const struct ps_op *op,
 			for (uint64_t x2 = 0; x2 < n2; x2++) {
 				if (three)
 					c[2] = ps_coordset_at(&op->c[2], x2);
-				rc = fn(ctx, moves[op->code], ps_attention_id(att, k, c));
+				rc = fn(ctx, ps_opcode_move(op->code),
+					ps_attention_id(att, k, c));
 				if (rc)
 					return rc;
 			}

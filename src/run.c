@@ -29,24 +29,39 @@ void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
 	ps_bound_lower(att, M, &rep->lower);
 }
 
+void ps_report_init_explicit(struct ps_report *rep,
+			     const struct ps_explicit *x, const char *name,
+			     uint64_t M)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->xdag = x;
+	rep->dag_name = name;
+	rep->M = M;
+	ps_bound_trivial_explicit(x, &rep->lower);
+}
+
 int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	   struct ps_sink *tap, struct ps_report *rep, struct ps_error *err)
 {
 	const struct ps_attention *att = pb->att;
+	const struct ps_dag *dag = att ? &att->dag : &pb->xdag->dag;
 	struct ps_engine engine;
 	struct ps_engine_sink sink;
 	struct ps_tee_sink tee;
 	double start;
 	int rc;
 
-	ps_report_init(rep, att, pb->M);
+	if (att)
+		ps_report_init(rep, att, pb->M);
+	else
+		ps_report_init_explicit(rep, pb->xdag, NULL, pb->M);
 	rep->strategy = s->name;
 	rep->section = s->section;
 	rc = ps_strategy_plan(s, pb, &rep->plan, err);
 	if (rc)
 		return rc;
 	rep->has_plan = true;
-	rc = ps_engine_init(&engine, &att->dag, pb->M, err);
+	rc = ps_engine_init(&engine, dag, pb->M, err);
 	if (rc)
 		return rc;
 	ps_engine_sink_init(&sink, att, &engine);
@@ -79,12 +94,17 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	return rc;
 }
 
+static bool has_upper(const struct ps_report *rep)
+{
+	return rep->has_plan && rep->plan.bounded;
+}
+
 bool ps_report_bound_violated(const struct ps_report *rep)
 {
 	double io = (double)(rep->counts.loads + rep->counts.saves);
 
 	return rep->valid &&
-	       ((rep->has_plan && io > rep->plan.upper.value) ||
+	       ((has_upper(rep) && io > rep->plan.upper.value) ||
 		io < rep->lower.value);
 }
 
@@ -100,12 +120,22 @@ void ps_report_print(const struct ps_report *rep, FILE *out)
 	uint64_t io = c->loads + c->saves;
 	uint64_t predicted = rep->plan.loads + rep->plan.saves;
 
-	fprintf(out, "approximate attention  n = %llu, d = %llu, g = %llu, r = C(d+g,g) = %llu, %s\n",
-		(unsigned long long)att->n, (unsigned long long)att->d,
-		(unsigned long long)att->g, (unsigned long long)att->r,
-		att->normalize ? "normalised (|B| = d+1)" : "not normalised (|B| = d)");
+	if (att)
+		fprintf(out, "approximate attention  n = %llu, d = %llu, g = %llu, r = C(d+g,g) = %llu, %s\n",
+			(unsigned long long)att->n, (unsigned long long)att->d,
+			(unsigned long long)att->g, (unsigned long long)att->r,
+			att->normalize ? "normalised (|B| = d+1)" : "not normalised (|B| = d)");
+	else
+		fprintf(out, "explicit DAG           %s%s%llu vertices, %llu edges (%llu inputs, %llu sums, %llu outputs)\n",
+			rep->dag_name ? rep->dag_name : "", rep->dag_name ? ": " : "",
+			(unsigned long long)rep->xdag->vertices,
+			(unsigned long long)rep->xdag->edges,
+			(unsigned long long)rep->xdag->inputs,
+			(unsigned long long)rep->xdag->sums,
+			(unsigned long long)rep->xdag->dag.output_count);
 	fprintf(out, "fast memory            M = %llu\n", (unsigned long long)rep->M);
-	fprintf(out, "case                   %s: %s\n", rep->case_name, rep->case_reason);
+	if (rep->case_name)
+		fprintf(out, "case                   %s: %s\n", rep->case_name, rep->case_reason);
 	if (rep->source)
 		fprintf(out, "trace                  %s, %llu lines%s\n", rep->source,
 			(unsigned long long)rep->lines,
@@ -130,7 +160,7 @@ void ps_report_print(const struct ps_report *rep, FILE *out)
 	fprintf(out, "loads                  %llu\n", (unsigned long long)c->loads);
 	fprintf(out, "saves                  %llu\n", (unsigned long long)c->saves);
 	fprintf(out, "I/O                    %llu\n", (unsigned long long)io);
-	if (rep->has_plan)
+	if (rep->has_plan && rep->plan.predicted)
 		fprintf(out, "predicted I/O          %llu (%s)\n", (unsigned long long)predicted,
 			predicted == io ? "cost model agrees" : "COST MODEL DISAGREES");
 	fprintf(out, "peak red pebbles       %llu of %llu\n",
@@ -139,7 +169,7 @@ void ps_report_print(const struct ps_report *rep, FILE *out)
 		(unsigned long long)c->computes,
 		(unsigned long long)c->recomputations);
 	fprintf(out, "macs                   %llu\n", (unsigned long long)c->macs);
-	if (rep->has_plan) {
+	if (has_upper(rep)) {
 		fprintf(out, "upper bound            %.0f  [I/O / upper = %.3f]\n",
 			rep->plan.upper.value, ratio(io, rep->plan.upper.value));
 		fprintf(out, "  %-20s %s\n", rep->plan.upper.name, rep->plan.upper.formula);
@@ -167,16 +197,23 @@ int ps_report_print_json(const struct ps_report *rep, FILE *out)
 	json_t *root, *dag, *bounds;
 	int rc;
 
-	dag = json_pack("{s:s, s:I, s:I, s:I, s:b, s:I}", "kind",
-			"approx-attention", "n", (json_int_t)att->n, "d",
-			(json_int_t)att->d, "g", (json_int_t)att->g, "normalize",
-			att->normalize, "r", (json_int_t)att->r);
-	root = json_pack("{s:o, s:I, s:s, s:s, s:s}", "dag", dag, "M",
-			 (json_int_t)rep->M, "case", rep->case_name,
-			 "case_reason", rep->case_reason, "strategy",
-			 rep->strategy);
+	if (att)
+		dag = json_pack("{s:s, s:I, s:I, s:I, s:b, s:I}", "kind",
+				"approx-attention", "n", (json_int_t)att->n, "d",
+				(json_int_t)att->d, "g", (json_int_t)att->g, "normalize",
+				att->normalize, "r", (json_int_t)att->r);
+	else
+		dag = json_pack("{s:s, s:s?, s:I, s:I}", "kind", "explicit", "file",
+				rep->dag_name, "vertices", (json_int_t)rep->xdag->vertices,
+				"edges", (json_int_t)rep->xdag->edges);
+	root = json_pack("{s:o, s:I}", "dag", dag, "M", (json_int_t)rep->M);
 	if (!root)
 		return PS_ENOMEM;
+	if (rep->case_name) {
+		json_object_set_new(root, "case", json_string(rep->case_name));
+		json_object_set_new(root, "case_reason", json_string(rep->case_reason));
+	}
+	json_object_set_new(root, "strategy", json_string(rep->strategy));
 	if (rep->plan.chosen)
 		json_object_set_new(root, "chosen", json_string(rep->plan.chosen->name));
 	if (rep->has_plan)
@@ -190,7 +227,7 @@ int ps_report_print_json(const struct ps_report *rep, FILE *out)
 		json_object_set_new(root, "loads", json_integer((json_int_t)c->loads));
 		json_object_set_new(root, "saves", json_integer((json_int_t)c->saves));
 		json_object_set_new(root, "io", json_integer((json_int_t)io));
-		if (rep->has_plan)
+		if (rep->has_plan && rep->plan.predicted)
 			json_object_set_new(root, "predicted_io",
 					    json_integer((json_int_t)(rep->plan.loads + rep->plan.saves)));
 	} else {
@@ -206,14 +243,14 @@ int ps_report_print_json(const struct ps_report *rep, FILE *out)
 	json_object_set_new(root, "moves", json_integer((json_int_t)c->moves));
 	json_object_set_new(root, "ops", json_integer((json_int_t)rep->ops));
 	bounds = json_pack("{s:o}", "lower", bound_json(&rep->lower));
-	if (rep->has_plan)
+	if (has_upper(rep))
 		json_object_set_new(bounds, "upper", bound_json(&rep->plan.upper));
 	json_object_set_new(root, "bounds", bounds);
 	if (rep->valid) {
 		json_t *ratios = json_pack("{s:f}", "io_to_lower",
 					   ratio(io, rep->lower.value));
 
-		if (rep->has_plan)
+		if (has_upper(rep))
 			json_object_set_new(ratios, "io_to_upper",
 					    json_real(ratio(io, rep->plan.upper.value)));
 		json_object_set_new(root, "ratios", ratios);

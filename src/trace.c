@@ -103,13 +103,46 @@ static int write_move(void *ctx, enum ps_move move, ps_node v)
 	return 0;
 }
 
+/* One move of an explicit DAG: vertices by id, a mac by its edge. */
+static int write_vertex_move(struct ps_trace_writer *w, enum ps_move move,
+			     ps_node v)
+{
+	static const char *const names[] = {
+		[PS_MOVE_LOAD] = "load", [PS_MOVE_SAVE] = "save",
+		[PS_MOVE_DELETE] = "delete", [PS_MOVE_COMPUTE] = "compute",
+	};
+	int rc;
+
+	if (move == PS_MOVE_MAC) {
+		struct ps_product p;
+
+		ps_dag_product(&w->xdag->dag, v, &p);
+		rc = fprintf(w->file, "{\"op\":\"mac\",\"into\":%llu,\"from\":%llu}\n",
+			     (unsigned long long)p.sum, (unsigned long long)p.parent[0]);
+	} else {
+		rc = fprintf(w->file, "{\"op\":\"%s\",\"node\":%llu}\n", names[move],
+			     (unsigned long long)v);
+	}
+	if (rc < 0) {
+		w->failed = true;
+		return PS_EIO;
+	}
+	w->lines++;
+	return 0;
+}
+
 static int trace_emit(struct ps_sink *sink, const struct ps_op *op,
 		      struct ps_error *err)
 {
 	struct ps_trace_writer *w = (struct ps_trace_writer *)sink;
 	int rc;
 
-	if (w->elementary) {
+	if (w->xdag) {
+		rc = op->by_id ? write_vertex_move(w, ps_opcode_move(op->code), op->node)
+			       : ps_error_set(err, PS_EINPUT, "an explicit DAG's trace takes moves by vertex");
+	} else if (op->by_id) {
+		rc = write_move(w, ps_opcode_move(op->code), op->node);
+	} else if (w->elementary) {
 		rc = ps_op_check(w->att, op, err);
 		if (!rc)
 			rc = ps_op_foreach(w->att, op, write_move, w);
@@ -123,15 +156,16 @@ static int trace_emit(struct ps_sink *sink, const struct ps_op *op,
 }
 
 int ps_trace_open(struct ps_trace_writer *w, const char *path,
-		  const struct ps_attention *att, uint64_t M,
-		  const char *strategy, const struct ps_plan *plan,
-		  bool elementary, struct ps_error *err)
+		  const struct ps_attention *att, const struct ps_explicit *xdag,
+		  uint64_t M, const char *strategy, const struct ps_plan *plan,
+		  const char *order, bool elementary, struct ps_error *err)
 {
-	json_t *header, *params = json_object();
+	json_t *header, *params = json_object(), *dag;
 
 	memset(w, 0, sizeof(*w));
 	w->sink.emit = trace_emit;
 	w->att = att;
+	w->xdag = xdag;
 	w->elementary = elementary;
 	if (strcmp(path, "-")) {
 		size_t len = strlen(path);
@@ -176,12 +210,18 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 				    json_integer((json_int_t)plan->param));
 	if (plan && plan->variant)
 		json_object_set_new(params, "tiles", json_string(plan->variant));
-	header = json_pack("{s:s, s:i, s:{s:s, s:I, s:I, s:I, s:b}, s:I, s:s, s:o}",
-			   "format", "pebblesim-trace", "version", 1, "dag",
-			   "kind", "approx-attention", "n", (json_int_t)att->n,
-			   "d", (json_int_t)att->d, "g", (json_int_t)att->g,
-			   "normalize", att->normalize, "M", (json_int_t)M,
-			   "strategy", strategy, "params", params);
+	if (order)
+		json_object_set_new(params, "order", json_string(order));
+	if (att)
+		dag = json_pack("{s:s, s:I, s:I, s:I, s:b}", "kind", "approx-attention",
+				"n", (json_int_t)att->n, "d", (json_int_t)att->d,
+				"g", (json_int_t)att->g, "normalize", att->normalize);
+	else
+		dag = json_pack("{s:s, s:I, s:I}", "kind", "explicit", "vertices",
+				(json_int_t)xdag->vertices, "edges", (json_int_t)xdag->edges);
+	header = json_pack("{s:s, s:i, s:o, s:I, s:s, s:o}",
+			   "format", "pebblesim-trace", "version", 1, "dag", dag,
+			   "M", (json_int_t)M, "strategy", strategy, "params", params);
 	if (write_line(w, header))
 		return ps_trace_close(w, NULL, false, err) ? err->code :
 			ps_error_set(err, PS_EIO, "cannot write the trace '%s'", path);
@@ -307,6 +347,7 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 		"format", "version", "dag", "M", "strategy", "params", NULL
 	};
 	static const char *const dag_keys[] = { "kind", "n", "d", "g", "normalize", NULL };
+	static const char *const explicit_keys[] = { "kind", "vertices", "edges", NULL };
 	json_t *dag, *v;
 	uint64_t version;
 	int rc;
@@ -327,15 +368,24 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	dag = json_object_get(h, "dag");
 	if (!json_is_object(dag))
 		return BAD(r, "the header needs \"dag\": {\"kind\":\"approx-attention\", \"n\", \"d\", \"g\", \"normalize\"}");
-	if ((rc = only_keys(r, dag, dag_keys, "the header's dag")))
-		return rc;
 	v = json_object_get(dag, "kind");
-	if (!json_is_string(v) || strcmp(json_string_value(v), "approx-attention"))
-		return BAD(r, "the header's dag kind must be \"approx-attention\"");
-	if ((rc = get_uint(r, dag, "n", 1, &out->dag.n)) ||
+	if (json_is_string(v) && !strcmp(json_string_value(v), "explicit")) {
+		out->explicit_dag = true;
+		if ((rc = only_keys(r, dag, explicit_keys, "the header's dag")) ||
+		    (rc = get_uint(r, dag, "vertices", 0, &out->vertices)) ||
+		    (rc = get_uint(r, dag, "edges", 0, &out->edges)) ||
+		    (rc = get_uint(r, h, "M", 1, &out->M)))
+			return rc;
+	} else {
+		if ((rc = only_keys(r, dag, dag_keys, "the header's dag")))
+			return rc;
+		if (!json_is_string(v) || strcmp(json_string_value(v), "approx-attention"))
+			return BAD(r, "the header's dag kind must be \"approx-attention\" or \"explicit\"");
+	}
+	if (!out->explicit_dag && ((rc = get_uint(r, dag, "n", 1, &out->dag.n)) ||
 	    (rc = get_uint(r, dag, "d", 1, &out->dag.d)) ||
 	    (rc = get_uint(r, dag, "g", 0, &out->dag.g)) ||
-	    (rc = get_uint(r, h, "M", 1, &out->M)))
+	    (rc = get_uint(r, h, "M", 1, &out->M))))
 		return rc;
 	v = json_object_get(dag, "normalize");
 	if (v && !json_is_boolean(v))
@@ -354,6 +404,9 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	if (v && json_is_string(json_object_get(v, "tiles")))
 		snprintf(out->tiles, sizeof(out->tiles), "%s",
 			 json_string_value(json_object_get(v, "tiles")));
+	if (v && json_is_string(json_object_get(v, "order")))
+		snprintf(out->order, sizeof(out->order), "%s",
+			 json_string_value(json_object_get(v, "order")));
 	return PS_OK;
 }
 
@@ -464,6 +517,67 @@ static int parse_op(struct reader *r, json_t *obj, struct ps_op *op)
 	return only_keys(r, obj, allowed, "this operation");
 }
 
+/* An explicit DAG's line: "node" for load, save, delete, compute; "into"
+ * and "from" (nested, into outermost) for a mac. Applies it at once. */
+static int replay_vertex_op(struct reader *r, json_t *obj,
+			    const struct ps_explicit *x, struct ps_engine *e)
+{
+	static const char *const codes[] = { "load", "save", "delete", "compute", "mac" };
+	static const char *const node_keys[] = { "op", "node", NULL };
+	static const char *const mac_keys[] = { "op", "into", "from", NULL };
+	const char *name = json_string_value(json_object_get(obj, "op"));
+	struct ps_coordset into, from;
+	int code, rc;
+
+	if (!name)
+		return BAD(r, "an operation needs \"op\": load, save, delete, compute, mac or end");
+	for (code = PS_OP_LOAD; code <= PS_OP_MAC; code++)
+		if (!strcmp(name, codes[code]))
+			break;
+	if (code > PS_OP_MAC)
+		return BAD(r, "unknown operation \"%s\"", name);
+	if (code != PS_OP_MAC) {
+		json_t *v = json_object_get(obj, "node");
+
+		if ((rc = only_keys(r, obj, node_keys, "this operation")))
+			return rc;
+		if (!v)
+			return BAD(r, "a %s needs \"node\"", name);
+		if ((rc = parse_coord(r, v, "node", 0, &into)))
+			return rc;
+		for (uint64_t k = 0; k < ps_coordset_size(&into); k++) {
+			uint64_t vertex = ps_coordset_at(&into, k);
+
+			if (vertex >= x->vertices)
+				return BAD(r, "vertex %llu is not in the DAG (it has %llu)",
+					   (unsigned long long)vertex,
+					   (unsigned long long)x->vertices);
+			if (ps_engine_apply(e, ps_opcode_move((enum ps_opcode)code), vertex))
+				return PS_EINVALID;
+		}
+		return PS_OK;
+	}
+	if ((rc = only_keys(r, obj, mac_keys, "this operation")))
+		return rc;
+	if (!json_object_get(obj, "into") || !json_object_get(obj, "from"))
+		return BAD(r, "a mac needs \"into\" and \"from\"");
+	if ((rc = parse_coord(r, json_object_get(obj, "into"), "into", 0, &into)) ||
+	    (rc = parse_coord(r, json_object_get(obj, "from"), "from", 1, &from)))
+		return rc;
+	for (uint64_t a = 0; a < ps_coordset_size(&into); a++)
+		for (uint64_t b = 0; b < ps_coordset_size(&from); b++) {
+			uint64_t v = ps_coordset_at(&into, a), u = ps_coordset_at(&from, b);
+			ps_node p = ps_explicit_product(x, u, v);
+
+			if (p == UINT64_MAX)
+				return BAD(r, "no edge %llu -> %llu into a sum",
+					   (unsigned long long)u, (unsigned long long)v);
+			if (ps_engine_mac(e, p))
+				return PS_EINVALID;
+		}
+	return PS_OK;
+}
+
 void ps_replay_free(struct ps_replay *rep)
 {
 	if (rep->has_att)
@@ -521,7 +635,8 @@ static bool same_dag(const struct ps_attention_params *a,
 
 int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		    const struct ps_attention_params *expect,
-		    struct ps_replay *rep, struct ps_error *err)
+		    const struct ps_explicit *xdag, struct ps_replay *rep,
+		    struct ps_error *err)
 {
 	struct reader r = { .name = name, .err = err };
 	struct ps_engine engine;
@@ -560,6 +675,31 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 			json_decref(obj);
 			if (rc)
 				break;
+			if (rep->header.explicit_dag) {
+				if (!xdag) {
+					rc = BAD(&r, "this trace is of an explicit DAG: name its file with --dag");
+					break;
+				}
+				if (xdag->vertices != rep->header.vertices ||
+				    xdag->edges != rep->header.edges) {
+					rc = BAD(&r, "the header's DAG (%llu vertices, %llu edges) is not the one given (%llu vertices, %llu edges)",
+						 (unsigned long long)rep->header.vertices,
+						 (unsigned long long)rep->header.edges,
+						 (unsigned long long)xdag->vertices,
+						 (unsigned long long)xdag->edges);
+					break;
+				}
+				if (M)
+					rep->header.M = M;
+				if ((rc = ps_engine_init(&engine, &xdag->dag, rep->header.M, err)))
+					break;
+				engine_ready = true;
+				continue;
+			}
+			if (xdag) {
+				rc = BAD(&r, "this trace is of the attention DAG, not of the DAG given with --dag");
+				break;
+			}
 			if (expect && !same_dag(expect, &rep->header.dag)) {
 				rc = BAD(&r, "the header's DAG (n = %llu, d = %llu, g = %llu, %s) is not the one asked for (n = %llu, d = %llu, g = %llu, %s)",
 					 (unsigned long long)rep->header.dag.n,
@@ -596,6 +736,11 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 			json_decref(obj);
 			ended = true;
 			rep->has_end = rc == PS_OK;
+		} else if (rep->header.explicit_dag) {
+			ps_engine_set_position(&engine, r.line);
+			rc = replay_vertex_op(&r, obj, xdag, &engine);
+			rep->ops++;
+			json_decref(obj);
 		} else {
 			struct ps_op op;
 

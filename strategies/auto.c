@@ -1,6 +1,6 @@
 /*
- * auto: every other strategy that accepts the parameters is run into a
- * counting sink (no engine, no trace: its operations are only summed),
+ * auto: every other strategy of the paper that accepts the parameters (the
+ * baselines are not candidates) is run into a counting sink (no engine, no trace: its operations are only summed),
  * and the one with the least I/O is kept; the plan says which and by how
  * much it beats the next best. The chosen one then runs as itself.
  */
@@ -25,7 +25,8 @@ static const struct ps_strategy *pick(const struct ps_problem *pb,
 		struct ps_error ignored;
 		uint64_t cost;
 
-		if (!strcmp(s->name, "auto") || pb->M < ps_strategy_min_memory(s, pb->att))
+		if (!strcmp(s->name, "auto") || (s->flags & PS_STRATEGY_BASELINE) ||
+		    pb->M < ps_strategy_min_memory(s, pb->att))
 			continue;
 		if (ps_strategy_plan(s, pb, &plan, &ignored))
 			continue;
@@ -55,7 +56,8 @@ static uint64_t auto_min_memory(const struct ps_attention *att)
 	uint64_t least = UINT64_MAX;
 
 	for (size_t k = 0; k < ps_strategy_count; k++)
-		if (strcmp(ps_strategies[k]->name, "auto"))
+		if (strcmp(ps_strategies[k]->name, "auto") &&
+		    !(ps_strategies[k]->flags & PS_STRATEGY_BASELINE))
 			least = ps_min_u64(least, ps_strategy_min_memory(ps_strategies[k], att));
 	return least;
 }

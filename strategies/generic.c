@@ -127,6 +127,7 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 		plan->loads = p.loads;
 		plan->saves = p.saves;
 		plan->peak_red = p.peak_red;
+		plan->predicted = plan->bounded = true;
 		found = true;
 	}
 	if (!found && forced >= 0)

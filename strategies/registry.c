@@ -8,7 +8,11 @@ extern const struct ps_strategy ps_strategy_case1;
 extern const struct ps_strategy ps_strategy_keylemma;
 extern const struct ps_strategy ps_strategy_subtile;
 extern const struct ps_strategy ps_strategy_matmul;
+extern const struct ps_strategy ps_strategy_naive;
+extern const struct ps_strategy ps_strategy_naive_belady;
 extern const struct ps_strategy ps_strategy_auto;
+extern const struct ps_strategy ps_strategy_lru;
+extern const struct ps_strategy ps_strategy_belady;
 
 const struct ps_strategy *const ps_strategies[] = {
 	&ps_strategy_generic,
@@ -16,7 +20,11 @@ const struct ps_strategy *const ps_strategies[] = {
 	&ps_strategy_keylemma,
 	&ps_strategy_subtile,
 	&ps_strategy_matmul,
+	&ps_strategy_naive,
+	&ps_strategy_naive_belady,
 	&ps_strategy_auto,
+	&ps_strategy_lru,
+	&ps_strategy_belady,
 };
 
 const size_t ps_strategy_count = sizeof(ps_strategies) / sizeof(ps_strategies[0]);

@@ -96,7 +96,8 @@ static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
 				goto oom;
 			t->gen = grown;
 		}
-		memcpy(t->gen + used, cols, count * sizeof(uint64_t));
+		if (count)
+			memcpy(t->gen + used, cols, count * sizeof(uint64_t));
 		tile->gen_first = used;
 		tile->gen_count = count;
 		used += count;
@@ -350,6 +351,8 @@ void ps_tiling_plan(const struct ps_tiling *t, const struct ps_attention *att,
 {
 	ps_tiling_predict(t, att, &plan->loads, &plan->saves);
 	plan->peak_red = ps_tiling_peak(t, att);
+	plan->predicted = true;
+	plan->bounded = true;
 }
 
 /* ---- emission --------------------------------------------------------- */

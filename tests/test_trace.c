@@ -38,7 +38,7 @@ static int replay(const char *path, uint64_t M, struct ps_replay *rep,
 
 	ck_assert_msg(f != NULL, "cannot open %s", path);
 	ps_error_clear(err);
-	rc = ps_trace_replay(f, path, M, NULL, rep, err);
+	rc = ps_trace_replay(f, path, M, NULL, NULL, rep, err);
 	fclose(f);
 	return rc;
 }
@@ -270,7 +270,7 @@ START_TEST(test_header_must_match)
 	struct ps_error err;
 	FILE *f = fopen("examples/tiny.jsonl", "r");
 
-	ck_assert_int_eq(ps_trace_replay(f, "tiny.jsonl", 0, &want, &rep, &err), PS_EINPUT);
+	ck_assert_int_eq(ps_trace_replay(f, "tiny.jsonl", 0, &want, NULL, &rep, &err), PS_EINPUT);
 	fclose(f);
 	ck_assert_str_eq(err.msg, "tiny.jsonl:1: the header's DAG (n = 2, d = 1, g = 1, normalised) is not the one asked for (n = 2, d = 1, g = 2, normalised)");
 	ck_assert_uint_eq(err.line, 1);
@@ -294,8 +294,8 @@ static void round_trip(const struct ps_attention *att, const struct ps_strategy 
 
 	tmp_path(path, sizeof(path), elementary ? "rt-e.jsonl" : "rt.jsonl");
 	ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), 0);
-	ck_assert_int_eq(ps_trace_open(&w, path, att, M, plan.chosen ? plan.chosen->name : s->name,
-				       &plan, elementary, &err), 0);
+	ck_assert_int_eq(ps_trace_open(&w, path, att, NULL, M, plan.chosen ? plan.chosen->name : s->name,
+				       &plan, NULL, elementary, &err), 0);
 	ck_assert_int_eq(ps_run(&pb, s, &w.sink, &run, &err), 0);
 	ck_assert(run.valid);
 	ck_assert_int_eq(ps_trace_close(&w, &run.counts, true, &err), 0);
@@ -349,12 +349,12 @@ START_TEST(test_failed_write_leaves_nothing)
 	char path[256];
 
 	test_attention(&att, 2, 1, 1, 1);
-	ck_assert_int_eq(ps_trace_open(&w, "/nonexistent-dir/t.jsonl", &att, 9, "x",
-				       NULL, false, &err), PS_EIO);
+	ck_assert_int_eq(ps_trace_open(&w, "/nonexistent-dir/t.jsonl", &att, NULL, 9, "x",
+				       NULL, NULL, false, &err), PS_EIO);
 	ck_assert_str_eq(err.msg, "cannot write the trace '/nonexistent-dir/t.jsonl': No such file or directory");
 	/* closed without keeping: neither the file nor its temporary remain */
 	tmp_path(path, sizeof(path), "gone.jsonl");
-	ck_assert_int_eq(ps_trace_open(&w, path, &att, 9, "x", NULL, false, &err), 0);
+	ck_assert_int_eq(ps_trace_open(&w, path, &att, NULL, 9, "x", NULL, NULL, false, &err), 0);
 	ck_assert_int_eq(ps_trace_close(&w, NULL, false, &err), 0);
 	ck_assert_int_ne(access(path, F_OK), 0);
 	rmdir(tmpdir); /* fails unless the directory is empty */

@@ -14,6 +14,7 @@ Suite *generic_suite(void);
 Suite *strategies_suite(void);
 Suite *golden_suite(void);
 Suite *trace_suite(void);
+Suite *explicit_suite(void);
 Suite *cli_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */

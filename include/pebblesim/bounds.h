@@ -50,6 +50,13 @@ void ps_bound_matmul(const struct ps_attention *att, uint64_t s,
  */
 void ps_bound_trivial(const struct ps_attention *att, struct ps_bound *out);
 
+struct ps_explicit;
+
+/* The trivial lower bound of an explicit DAG: each input with a path to an
+ * output that is not an input loaded once, each such output saved once. */
+void ps_bound_trivial_explicit(const struct ps_explicit *x,
+			       struct ps_bound *out);
+
 /* Key Lemma 3.2's, A.2: M (ceil(P) - 1), P = n r d / (4M + 4M^2/w +
  * M^2/(2w)), for the largest w <= d with w tau(w) <= M/4; false when none. */
 bool ps_bound_keylemma_lower(const struct ps_attention *att, uint64_t M,

@@ -23,7 +23,11 @@ enum ps_role {
 	PS_ROLE_SUM,     /* aggregated edge by edge through macs */
 };
 
-/* A product node resolved for a mac: its parents and the edge it feeds. */
+/*
+ * A product resolved for a mac: its parents and the edge it feeds. In the
+ * attention DAG products are nodes (P1, P2); in an explicit DAG each in-edge
+ * of a sum is a product whose only parent is the edge's source.
+ */
 struct ps_product {
 	ps_node id;
 	ps_node parent[2];
@@ -34,6 +38,9 @@ struct ps_product {
 	uint64_t edge;      /* its in-edge number in sum */
 	uint64_t edge_bit;  /* edge_base of sum + edge */
 	uint64_t in_degree; /* of sum */
+	unsigned transient; /* 1: a node of its own that holds a red pebble
+			     * during the mac (attention's P1, P2); 0: an edge
+			     * of an explicit DAG, aggregated from its parent */
 };
 
 /* A sum node's place in the counters and the edge bitset. */

@@ -66,18 +66,27 @@ struct ps_op {
 	enum ps_kind kind; /* for a mac: the sum aggregated into, H or N */
 	bool fuse;         /* a mac that regenerates U1 (U2) around each use */
 	struct ps_coordset c[3]; /* the kind's coordinates; a mac: its product's */
+	/* one move on one node by its id (a mac: on the product), for any
+	 * DAG; kind, fuse and c are then unused */
+	bool by_id;
+	ps_node node;
 };
+
+/* The elementary move an opcode makes. */
+enum ps_move ps_opcode_move(enum ps_opcode code);
 
 /* Number of elementary moves the operation stands for. */
 uint64_t ps_op_moves(const struct ps_op *op);
 
-/* Checks kind, coordinate count and ranges against the DAG. */
+/* Checks kind, coordinate count and ranges against the DAG (att may be
+ * NULL for an operation by id). */
 int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 		struct ps_error *err);
 
 /*
  * Expands op into elementary moves applied to e, in the documented order.
- * Returns 0, PS_EINVALID (e->violation says why) or PS_EINPUT (err).
+ * Returns 0, PS_EINVALID (e->violation says why) or PS_EINPUT (err). att
+ * may be NULL (an explicit DAG) for operations by id.
  */
 int ps_op_apply(const struct ps_attention *att, struct ps_engine *e,
 		const struct ps_op *op, struct ps_error *err);

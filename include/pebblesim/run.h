@@ -11,10 +11,13 @@
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
 #include "pebblesim/engine.h"
+#include "pebblesim/explicit.h"
 #include "pebblesim/strategy.h"
 
 struct ps_report {
-	const struct ps_attention *att;
+	const struct ps_attention *att;   /* the attention DAG, or NULL */
+	const struct ps_explicit *xdag;   /* an explicit DAG, or NULL */
+	const char *dag_name;             /* the explicit DAG's file */
 	uint64_t M;
 	const char *case_name;      /* "I" .. "IV" */
 	char case_reason[256];
@@ -39,6 +42,11 @@ double ps_now_seconds(void);
 /* Empty report for att under M: its case and lower bound filled. */
 void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
 		    uint64_t M);
+
+/* Empty report for an explicit DAG (read from name) under M. */
+void ps_report_init_explicit(struct ps_report *rep,
+			     const struct ps_explicit *x, const char *name,
+			     uint64_t M);
 
 /* Runs strategy s on the problem; tap, when not NULL, sees every operation
  * before the engine (a trace writer). PS_EINPUT etc. only for failures that

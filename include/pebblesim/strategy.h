@@ -21,11 +21,15 @@
 #define PS_STRATEGY_VERSION 1
 
 /* What a strategy is asked to pebble. */
+struct ps_explicit;
+
 struct ps_problem {
-	const struct ps_attention *att;
+	const struct ps_attention *att; /* the attention DAG, or NULL */
+	const struct ps_explicit *xdag; /* an explicit DAG, or NULL */
 	uint64_t M;
 	const char *tiles; /* generic: "square", "tall" or "unit"; NULL: cheapest */
 	uint64_t w;        /* keylemma: the generating set size; 0: cheapest */
+	const char *order; /* explicit DAGs: "topo" (default) or "dfs" */
 };
 
 struct ps_strategy;
@@ -40,6 +44,8 @@ struct ps_plan {
 	const char *param_name; /* the parameter it chose: "w", "s", or NULL */
 	uint64_t param;
 	const char *variant;    /* generic: the tiles, "square", "tall", "unit" */
+	bool predicted;         /* loads and saves come from a cost model */
+	bool bounded;           /* upper holds the strategy's upper bound */
 	const struct ps_strategy *chosen; /* auto: the strategy it runs */
 };
 
@@ -56,6 +62,15 @@ struct ps_strategy {
 	/* emits the pebbling sequence */
 	int (*run)(const struct ps_problem *pb, struct ps_sink *sink,
 		   struct ps_error *err);
+	/* PS_STRATEGY_EXPLICIT: runs on explicit DAGs (pb->xdag), not on the
+	 * attention DAG; its min_memory is then min_memory_explicit */
+	unsigned flags;
+	uint64_t (*min_memory_explicit)(const struct ps_problem *pb);
+};
+
+enum {
+	PS_STRATEGY_EXPLICIT = 1, /* explicit DAGs only */
+	PS_STRATEGY_BASELINE = 2, /* not the paper's: auto does not pick it */
 };
 
 /* The strategy that implements each case of the paper: I .. IV. */
@@ -70,10 +85,19 @@ const struct ps_strategy *ps_strategy_find(const char *name);
 /* Writes the registered names, comma separated, into buf. */
 void ps_strategy_names(char *buf, size_t len);
 
+/* The smallest M s accepts on the attention DAG att (UINT64_MAX: never). */
 static inline uint64_t ps_strategy_min_memory(const struct ps_strategy *s,
 					      const struct ps_attention *att)
 {
-	return s->min_memory(att);
+	return (s->flags & PS_STRATEGY_EXPLICIT) ? UINT64_MAX : s->min_memory(att);
+}
+
+/* The smallest M s accepts on the explicit DAG of pb (UINT64_MAX: never). */
+static inline uint64_t ps_strategy_min_memory_explicit(const struct ps_strategy *s,
+						       const struct ps_problem *pb)
+{
+	return (s->flags & PS_STRATEGY_EXPLICIT) ? s->min_memory_explicit(pb)
+						: UINT64_MAX;
 }
 
 static inline int ps_strategy_plan(const struct ps_strategy *s,

@@ -13,6 +13,7 @@
 #include "pebblesim/attention.h"
 #include "pebblesim/common.h"
 #include "pebblesim/engine.h"
+#include "pebblesim/explicit.h"
 #include "pebblesim/ops.h"
 #include "pebblesim/strategy.h"
 
@@ -24,17 +25,21 @@
 
 /* What a trace's header says. */
 struct ps_trace_header {
+	bool explicit_dag;      /* "kind":"explicit": vertices and edges */
+	uint64_t vertices, edges;
 	struct ps_attention_params dag;
 	uint64_t M;
 	char strategy[64];
 	uint64_t w;      /* params.w, or 0 */
 	char tiles[16];  /* params.tiles, or "" */
+	char order[8];   /* params.order, or "" */
 };
 
 /* A sink that writes each operation as a line (or its moves, one a line). */
 struct ps_trace_writer {
 	struct ps_sink sink;
-	const struct ps_attention *att;
+	const struct ps_attention *att;   /* one of these two */
+	const struct ps_explicit *xdag;
 	FILE *file;
 	bool elementary;
 	bool failed;
@@ -43,11 +48,12 @@ struct ps_trace_writer {
 	char *tmp_path; /* written beside it and renamed by ps_trace_close */
 };
 
-/* Opens path ("-" for standard output) and writes the header. */
+/* Opens path ("-" for standard output) and writes the header; the DAG is
+ * att, or the explicit xdag (its moves by vertex id). */
 int ps_trace_open(struct ps_trace_writer *w, const char *path,
-		  const struct ps_attention *att, uint64_t M,
-		  const char *strategy, const struct ps_plan *plan,
-		  bool elementary, struct ps_error *err);
+		  const struct ps_attention *att, const struct ps_explicit *xdag,
+		  uint64_t M, const char *strategy, const struct ps_plan *plan,
+		  const char *order, bool elementary, struct ps_error *err);
 
 /*
  * Writes the end line (when counts is not NULL) and makes the file appear
@@ -81,14 +87,17 @@ struct ps_replay {
 
 /*
  * Replays the trace in f (named name in messages) in the engine. M, when
- * not 0, overrides the header's. expect, when not NULL, is the DAG the
- * header must name. Returns 0 with rep->valid telling the verdict, or
- * PS_EINPUT/PS_EIO/PS_ENOMEM with err (its line set) for a trace that
- * cannot be read. ps_replay_free releases rep->att.
+ * not 0, overrides the header's. expect, when not NULL, is the attention
+ * DAG the header must name; xdag, when not NULL, the explicit DAG a trace
+ * of an explicit DAG is played on (its header must agree). Returns 0 with
+ * rep->valid telling the verdict, or PS_EINPUT/PS_EIO/PS_ENOMEM with err
+ * (its line set) for a trace that cannot be read. ps_replay_free releases
+ * rep->att.
  */
 int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		    const struct ps_attention_params *expect,
-		    struct ps_replay *rep, struct ps_error *err);
+		    const struct ps_explicit *xdag, struct ps_replay *rep,
+		    struct ps_error *err);
 void ps_replay_free(struct ps_replay *rep);
 
 #endif

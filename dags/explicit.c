@@ -1,0 +1,480 @@
+/*
+ * Explicit DAGs backed by igraph (include/pebblesim/explicit.h).
+ */
+#include "pebblesim/explicit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pebblesim/monomial.h"
+
+/* igraph's last error, kept by our handler for the messages we print. */
+static char igraph_reason[256];
+
+static void keep_reason(const char *reason, const char *file, int line,
+			igraph_error_t code)
+{
+	(void)file;
+	(void)line;
+	snprintf(igraph_reason, sizeof(igraph_reason), "%s (%s)", reason,
+		 igraph_strerror(code));
+	/* the handler frees igraph's temporaries, as igraph asks */
+	IGRAPH_FINALLY_FREE();
+}
+
+void ps_igraph_setup(void)
+{
+	igraph_set_attribute_table(&igraph_cattribute_table);
+	igraph_set_error_handler(keep_reason);
+	igraph_set_warning_handler(igraph_warning_handler_ignore);
+}
+
+static int igraph_failed(struct ps_error *err, const char *what)
+{
+	return ps_error_set(err, PS_EINPUT, "%s: %s", what,
+			    igraph_reason[0] ? igraph_reason : "igraph failed");
+}
+
+void ps_explicit_free(struct ps_explicit *x)
+{
+	if (x->labels)
+		for (uint64_t v = 0; v < x->vertices; v++)
+			free(x->labels[v]);
+	free(x->labels);
+	free(x->role);
+	free(x->in_start);
+	free(x->in_from);
+	free(x->slot);
+	free(x->edge_base);
+	free(x->sum_of);
+	free(x->outputs);
+	free(x->prod_slot);
+	if (x->dag.ops)
+		igraph_destroy(&x->graph);
+	memset(x, 0, sizeof(*x));
+}
+
+static const struct ps_explicit *as_x(const struct ps_dag *dag)
+{
+	return (const struct ps_explicit *)dag;
+}
+
+static enum ps_role x_role(const struct ps_dag *dag, ps_node v)
+{
+	const struct ps_explicit *x = as_x(dag);
+
+	return v < x->vertices ? (enum ps_role)x->role[v] : PS_ROLE_PRODUCT;
+}
+
+static uint64_t x_parent_count(const struct ps_dag *dag, ps_node v)
+{
+	const struct ps_explicit *x = as_x(dag);
+
+	return v < x->vertices ? x->in_start[v + 1] - x->in_start[v] : 1;
+}
+
+static void x_product(const struct ps_dag *dag, ps_node p,
+		      struct ps_product *out)
+{
+	const struct ps_explicit *x = as_x(dag);
+	uint64_t e = p - x->vertices, slot = x->prod_slot[e];
+	uint64_t v = x->sum_of[slot], k = e - x->edge_base[slot];
+
+	out->id = p;
+	out->parent[0] = x->in_from[x->in_start[v] + k];
+	out->parent_is_sum[0] = x->role[out->parent[0]] == PS_ROLE_SUM;
+	out->parent_count = 1;
+	out->sum = v;
+	out->sum_slot = slot;
+	out->edge = k;
+	out->edge_bit = e;
+	out->in_degree = x->in_start[v + 1] - x->in_start[v];
+	out->transient = 0;
+}
+
+static ps_node x_parent(const struct ps_dag *dag, ps_node v, uint64_t k)
+{
+	const struct ps_explicit *x = as_x(dag);
+
+	if (v >= x->vertices) {
+		struct ps_product pr;
+
+		x_product(dag, v, &pr);
+		return pr.parent[0];
+	}
+	if (x->role[v] == PS_ROLE_SUM)
+		return x->vertices + x->edge_base[x->slot[v]] + k;
+	return x->in_from[x->in_start[v] + k];
+}
+
+static void x_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
+{
+	const struct ps_explicit *x = as_x(dag);
+
+	out->slot = x->slot[v];
+	out->edge_base = x->edge_base[out->slot];
+	out->in_degree = x->in_start[v + 1] - x->in_start[v];
+}
+
+static ps_node x_output(const struct ps_dag *dag, uint64_t k)
+{
+	return as_x(dag)->outputs[k];
+}
+
+static void x_describe(const struct ps_dag *dag, ps_node v, char *buf,
+		       size_t len)
+{
+	const struct ps_explicit *x = as_x(dag);
+
+	if (v >= x->dag.node_count) {
+		snprintf(buf, len, "node %llu", (unsigned long long)v);
+	} else if (v >= x->vertices) {
+		struct ps_product pr;
+
+		x_product(dag, v, &pr);
+		snprintf(buf, len, "edge %llu->%llu", (unsigned long long)pr.parent[0],
+			 (unsigned long long)pr.sum);
+	} else if (x->labels && x->labels[v]) {
+		snprintf(buf, len, "%s", x->labels[v]);
+	} else {
+		snprintf(buf, len, "v%llu", (unsigned long long)v);
+	}
+}
+
+static const struct ps_dag_ops explicit_ops = {
+	.name = "explicit",
+	.role = x_role,
+	.parent_count = x_parent_count,
+	.parent = x_parent,
+	.product = x_product,
+	.sum = x_sum,
+	.output = x_output,
+	.describe = x_describe,
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The role attribute of v, or the default; -1 for an unknown name. */
+static int read_role(const igraph_t *g, bool has_role, uint64_t v,
+		     uint64_t in_degree)
+{
+	static const struct {
+		const char *name;
+		enum ps_role role;
+	} names[] = {
+		{ "input", PS_ROLE_INPUT },
+		{ "sum", PS_ROLE_SUM },
+		{ "plain", PS_ROLE_PLAIN },
+		{ "product", PS_ROLE_PLAIN },
+	};
+	const char *name = has_role ? VAS(g, "role", (igraph_integer_t)v) : "";
+
+	if (!name || !name[0])
+		return in_degree ? PS_ROLE_PLAIN : PS_ROLE_INPUT;
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (!strcmp(name, names[k].name))
+			return (int)names[k].role;
+	return -1;
+}
+
+int ps_explicit_from_igraph(struct ps_explicit *x, igraph_t *graph,
+			    struct ps_error *err)
+{
+	uint64_t V = (uint64_t)igraph_vcount(graph), E = (uint64_t)igraph_ecount(graph);
+	igraph_bool_t is_dag = false, loops = true, multiple = true;
+	bool has_role, has_label;
+	uint64_t *fill = NULL, *out_degree = NULL;
+	int rc = PS_OK;
+
+	memset(x, 0, sizeof(*x));
+	if (V + E > PS_EXPLICIT_MAX_ELEMENTS) {
+		igraph_destroy(graph);
+		return ps_error_set(err, PS_ENOMEM,
+				    "the graph has %llu vertices and %llu edges; the limit is %llu in all",
+				    (unsigned long long)V, (unsigned long long)E,
+				    (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS);
+	}
+	x->graph = *graph;
+	x->dag.ops = &explicit_ops; /* from here ps_explicit_free destroys it */
+	if (!igraph_is_directed(graph))
+		return ps_explicit_free(x),
+		       ps_error_set(err, PS_EINPUT, "the graph is undirected: a DAG needs directed edges");
+	if (igraph_is_dag(graph, &is_dag) || igraph_has_loop(graph, &loops) ||
+	    igraph_has_multiple(graph, &multiple)) {
+		rc = igraph_failed(err, "cannot analyse the graph");
+		goto fail;
+	}
+	if (loops || !is_dag) {
+		rc = ps_error_set(err, PS_EINPUT, "the graph has a cycle: it is not a DAG");
+		goto fail;
+	}
+	if (multiple) {
+		rc = ps_error_set(err, PS_EINPUT,
+				  "the graph has an edge twice: a DAG file names each edge once");
+		goto fail;
+	}
+	x->vertices = V;
+	x->edges = E;
+	x->role = malloc(V ? V : 1);
+	x->in_start = calloc(V + 1, sizeof(uint64_t));
+	x->in_from = malloc((E ? E : 1) * sizeof(uint64_t));
+	x->slot = malloc((V ? V : 1) * sizeof(uint64_t));
+	fill = calloc(V + 1, sizeof(uint64_t));
+	out_degree = calloc(V + 1, sizeof(uint64_t));
+	if (!x->role || !x->in_start || !x->in_from || !x->slot || !fill || !out_degree)
+		goto oom;
+	/* in-edges by target, sources increasing: a sum's products follow them */
+	for (uint64_t e = 0; e < E; e++) {
+		igraph_integer_t from, to;
+
+		igraph_edge(graph, (igraph_integer_t)e, &from, &to);
+		x->in_start[to + 1]++;
+		out_degree[from]++;
+	}
+	for (uint64_t v = 0; v < V; v++)
+		x->in_start[v + 1] += x->in_start[v];
+	for (uint64_t e = 0; e < E; e++) {
+		igraph_integer_t from, to;
+
+		igraph_edge(graph, (igraph_integer_t)e, &from, &to);
+		x->in_from[x->in_start[to] + fill[to]++] = (uint64_t)from;
+	}
+	has_role = igraph_cattribute_has_attr(graph, IGRAPH_ATTRIBUTE_VERTEX, "role");
+	has_label = igraph_cattribute_has_attr(graph, IGRAPH_ATTRIBUTE_VERTEX, "label");
+	if (has_role && igraph_cattribute_VAS(graph, "role", 0) == NULL && V) {
+		rc = ps_error_set(err, PS_EINPUT, "the \"role\" attribute must be a string");
+		goto fail;
+	}
+	for (uint64_t v = 0; v < V; v++) {
+		uint64_t deg = x->in_start[v + 1] - x->in_start[v];
+		int role = read_role(graph, has_role, v, deg);
+
+		qsort(x->in_from + x->in_start[v], deg, sizeof(uint64_t), cmp_u64);
+		if (role < 0) {
+			rc = ps_error_set(err, PS_EINPUT,
+					  "vertex %llu: unknown role '%s' (input, sum, plain)",
+					  (unsigned long long)v,
+					  VAS(graph, "role", (igraph_integer_t)v));
+			goto fail;
+		}
+		if (role == PS_ROLE_INPUT && deg) {
+			rc = ps_error_set(err, PS_EINPUT,
+					  "vertex %llu is an input but has %llu parents",
+					  (unsigned long long)v, (unsigned long long)deg);
+			goto fail;
+		}
+		if (role == PS_ROLE_SUM && !deg) {
+			rc = ps_error_set(err, PS_EINPUT,
+					  "vertex %llu is a sum without in-edges",
+					  (unsigned long long)v);
+			goto fail;
+		}
+		x->role[v] = (uint8_t)role;
+		x->slot[v] = UINT64_MAX;
+		if (role == PS_ROLE_SUM) {
+			x->slot[v] = x->sums++;
+			x->products += deg;
+		} else if (role == PS_ROLE_PLAIN) {
+			x->max_plain_in = ps_max_u64(x->max_plain_in, deg);
+		} else {
+			x->inputs++;
+		}
+		x->dag.output_count += out_degree[v] == 0;
+	}
+	x->edge_base = malloc((x->sums + 1) * sizeof(uint64_t));
+	x->sum_of = malloc((x->sums + 1) * sizeof(uint64_t));
+	x->prod_slot = malloc((x->products + 1) * sizeof(uint64_t));
+	x->outputs = malloc((x->dag.output_count + 1) * sizeof(uint64_t));
+	if (!x->edge_base || !x->sum_of || !x->prod_slot || !x->outputs)
+		goto oom;
+	for (uint64_t v = 0, base = 0, k = 0; v < V; v++) {
+		if (x->slot[v] != UINT64_MAX) {
+			uint64_t s = x->slot[v], deg = x->in_start[v + 1] - x->in_start[v];
+
+			x->edge_base[s] = base;
+			x->sum_of[s] = v;
+			for (uint64_t q = 0; q < deg; q++)
+				x->prod_slot[base + q] = s;
+			base += deg;
+		}
+		if (out_degree[v] == 0)
+			x->outputs[k++] = v;
+	}
+	if (has_label) {
+		x->labels = calloc(V ? V : 1, sizeof(char *));
+		if (!x->labels)
+			goto oom;
+		for (uint64_t v = 0; v < V; v++) {
+			const char *label = VAS(graph, "label", (igraph_integer_t)v);
+
+			if (label && label[0] && !(x->labels[v] = strdup(label)))
+				goto oom;
+		}
+	}
+	x->dag.node_count = V + x->products;
+	x->dag.state_count = V;
+	x->dag.sum_count = x->sums;
+	x->dag.sum_edge_count = x->products;
+	x->dag.edge_count = E;
+	free(fill);
+	free(out_degree);
+	return PS_OK;
+oom:
+	rc = ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+fail:
+	free(fill);
+	free(out_degree);
+	ps_explicit_free(x);
+	return rc;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+int ps_explicit_read(struct ps_explicit *x, const char *path,
+		     struct ps_error *err)
+{
+	bool graphml = ends_with(path, ".graphml") || ends_with(path, ".xml");
+	FILE *f = fopen(path, "r");
+	igraph_t graph;
+	igraph_error_t rc;
+
+	memset(x, 0, sizeof(*x));
+	if (!f)
+		return ps_error_set(err, PS_EIO, "cannot open DAG '%s': %s", path,
+				    strerror(errno));
+	ps_igraph_setup();
+	igraph_reason[0] = '\0';
+	rc = graphml ? igraph_read_graph_graphml(&graph, f, 0)
+		     : igraph_read_graph_edgelist(&graph, f, 0, true);
+	fclose(f);
+	if (rc) {
+		char what[PS_ERROR_MAX / 2];
+
+		snprintf(what, sizeof(what), "cannot read DAG '%s' as %s", path,
+			 graphml ? "GraphML" : "an edge list");
+		return igraph_failed(err, what);
+	}
+	return ps_explicit_from_igraph(x, &graph, err);
+}
+
+ps_node ps_explicit_product(const struct ps_explicit *x, uint64_t from,
+			    uint64_t into)
+{
+	const uint64_t *lo, *hi, *at;
+
+	if (into >= x->vertices || x->role[into] != PS_ROLE_SUM)
+		return UINT64_MAX;
+	lo = x->in_from + x->in_start[into];
+	hi = x->in_from + x->in_start[into + 1];
+	at = bsearch(&from, lo, (size_t)(hi - lo), sizeof(uint64_t), cmp_u64);
+	return at ? x->vertices + x->edge_base[x->slot[into]] + (uint64_t)(at - lo)
+		  : UINT64_MAX;
+}
+
+/* "U1[3,(0,2)]": a node with its monomial written out. */
+static void attention_label(const struct ps_attention *att, ps_node v,
+			    char *buf, size_t len)
+{
+	uint64_t c[3];
+	enum ps_kind k = ps_attention_decode(att, v, c);
+	size_t used = (size_t)snprintf(buf, len, "%s[", ps_kinds[k].name);
+
+	for (unsigned p = 0; p < ps_kinds[k].arity && used < len; p++) {
+		if (p)
+			used += (size_t)snprintf(buf + used, len - used, ",");
+		if (ps_kinds[k].coord[p] == PS_C_M)
+			ps_monomial_format(&att->mono, c[p], buf + used, len - used);
+		else
+			snprintf(buf + used, len - used, "%llu", (unsigned long long)c[p]);
+		used = strlen(buf);
+	}
+	if (used < len)
+		snprintf(buf + used, len - used, "]");
+}
+
+int ps_attention_to_igraph(const struct ps_attention *att, igraph_t *graph,
+			   struct ps_error *err)
+{
+	static const char *const roles[] = {
+		[PS_ROLE_INPUT] = "input", [PS_ROLE_PLAIN] = "plain",
+		[PS_ROLE_PRODUCT] = "product", [PS_ROLE_SUM] = "sum",
+	};
+	static const char *const letters[] = { "i", "j", "a", "b", "m" };
+	const struct ps_dag *dag = &att->dag;
+	igraph_vector_int_t edges;
+	uint64_t e = 0;
+
+	if (dag->node_count + dag->edge_count > PS_EXPLICIT_MAX_ELEMENTS)
+		return ps_error_set(err, PS_ENOMEM,
+				    "the DAG has %llu nodes and %llu edges; materialising it is limited to %llu in all",
+				    (unsigned long long)dag->node_count,
+				    (unsigned long long)dag->edge_count,
+				    (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS);
+	ps_igraph_setup();
+	if (igraph_vector_int_init(&edges, (igraph_integer_t)(2 * dag->edge_count)))
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+	for (ps_node v = 0; v < dag->node_count; v++)
+		for (uint64_t k = 0; k < ps_dag_parent_count(dag, v); k++) {
+			VECTOR(edges)[e++] = (igraph_integer_t)ps_dag_parent(dag, v, k);
+			VECTOR(edges)[e++] = (igraph_integer_t)v;
+		}
+	if (igraph_create(graph, &edges, (igraph_integer_t)dag->node_count, IGRAPH_DIRECTED)) {
+		igraph_vector_int_destroy(&edges);
+		return igraph_failed(err, "cannot build the graph");
+	}
+	igraph_vector_int_destroy(&edges);
+	for (ps_node v = 0; v < dag->node_count; v++) {
+		char label[256];
+		uint64_t c[3];
+		enum ps_kind k = ps_attention_decode(att, v, c);
+		igraph_integer_t id = (igraph_integer_t)v;
+
+		attention_label(att, v, label, sizeof(label));
+		if (SETVAS(graph, "kind", id, ps_kinds[k].name) ||
+		    SETVAS(graph, "label", id, label) ||
+		    SETVAS(graph, "role", id, roles[ps_kinds[k].role])) {
+			igraph_destroy(graph);
+			return igraph_failed(err, "cannot set the attributes");
+		}
+		for (unsigned q = 0; q < 5; q++) {
+			double value = -1;
+
+			for (unsigned p = 0; p < ps_kinds[k].arity; p++)
+				if ((unsigned)ps_kinds[k].coord[p] == q)
+					value = (double)c[p];
+			if (SETVAN(graph, letters[q], id, value)) {
+				igraph_destroy(graph);
+				return igraph_failed(err, "cannot set the attributes");
+			}
+		}
+	}
+	return PS_OK;
+}
+
+int ps_igraph_write(const igraph_t *graph, const char *format, FILE *out,
+		    struct ps_error *err)
+{
+	igraph_error_t rc;
+
+	if (!strcmp(format, "graphml"))
+		rc = igraph_write_graph_graphml(graph, out, false);
+	else if (!strcmp(format, "dot"))
+		rc = igraph_write_graph_dot(graph, out);
+	else if (!strcmp(format, "edgelist"))
+		rc = igraph_write_graph_edgelist(graph, out);
+	else
+		return ps_error_set(err, PS_EINPUT,
+				    "unknown format '%s': graphml, dot or edgelist", format);
+	return rc ? igraph_failed(err, "cannot write the graph") : PS_OK;
+}

@@ -1,0 +1,79 @@
+/*
+ * Explicit DAGs, backed by igraph: any DAG read from GraphML or an edge
+ * list, and the attention DAG materialised for export and cross-checks.
+ *
+ * Vertices keep their igraph ids [0, V). Each vertex has a role: input
+ * (starts in slow memory), sum (aggregated edge by edge through macs) or
+ * plain (computed when all its parents are red). The in-edges of a sum are
+ * its products, with ids V + k: a mac aggregates one such edge from its
+ * source, which must be red; unlike the attention DAG's products they take
+ * no slot of their own. Sinks are the outputs.
+ */
+#ifndef PEBBLESIM_EXPLICIT_H
+#define PEBBLESIM_EXPLICIT_H
+
+#include <igraph.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pebblesim/attention.h"
+#include "pebblesim/common.h"
+#include "pebblesim/dag.h"
+
+/* Largest vertices + edges materialised or read. */
+#define PS_EXPLICIT_MAX_ELEMENTS UINT64_C(4000000)
+
+struct ps_explicit {
+	struct ps_dag dag; /* first: a ps_explicit is a ps_dag */
+	igraph_t graph;
+	uint64_t vertices, edges, products, sums, inputs;
+	uint8_t *role;       /* [V] enum ps_role */
+	uint64_t *in_start;  /* [V + 1] in-edges of v: in_from[in_start[v]..] */
+	uint64_t *in_from;   /* [E] their sources, increasing per vertex */
+	uint64_t *slot;      /* [V] a sum's slot, or UINT64_MAX */
+	uint64_t *edge_base; /* [sums] first product (and edge bit) of a slot */
+	uint64_t *sum_of;    /* [sums] the vertex of a slot */
+	uint64_t *prod_slot; /* [products] the slot of the sum it feeds */
+	uint64_t *outputs;   /* [output_count] the sinks */
+	char **labels;       /* [V] from the "label" attribute, or NULL */
+	uint64_t max_plain_in; /* the largest in-degree of a plain vertex */
+};
+
+/* Installs igraph's C attribute handler and a non-aborting error handler;
+ * idempotent. */
+void ps_igraph_setup(void);
+
+/*
+ * Takes over graph (a ps_explicit owns it after success): checks that it
+ * is a directed acyclic graph without multiple edges or loops, reads the
+ * "role" and "label" vertex attributes (by default sources are inputs and
+ * the rest plain; "product" is read as plain), and builds the tables.
+ */
+int ps_explicit_from_igraph(struct ps_explicit *x, igraph_t *graph,
+			    struct ps_error *err);
+
+/* Reads GraphML (".graphml" or ".xml") or an edge list ("u v" per line). */
+int ps_explicit_read(struct ps_explicit *x, const char *path,
+		     struct ps_error *err);
+
+void ps_explicit_free(struct ps_explicit *x);
+
+/* The product (a sum's in-edge) from u into v, or UINT64_MAX. */
+ps_node ps_explicit_product(const struct ps_explicit *x, uint64_t from,
+			    uint64_t into);
+
+/*
+ * The attention DAG as an igraph graph, vertex v for node v, an edge from
+ * each parent, with the vertex attributes kind, label ("U1[3,(0,2)]"),
+ * role, and the coordinates i, j, a, b, m (-1 where a kind has none).
+ * Refused, before anything is allocated, beyond PS_EXPLICIT_MAX_ELEMENTS.
+ */
+int ps_attention_to_igraph(const struct ps_attention *att, igraph_t *graph,
+			   struct ps_error *err);
+
+/* Writes graph as "graphml", "dot" or "edgelist". */
+int ps_igraph_write(const igraph_t *graph, const char *format, FILE *out,
+		    struct ps_error *err);
+
+#endif

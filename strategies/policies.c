@@ -1,0 +1,205 @@
+/*
+ * lru and belady: any explicit DAG (a GraphML or edge-list file), pebbled
+ * in a compute order under an eviction policy (cache.h). The order is
+ * igraph's topological sort ("topo", the default) or the depth-first
+ * post-order from the outputs ("dfs", the natural order for evaluating
+ * expressions). A plain vertex is computed at its place in the order, a
+ * sum aggregated there edge by edge.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "pebblesim/explicit.h"
+#include "pebblesim/strategy.h"
+
+struct vertex_order {
+	const struct ps_explicit *x;
+	igraph_vector_int_t vertices;
+};
+
+static int order_steps(const void *order_ctx, ps_step_fn fn, void *ctx)
+{
+	const struct vertex_order *o = order_ctx;
+	const struct ps_explicit *x = o->x;
+	int rc;
+
+	for (igraph_integer_t k = 0; k < igraph_vector_int_size(&o->vertices); k++) {
+		uint64_t v = (uint64_t)VECTOR(o->vertices)[k];
+
+		if (x->role[v] == PS_ROLE_PLAIN) {
+			if ((rc = fn(ctx, PS_STEP_COMPUTE, v)))
+				return rc;
+		} else if (x->role[v] == PS_ROLE_SUM) {
+			uint64_t first = x->vertices + x->edge_base[x->slot[v]];
+
+			for (uint64_t e = 0; e < x->in_start[v + 1] - x->in_start[v]; e++)
+				if ((rc = fn(ctx, PS_STEP_MAC, first + e)))
+					return rc;
+		}
+	}
+	return 0;
+}
+
+/* Post-order of a depth-first search from each output, parents in order. */
+static int dfs_order(const struct ps_explicit *x, igraph_vector_int_t *out,
+		     struct ps_error *err)
+{
+	uint64_t *stack = malloc((x->vertices + 1) * sizeof(uint64_t));
+	uint64_t *next = calloc(x->vertices + 1, sizeof(uint64_t));
+	uint8_t *seen = calloc(x->vertices + 1, 1);
+	int rc = PS_OK;
+
+	if (!stack || !next || !seen || igraph_vector_int_init(out, 0)) {
+		free(stack);
+		free(next);
+		free(seen);
+		return ps_error_set(err, PS_ENOMEM, "out of memory");
+	}
+	for (uint64_t k = 0; k < x->dag.output_count; k++) {
+		uint64_t top = 0;
+
+		if (seen[x->outputs[k]])
+			continue;
+		stack[top++] = x->outputs[k];
+		seen[x->outputs[k]] = 1;
+		while (top) {
+			uint64_t v = stack[top - 1];
+
+			if (next[v] < x->in_start[v + 1] - x->in_start[v]) {
+				uint64_t u = x->in_from[x->in_start[v] + next[v]++];
+
+				if (!seen[u]) {
+					seen[u] = 1;
+					stack[top++] = u;
+				}
+				continue;
+			}
+			top--;
+			if (igraph_vector_int_push_back(out, (igraph_integer_t)v)) {
+				rc = ps_error_set(err, PS_ENOMEM, "out of memory");
+				goto done;
+			}
+		}
+	}
+done:
+	free(stack);
+	free(next);
+	free(seen);
+	return rc;
+}
+
+static int make_order(const struct ps_problem *pb, struct vertex_order *o,
+		      struct ps_error *err)
+{
+	const char *name = pb->order ? pb->order : "topo";
+
+	o->x = pb->xdag;
+	if (!strcmp(name, "dfs"))
+		return dfs_order(pb->xdag, &o->vertices, err);
+	if (strcmp(name, "topo"))
+		return ps_error_set(err, PS_EINPUT, "unknown order '%s': topo or dfs", name);
+	if (igraph_vector_int_init(&o->vertices, 0) ||
+	    igraph_topological_sorting(&pb->xdag->graph, &o->vertices, IGRAPH_OUT))
+		return ps_error_set(err, PS_EINPUT, "igraph cannot sort the DAG");
+	return PS_OK;
+}
+
+/*
+ * Computing a plain vertex holds its parents and itself; a mac holds the
+ * edge's source and the sum (an explicit edge takes no slot of its own).
+ */
+static uint64_t policy_min_memory(const struct ps_problem *pb)
+{
+	const struct ps_explicit *x = pb->xdag;
+
+	return ps_max_u64(x->max_plain_in + 1, x->sums ? 2 : 1);
+}
+
+static int plan_with(const struct ps_problem *pb, struct ps_plan *plan,
+		     const char *policy, struct ps_error *err)
+{
+	uint64_t min_m = policy_min_memory(pb);
+
+	if (pb->M < min_m)
+		return ps_error_set(err, PS_EINPUT,
+				    "M = %llu is too small for this DAG: it needs M >= %llu (the largest in-degree of a plain vertex, plus one)",
+				    (unsigned long long)pb->M, (unsigned long long)min_m);
+	if (pb->order && strcmp(pb->order, "topo") && strcmp(pb->order, "dfs"))
+		return ps_error_set(err, PS_EINPUT, "unknown order '%s': topo or dfs", pb->order);
+	snprintf(plan->summary, sizeof(plan->summary),
+		 "%s order, %s eviction with lazy saves",
+		 pb->order && !strcmp(pb->order, "dfs") ? "depth-first post-order"
+							 : "igraph's topological",
+		 policy);
+	plan->peak_red = pb->M;
+	return PS_OK;
+}
+
+static int run_with(const struct ps_problem *pb, struct ps_sink *sink,
+		    enum ps_policy policy, struct ps_error *err)
+{
+	struct vertex_order o;
+	int rc = make_order(pb, &o, err);
+
+	if (rc)
+		return rc;
+	rc = ps_cache_run(&pb->xdag->dag, order_steps, &o, pb->M, policy, sink, err);
+	igraph_vector_int_destroy(&o.vertices);
+	return rc;
+}
+
+static int lru_plan(const struct ps_problem *pb, struct ps_plan *plan,
+		    struct ps_error *err)
+{
+	return plan_with(pb, plan, "LRU", err);
+}
+
+static int belady_plan(const struct ps_problem *pb, struct ps_plan *plan,
+		       struct ps_error *err)
+{
+	return plan_with(pb, plan, "Belady (furthest next use)", err);
+}
+
+static int lru_run(const struct ps_problem *pb, struct ps_sink *sink,
+		   struct ps_error *err)
+{
+	return run_with(pb, sink, PS_POLICY_LRU, err);
+}
+
+static int belady_run(const struct ps_problem *pb, struct ps_sink *sink,
+		      struct ps_error *err)
+{
+	return run_with(pb, sink, PS_POLICY_BELADY, err);
+}
+
+static uint64_t attention_never(const struct ps_attention *att)
+{
+	(void)att;
+	return UINT64_MAX;
+}
+
+const struct ps_strategy ps_strategy_lru = {
+	.version = PS_STRATEGY_VERSION,
+	.name = "lru",
+	.section = "any DAG: a compute order under least-recently-used eviction",
+	.summary = "explicit DAGs (run --dag FILE): --order topo or dfs, LRU, lazy saves",
+	.min_memory = attention_never,
+	.plan = lru_plan,
+	.run = lru_run,
+	.flags = PS_STRATEGY_EXPLICIT,
+	.min_memory_explicit = policy_min_memory,
+};
+
+const struct ps_strategy ps_strategy_belady = {
+	.version = PS_STRATEGY_VERSION,
+	.name = "belady",
+	.section = "any DAG: a compute order under Belady's furthest-next-use eviction",
+	.summary = "explicit DAGs (run --dag FILE): --order topo or dfs, clairvoyant eviction, clean victims on ties",
+	.min_memory = attention_never,
+	.plan = belady_plan,
+	.run = belady_run,
+	.flags = PS_STRATEGY_EXPLICIT,
+	.min_memory_explicit = policy_min_memory,
+};
