@@ -129,9 +129,9 @@ static int plan_with(const struct ps_problem *pb, struct ps_plan *plan,
 	if (pb->order && strcmp(pb->order, "topo") && strcmp(pb->order, "dfs"))
 		return ps_error_set(err, PS_EINPUT, "unknown order '%s': topo or dfs", pb->order);
 	snprintf(plan->summary, sizeof(plan->summary),
-		 "%s order, %s eviction with lazy saves",
+		 "%s, %s eviction with lazy saves",
 		 pb->order && !strcmp(pb->order, "dfs") ? "depth-first post-order"
-							 : "igraph's topological",
+							 : "igraph's topological order",
 		 policy);
 	plan->peak_red = pb->M;
 	return PS_OK;
