@@ -109,6 +109,7 @@ struct options {
 	uint64_t n, d, g, M, w;
 	bool has_n, has_d, has_g, has_M;
 	bool normalize, json;
+	bool element_only, dry_run;
 };
 
 static int usage_error(FILE *errout, const char *fmt, const char *arg)
@@ -224,6 +225,10 @@ static int parse_options(int argc, char **argv, int first, struct options *o,
 			o->normalize = false, rc = 0;
 		else if (!strcmp(a, "--json"))
 			o->json = true, rc = 0;
+		else if (!strcmp(a, "--element-path"))
+			o->element_only = true, rc = 0;
+		else if (!strcmp(a, "--dry-run"))
+			o->dry_run = true, rc = 0;
 		else
 			return usage_error(errout, "unknown argument '%s'", a);
 		if (rc)
@@ -274,6 +279,7 @@ static void problem_of(const struct options *o, const struct ps_attention *att,
 	pb->tiles = o->tiles;
 	pb->w = o->w;
 	pb->order = o->order;
+	pb->element_only = o->element_only;
 }
 
 /* The strategy --strategy or --case asks for; NULL after a message. */
@@ -656,7 +662,7 @@ static int cmd_validate(const struct options *o, const char *path, FILE *out,
 	}
 	rc = ps_trace_replay(f, path, o->has_M ? o->M : 0,
 			     o->has_n ? &expect : NULL, o->dag_file ? &xdag : NULL,
-			     &replay, &err);
+			     o->element_only, &replay, &err);
 	if (f != stdin)
 		fclose(f);
 	if (rc) {

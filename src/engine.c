@@ -251,6 +251,17 @@ static void clear_bits(uint64_t *bits, uint64_t base, uint64_t count)
 	}
 }
 
+void ps_engine_forget_sum(struct ps_engine *e, ps_node v)
+{
+	/* the only copy is gone: the sum starts again from nothing */
+	struct ps_sum s;
+
+	ps_dag_sum(e->dag, v, &s);
+	clear_bits(e->edges, s.edge_base, s.in_degree);
+	e->agg[s.slot] = 0;
+	e->state[v] &= (uint8_t)~PS_ST_INCOMPLETE;
+}
+
 int ps_engine_delete(struct ps_engine *e, ps_node v)
 {
 	char namebuf[128];
@@ -266,15 +277,8 @@ int ps_engine_delete(struct ps_engine *e, ps_node v)
 			       "%s is not in fast memory", NAME(v));
 	e->state[v] = st & (uint8_t)~PS_ST_RED;
 	e->c.red--;
-	if ((st & PS_ST_SUM) && !(st & PS_ST_BLUE)) {
-		/* the only copy is gone: the sum starts again from nothing */
-		struct ps_sum s;
-
-		ps_dag_sum(e->dag, v, &s);
-		clear_bits(e->edges, s.edge_base, s.in_degree);
-		e->agg[s.slot] = 0;
-		e->state[v] &= (uint8_t)~PS_ST_INCOMPLETE;
-	}
+	if ((st & PS_ST_SUM) && !(st & PS_ST_BLUE))
+		ps_engine_forget_sum(e, v);
 	return PS_OK;
 }
 

@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "ops_block.h"
+
 static const char *const opcode_names[] = {
 	[PS_OP_LOAD] = "load",
 	[PS_OP_SAVE] = "save",
@@ -216,6 +218,13 @@ int ps_op_apply(const struct ps_attention *att, struct ps_engine *e,
 	rc = ps_op_check(att, op, err);
 	if (rc)
 		return rc;
+	/* the block path first: it applies the operation only when every
+	 * move would succeed, and otherwise leaves it to the moves below */
+	if (!e->element_only &&
+	    (op->code == PS_OP_MAC ? ps_block_mac(att, e, op) :
+	     op->code != PS_OP_COMPUTE ? ps_block_move(att, e, op) :
+	     PS_BLOCK_DECLINED) == PS_BLOCK_APPLIED)
+		return PS_OK;
 	if (op->code == PS_OP_MAC)
 		return apply_mac(att, e, op);
 

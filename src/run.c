@@ -64,6 +64,7 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	rc = ps_engine_init(&engine, dag, pb->M, err);
 	if (rc)
 		return rc;
+	engine.element_only = pb->element_only;
 	ps_engine_sink_init(&sink, att, &engine);
 	/* a trace sees each operation before the engine judges it */
 	if (tap)

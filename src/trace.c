@@ -635,8 +635,8 @@ static bool same_dag(const struct ps_attention_params *a,
 
 int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		    const struct ps_attention_params *expect,
-		    const struct ps_explicit *xdag, struct ps_replay *rep,
-		    struct ps_error *err)
+		    const struct ps_explicit *xdag, bool element_only,
+		    struct ps_replay *rep, struct ps_error *err)
 {
 	struct reader r = { .name = name, .err = err };
 	struct ps_engine engine;
@@ -693,6 +693,7 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 					rep->header.M = M;
 				if ((rc = ps_engine_init(&engine, &xdag->dag, rep->header.M, err)))
 					break;
+				engine.element_only = element_only;
 				engine_ready = true;
 				continue;
 			}
@@ -722,6 +723,7 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 				rep->header.M = M;
 			if ((rc = ps_engine_init(&engine, &rep->att.dag, rep->header.M, err)))
 				break;
+			engine.element_only = element_only;
 			engine_ready = true;
 			continue;
 		}

@@ -387,7 +387,7 @@ START_TEST(test_explicit_trace_round_trip)
 	ck_assert(run.valid);
 	ck_assert_int_eq(ps_trace_close(&w, &run.counts, true, &err), 0);
 	f = fopen(path, "r");
-	ck_assert_int_eq(ps_trace_replay(f, "x.jsonl", 0, NULL, &x, &rep, &err), 0);
+	ck_assert_int_eq(ps_trace_replay(f, "x.jsonl", 0, NULL, &x, false, &rep, &err), 0);
 	fclose(f);
 	ck_assert_msg(rep.valid, "%s", rep.violation);
 	ck_assert(rep.has_end);
@@ -396,7 +396,7 @@ START_TEST(test_explicit_trace_round_trip)
 	ps_replay_free(&rep);
 	/* without the DAG file the trace cannot be replayed */
 	f = fopen(path, "r");
-	ck_assert_int_eq(ps_trace_replay(f, "x.jsonl", 0, NULL, NULL, &rep, &err), PS_EINPUT);
+	ck_assert_int_eq(ps_trace_replay(f, "x.jsonl", 0, NULL, NULL, false, &rep, &err), PS_EINPUT);
 	fclose(f);
 	ck_assert_str_eq(err.msg, "x.jsonl:1: this trace is of an explicit DAG: name its file with --dag");
 	ps_replay_free(&rep);
@@ -407,7 +407,7 @@ START_TEST(test_explicit_trace_round_trip)
 		(unsigned long long)x.vertices, (unsigned long long)x.edges);
 	fclose(f);
 	f = fopen(path, "r");
-	ck_assert_int_eq(ps_trace_replay(f, "x.jsonl", 0, NULL, &x, &rep, &err), PS_EINPUT);
+	ck_assert_int_eq(ps_trace_replay(f, "x.jsonl", 0, NULL, &x, false, &rep, &err), PS_EINPUT);
 	fclose(f);
 	ck_assert_str_eq(err.msg, "x.jsonl:3: no edge 0 -> 20 into a sum");
 	ps_replay_free(&rep);

@@ -29,17 +29,42 @@ static void tmp_path(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", tmpdir, name);
 }
 
-/* Replays path; returns ps_trace_replay's code. */
-static int replay(const char *path, uint64_t M, struct ps_replay *rep,
-		  struct ps_error *err)
+static int replay_with(const char *path, uint64_t M, bool element_only,
+		       struct ps_replay *rep, struct ps_error *err)
 {
 	FILE *f = fopen(path, "r");
 	int rc;
 
 	ck_assert_msg(f != NULL, "cannot open %s", path);
 	ps_error_clear(err);
-	rc = ps_trace_replay(f, path, M, NULL, NULL, rep, err);
+	rc = ps_trace_replay(f, path, M, NULL, NULL, element_only, rep, err);
 	fclose(f);
+	return rc;
+}
+
+/*
+ * Replays path with the block path; replays it again move by move and
+ * requires the same verdict, message, line and counts (the differential
+ * test of the block path on every trace of this suite).
+ */
+static int replay(const char *path, uint64_t M, struct ps_replay *rep,
+		  struct ps_error *err)
+{
+	struct ps_replay slow;
+	struct ps_error slow_err;
+	int rc = replay_with(path, M, false, rep, err);
+	int slow_rc = replay_with(path, M, true, &slow, &slow_err);
+
+	ck_assert_int_eq(rc, slow_rc);
+	if (rc) {
+		ck_assert_str_eq(err->msg, slow_err.msg);
+	} else {
+		ck_assert_int_eq(rep->valid, slow.valid);
+		ck_assert_str_eq(rep->violation, slow.violation);
+		ck_assert_int_eq(rep->rule, slow.rule);
+		ck_assert_mem_eq(&rep->counts, &slow.counts, sizeof(slow.counts));
+	}
+	ps_replay_free(&slow);
 	return rc;
 }
 
@@ -270,7 +295,7 @@ START_TEST(test_header_must_match)
 	struct ps_error err;
 	FILE *f = fopen("examples/tiny.jsonl", "r");
 
-	ck_assert_int_eq(ps_trace_replay(f, "tiny.jsonl", 0, &want, NULL, &rep, &err), PS_EINPUT);
+	ck_assert_int_eq(ps_trace_replay(f, "tiny.jsonl", 0, &want, NULL, false, &rep, &err), PS_EINPUT);
 	fclose(f);
 	ck_assert_str_eq(err.msg, "tiny.jsonl:1: the header's DAG (n = 2, d = 1, g = 1, normalised) is not the one asked for (n = 2, d = 1, g = 2, normalised)");
 	ck_assert_uint_eq(err.line, 1);

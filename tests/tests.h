@@ -15,6 +15,7 @@ Suite *strategies_suite(void);
 Suite *golden_suite(void);
 Suite *trace_suite(void);
 Suite *explicit_suite(void);
+Suite *block_suite(void);
 Suite *cli_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */

@@ -75,6 +75,9 @@ struct ps_engine {
 	uint64_t position;
 	bool failed;
 	struct ps_violation violation;
+	/* set operations move by move only: the block path (src/ops_block.c)
+	 * off, for differential tests and benchmarks */
+	bool element_only;
 };
 
 /* Bits of a node's state byte. */
@@ -114,6 +117,9 @@ int ps_engine_mac(struct ps_engine *e, ps_node p);
 int ps_engine_compute_plain(struct ps_engine *e, ps_node v,
 			    const ps_node *parents, uint64_t parent_count);
 int ps_engine_mac_product(struct ps_engine *e, const struct ps_product *p);
+
+/* A sum whose last copy is deleted: its edges and count start again. */
+void ps_engine_forget_sum(struct ps_engine *e, ps_node v);
 
 /* The end condition: every output in slow memory, complete. */
 int ps_engine_finish(struct ps_engine *e);

@@ -30,6 +30,7 @@ struct ps_problem {
 	const char *tiles; /* generic: "square", "tall" or "unit"; NULL: cheapest */
 	uint64_t w;        /* keylemma: the generating set size; 0: cheapest */
 	const char *order; /* explicit DAGs: "topo" (default) or "dfs" */
+	bool element_only; /* validate move by move, without the block path */
 };
 
 struct ps_strategy;

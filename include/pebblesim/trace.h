@@ -91,13 +91,13 @@ struct ps_replay {
  * DAG the header must name; xdag, when not NULL, the explicit DAG a trace
  * of an explicit DAG is played on (its header must agree). Returns 0 with
  * rep->valid telling the verdict, or PS_EINPUT/PS_EIO/PS_ENOMEM with err
- * (its line set) for a trace that cannot be read. ps_replay_free releases
- * rep->att.
+ * (its line set) for a trace that cannot be read. element_only turns the
+ * block path off. ps_replay_free releases rep->att.
  */
 int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		    const struct ps_attention_params *expect,
-		    const struct ps_explicit *xdag, struct ps_replay *rep,
-		    struct ps_error *err);
+		    const struct ps_explicit *xdag, bool element_only,
+		    struct ps_replay *rep, struct ps_error *err);
 void ps_replay_free(struct ps_replay *rep);
 
 #endif

@@ -1,0 +1,289 @@
+/*
+ * The block path: a whole set operation judged and applied at once.
+ *
+ * For the operations that dominate every run (macs over blocks, and loads,
+ * saves and deletes of blocks) the rules are checked for the whole block
+ * before anything changes: every parent in fast memory, every sum
+ * aggregated into neither in slow memory only nor holding one of the
+ * block's edges, no list with a repeated value, and the capacity at the
+ * block's peak. When all hold, every elementary move of the block would
+ * succeed in order, and the block's effect (the same pebbles, edge bits,
+ * counters and peak) is applied with word-wide operations. When any fails,
+ * nothing has changed and the element path replays the block move by move,
+ * so the first violation, its position and its message are exactly those
+ * of the element path. tests/test_block.c compares both paths.
+ */
+#include "ops_block.h"
+
+#include <string.h>
+
+/* Is bits[lo, hi) all clear? */
+static bool bits_clear(const uint64_t *bits, uint64_t lo, uint64_t hi)
+{
+	while (lo < hi && lo % 64) {
+		if (bits[lo / 64] & (UINT64_C(1) << (lo % 64)))
+			return false;
+		lo++;
+	}
+	for (; lo + 64 <= hi; lo += 64)
+		if (bits[lo / 64])
+			return false;
+	for (; lo < hi; lo++)
+		if (bits[lo / 64] & (UINT64_C(1) << (lo % 64)))
+			return false;
+	return true;
+}
+
+static void bits_set(uint64_t *bits, uint64_t lo, uint64_t hi)
+{
+	while (lo < hi && lo % 64) {
+		bits[lo / 64] |= UINT64_C(1) << (lo % 64);
+		lo++;
+	}
+	for (; lo + 64 <= hi; lo += 64)
+		bits[lo / 64] = ~UINT64_C(0);
+	for (; lo < hi; lo++)
+		bits[lo / 64] |= UINT64_C(1) << (lo % 64);
+}
+
+static bool bit(const uint64_t *bits, uint64_t k)
+{
+	return bits[k / 64] & (UINT64_C(1) << (k % 64));
+}
+
+/* A list that is not strictly increasing may repeat a value: element path. */
+static bool increasing(const struct ps_coordset *s)
+{
+	for (size_t k = 1; s->list && k < s->len; k++)
+		if (s->list[k] <= s->list[k - 1])
+			return false;
+	return true;
+}
+
+static bool edges_clear(const uint64_t *bits, uint64_t base,
+			const struct ps_coordset *s)
+{
+	if (!s->list)
+		return bits_clear(bits, base + s->lo, base + s->hi);
+	for (size_t k = 0; k < s->len; k++)
+		if (bit(bits, base + s->list[k]))
+			return false;
+	return true;
+}
+
+static void edges_set(uint64_t *bits, uint64_t base, const struct ps_coordset *s)
+{
+	if (!s->list) {
+		bits_set(bits, base + s->lo, base + s->hi);
+		return;
+	}
+	for (size_t k = 0; k < s->len; k++)
+		bits[(base + s->list[k]) / 64] |= UINT64_C(1) << ((base + s->list[k]) % 64);
+}
+
+/*
+ * A mac into N (products P1[i,m,b]: edge m of N[i,b], parents U1[i,m] and
+ * H[m,b]) or into H (P2[j,m,b]: edge j of H[m,b], parents U2[j,m] and
+ * V[j,b] for b < d), fused or not.
+ */
+int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
+		 const struct ps_op *op)
+{
+	const bool into_h = op->kind == PS_KIND_H, fuse = op->fuse;
+	const struct ps_coordset *rows = &op->c[0], *ms = &op->c[1], *bs = &op->c[2];
+	const uint64_t n0 = ps_coordset_size(rows), n1 = ps_coordset_size(ms);
+	const uint64_t n2 = ps_coordset_size(bs);
+	const enum ps_kind plain = into_h ? PS_KIND_U2 : PS_KIND_U1;
+	const enum ps_kind from = into_h ? PS_KIND_K : PS_KIND_Q;
+	const enum ps_kind sum = into_h ? PS_KIND_H : PS_KIND_N;
+	const uint64_t sum_base = att->base[PS_KIND_H];
+	uint8_t *st = e->state;
+	uint64_t fresh = 0, recomputed = 0, peak;
+	uint8_t features[256];
+	uint64_t feature_count = 0;
+
+	if (e->failed || !n0 || !n1 || !n2 || !increasing(rows) || !increasing(ms) ||
+	    !increasing(bs) || att->d > sizeof(features))
+		return PS_BLOCK_DECLINED;
+	/* the features the regenerated entries read, for every row */
+	if (fuse) {
+		memset(features, 0, att->d);
+		for (uint64_t y = 0; y < n1; y++) {
+			uint64_t m = ps_coordset_at(ms, y);
+			const uint32_t *sup = ps_monomial_support(&att->mono, m);
+
+			for (uint8_t q = 0; q < att->mono.support_size[m]; q++)
+				features[sup[q]] = 1;
+		}
+		for (uint64_t a = 0; a < att->d; a++)
+			feature_count += features[a];
+	}
+	for (uint64_t x = 0; x < n0; x++) {
+		uint64_t row = ps_coordset_at(rows, x);
+
+		if (fuse) {
+			for (uint64_t a = 0; a < att->d; a++)
+				if (features[a] && !(st[ps_attention_id2(att, from, row, a)] & PS_ST_RED))
+					return PS_BLOCK_DECLINED;
+		}
+		for (uint64_t y = 0; y < n1; y++) {
+			uint8_t s = st[ps_attention_id2(att, plain, row, ps_coordset_at(ms, y))];
+
+			/* fused: the entry is computed, so it may not be red yet;
+			 * otherwise it is a parent and must be red */
+			if (fuse ? (s & PS_ST_RED) : !(s & PS_ST_RED))
+				return PS_BLOCK_DECLINED;
+			recomputed += (s & PS_ST_COMPUTED) != 0;
+		}
+		if (into_h)
+			for (uint64_t z = 0; z < n2; z++) {
+				uint64_t b = ps_coordset_at(bs, z);
+
+				if (b < att->d &&
+				    !(st[ps_attention_id2(att, PS_KIND_V, row, b)] & PS_ST_RED))
+					return PS_BLOCK_DECLINED;
+			}
+	}
+	/* into N: every H[m,b] a red, complete parent */
+	if (!into_h)
+		for (uint64_t y = 0; y < n1; y++)
+			for (uint64_t z = 0; z < n2; z++) {
+				uint8_t s = st[ps_attention_id2(att, PS_KIND_H, ps_coordset_at(ms, y),
+								ps_coordset_at(bs, z))];
+
+				if (!(s & PS_ST_RED) || (s & PS_ST_INCOMPLETE))
+					return PS_BLOCK_DECLINED;
+			}
+	/* the sums: not in slow memory only, and none of the block's edges */
+	{
+		const uint64_t s0 = into_h ? n1 : n0;
+		const struct ps_coordset *outer = into_h ? ms : rows;
+		const struct ps_coordset *edges = into_h ? rows : ms;
+
+		for (uint64_t x = 0; x < s0; x++)
+			for (uint64_t z = 0; z < n2; z++) {
+				uint64_t o = ps_coordset_at(outer, x), b = ps_coordset_at(bs, z);
+				uint8_t s = st[ps_attention_id2(att, sum, o, b)];
+				uint64_t base = into_h ? ps_attention_h_edge(att, o, b, 0)
+						       : ps_attention_n_edge(att, o, b, 0);
+
+				if (!(s & PS_ST_RED)) {
+					if (s & PS_ST_BLUE)
+						return PS_BLOCK_DECLINED;
+					fresh++;
+				}
+				if (!edges_clear(e->edges, base, edges))
+					return PS_BLOCK_DECLINED;
+			}
+	}
+	/* the peak is reached at the block's last mac: every new sum, the
+	 * regenerated entry (fused) and the product */
+	peak = e->c.red + fresh + (fuse ? 2 : 1);
+	if (peak > e->M)
+		return PS_BLOCK_DECLINED;
+
+	/* every move would succeed: apply the block */
+	{
+		const uint64_t s0 = into_h ? n1 : n0;
+		const struct ps_coordset *outer = into_h ? ms : rows;
+		const struct ps_coordset *edges = into_h ? rows : ms;
+		const uint64_t in_degree = into_h ? att->n : att->r;
+		const uint64_t added = into_h ? n0 : n1;
+
+		for (uint64_t x = 0; x < s0; x++)
+			for (uint64_t z = 0; z < n2; z++) {
+				uint64_t o = ps_coordset_at(outer, x), b = ps_coordset_at(bs, z);
+				ps_node v = ps_attention_id2(att, sum, o, b);
+				uint64_t base = into_h ? ps_attention_h_edge(att, o, b, 0)
+						       : ps_attention_n_edge(att, o, b, 0);
+				uint8_t s = (uint8_t)((st[v] | PS_ST_RED | PS_ST_SUM) & ~PS_ST_BLUE);
+
+				edges_set(e->edges, base, edges);
+				e->agg[v - sum_base] += (uint32_t)added;
+				if (e->agg[v - sum_base] < in_degree)
+					s |= PS_ST_INCOMPLETE;
+				else
+					s &= (uint8_t)~PS_ST_INCOMPLETE;
+				st[v] = s;
+			}
+	}
+	if (fuse) {
+		for (uint64_t x = 0; x < n0; x++)
+			for (uint64_t y = 0; y < n1; y++)
+				st[ps_attention_id2(att, plain, ps_coordset_at(rows, x),
+						    ps_coordset_at(ms, y))] |= PS_ST_COMPUTED;
+		e->c.computes += n0 * n1;
+		e->c.recomputations += recomputed;
+	}
+	e->c.red += fresh;
+	e->c.macs += n0 * n1 * n2;
+	e->c.moves += n0 * n1 * (n2 + (fuse ? 2 : 0));
+	if (peak > e->c.peak_red)
+		e->c.peak_red = peak;
+	return PS_BLOCK_APPLIED;
+}
+
+/*
+ * load, save or delete of a block of nodes that hold pebbles (not products,
+ * not computes: those take the element path).
+ */
+int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
+		  const struct ps_op *op)
+{
+	const enum ps_kind k = op->kind;
+	const uint64_t n0 = ps_coordset_size(&op->c[0]);
+	const uint64_t n1 = ps_coordset_size(&op->c[1]);
+	uint8_t *st = e->state;
+	uint64_t count = n0 * n1;
+
+	if (e->failed || ps_kinds[k].arity != 2 || ps_kinds[k].role == PS_ROLE_PRODUCT ||
+	    !count || !increasing(&op->c[0]) || !increasing(&op->c[1]))
+		return PS_BLOCK_DECLINED;
+	for (uint64_t x = 0; x < n0; x++)
+		for (uint64_t y = 0; y < n1; y++) {
+			uint8_t s = st[ps_attention_id2(att, k, ps_coordset_at(&op->c[0], x),
+							ps_coordset_at(&op->c[1], y))];
+
+			if (op->code == PS_OP_LOAD ? ((s & PS_ST_RED) || !(s & PS_ST_BLUE))
+						   : !(s & PS_ST_RED))
+				return PS_BLOCK_DECLINED;
+		}
+	if (op->code == PS_OP_LOAD && e->c.red + count > e->M)
+		return PS_BLOCK_DECLINED;
+	for (uint64_t x = 0; x < n0; x++)
+		for (uint64_t y = 0; y < n1; y++) {
+			ps_node v = ps_attention_id2(att, k, ps_coordset_at(&op->c[0], x),
+						     ps_coordset_at(&op->c[1], y));
+
+			switch (op->code) {
+			case PS_OP_LOAD:
+				st[v] |= PS_ST_RED;
+				break;
+			case PS_OP_SAVE:
+				st[v] |= PS_ST_BLUE;
+				break;
+			default:
+				/* a sum whose only copy goes starts again from nothing */
+				if ((st[v] & PS_ST_SUM) && !(st[v] & PS_ST_BLUE))
+					ps_engine_forget_sum(e, v);
+				st[v] &= (uint8_t)~PS_ST_RED;
+				break;
+			}
+		}
+	switch (op->code) {
+	case PS_OP_LOAD:
+		e->c.red += count;
+		e->c.loads += count;
+		if (e->c.red > e->c.peak_red)
+			e->c.peak_red = e->c.red;
+		break;
+	case PS_OP_SAVE:
+		e->c.saves += count;
+		break;
+	default:
+		e->c.red -= count;
+		break;
+	}
+	e->c.moves += count;
+	return PS_BLOCK_APPLIED;
+}
