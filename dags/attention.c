@@ -89,6 +89,9 @@ static enum ps_role att_role(const struct ps_dag *dag, ps_node v)
 {
 	uint64_t c[3];
 
+	/* the products close the id range */
+	if (v >= dag->state_count)
+		return PS_ROLE_PRODUCT;
 	return ps_kinds[ps_attention_decode(as_att(dag), v, c)].role;
 }
 
@@ -160,9 +163,14 @@ static void att_product(const struct ps_dag *dag, ps_node p,
 			struct ps_product *out)
 {
 	const struct ps_attention *att = as_att(dag);
-	uint64_t c[3];
-	enum ps_kind k = ps_attention_decode(att, p, c);
+	enum ps_kind k = p >= att->base[PS_KIND_P1] ? PS_KIND_P1 : PS_KIND_P2;
+	uint64_t off = p - att->base[k], c[3];
 
+	/* (row, m, b), row-major */
+	c[2] = off % att->nb;
+	off /= att->nb;
+	c[1] = off % att->r;
+	c[0] = off / att->r;
 	out->id = p;
 	out->transient = 1;
 	out->parent_is_sum[0] = false;

@@ -15,6 +15,7 @@
  */
 #include "ops_block.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Is bits[lo, hi) all clear? */
@@ -60,9 +61,56 @@ static bool increasing(const struct ps_coordset *s)
 	return true;
 }
 
-static bool edges_clear(const uint64_t *bits, uint64_t base,
-			const struct ps_coordset *s)
+/*
+ * The edges of a block within one sum: a range of bits, or a list. A long
+ * list is also kept as a mask of words (bit m - first), so that each sum
+ * takes a few word operations instead of one per edge.
+ */
+struct edges {
+	const struct ps_coordset *set;
+	uint64_t first, words;
+	uint64_t *mask; /* NULL: bit by bit */
+};
+
+static void edges_init(struct edges *ed, const struct ps_coordset *s)
 {
+	ed->set = s;
+	ed->mask = NULL;
+	ed->first = ed->words = 0;
+	if (!s->list || s->len < 16)
+		return;
+	ed->first = s->list[0];
+	ed->words = (s->list[s->len - 1] - ed->first) / 64 + 1;
+	if (ed->words * 4 > s->len || !(ed->mask = calloc(ed->words, 8)))
+		return;
+	for (size_t k = 0; k < s->len; k++)
+		ed->mask[(s->list[k] - ed->first) / 64] |=
+			UINT64_C(1) << ((s->list[k] - ed->first) % 64);
+}
+
+static void edges_free(struct edges *ed)
+{
+	free(ed->mask);
+}
+
+/* The mask's word k placed at bit offset o: its parts in words w, w + 1. */
+#define MASK_LO(ed, k, sh) ((ed)->mask[k] << (sh))
+#define MASK_HI(ed, k, sh) ((sh) ? (ed)->mask[k] >> (64 - (sh)) : 0)
+
+static bool edges_clear(const uint64_t *bits, uint64_t base,
+			const struct edges *ed)
+{
+	const struct ps_coordset *s = ed->set;
+
+	if (ed->mask) {
+		uint64_t o = base + ed->first, w = o / 64, sh = o % 64;
+
+		for (uint64_t k = 0; k < ed->words; k++)
+			if ((bits[w + k] & MASK_LO(ed, k, sh)) ||
+			    (MASK_HI(ed, k, sh) && (bits[w + k + 1] & MASK_HI(ed, k, sh))))
+				return false;
+		return true;
+	}
 	if (!s->list)
 		return bits_clear(bits, base + s->lo, base + s->hi);
 	for (size_t k = 0; k < s->len; k++)
@@ -71,8 +119,20 @@ static bool edges_clear(const uint64_t *bits, uint64_t base,
 	return true;
 }
 
-static void edges_set(uint64_t *bits, uint64_t base, const struct ps_coordset *s)
+static void edges_set(uint64_t *bits, uint64_t base, const struct edges *ed)
 {
+	const struct ps_coordset *s = ed->set;
+
+	if (ed->mask) {
+		uint64_t o = base + ed->first, w = o / 64, sh = o % 64;
+
+		for (uint64_t k = 0; k < ed->words; k++) {
+			bits[w + k] |= MASK_LO(ed, k, sh);
+			if (MASK_HI(ed, k, sh))
+				bits[w + k + 1] |= MASK_HI(ed, k, sh);
+		}
+		return;
+	}
 	if (!s->list) {
 		bits_set(bits, base + s->lo, base + s->hi);
 		return;
@@ -99,6 +159,7 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 	const uint64_t sum_base = att->base[PS_KIND_H];
 	uint8_t *st = e->state;
 	uint64_t fresh = 0, recomputed = 0, peak;
+	struct edges ed;
 	uint8_t features[256];
 	uint64_t feature_count = 0;
 
@@ -155,10 +216,10 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 					return PS_BLOCK_DECLINED;
 			}
 	/* the sums: not in slow memory only, and none of the block's edges */
+	edges_init(&ed, into_h ? rows : ms);
 	{
 		const uint64_t s0 = into_h ? n1 : n0;
 		const struct ps_coordset *outer = into_h ? ms : rows;
-		const struct ps_coordset *edges = into_h ? rows : ms;
 
 		for (uint64_t x = 0; x < s0; x++)
 			for (uint64_t z = 0; z < n2; z++) {
@@ -169,24 +230,23 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 
 				if (!(s & PS_ST_RED)) {
 					if (s & PS_ST_BLUE)
-						return PS_BLOCK_DECLINED;
+						goto decline;
 					fresh++;
 				}
-				if (!edges_clear(e->edges, base, edges))
-					return PS_BLOCK_DECLINED;
+				if (!edges_clear(e->edges, base, &ed))
+					goto decline;
 			}
 	}
 	/* the peak is reached at the block's last mac: every new sum, the
 	 * regenerated entry (fused) and the product */
 	peak = e->c.red + fresh + (fuse ? 2 : 1);
 	if (peak > e->M)
-		return PS_BLOCK_DECLINED;
+		goto decline;
 
 	/* every move would succeed: apply the block */
 	{
 		const uint64_t s0 = into_h ? n1 : n0;
 		const struct ps_coordset *outer = into_h ? ms : rows;
-		const struct ps_coordset *edges = into_h ? rows : ms;
 		const uint64_t in_degree = into_h ? att->n : att->r;
 		const uint64_t added = into_h ? n0 : n1;
 
@@ -198,7 +258,7 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 						       : ps_attention_n_edge(att, o, b, 0);
 				uint8_t s = (uint8_t)((st[v] | PS_ST_RED | PS_ST_SUM) & ~PS_ST_BLUE);
 
-				edges_set(e->edges, base, edges);
+				edges_set(e->edges, base, &ed);
 				e->agg[v - sum_base] += (uint32_t)added;
 				if (e->agg[v - sum_base] < in_degree)
 					s |= PS_ST_INCOMPLETE;
@@ -215,12 +275,22 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 		e->c.computes += n0 * n1;
 		e->c.recomputations += recomputed;
 	}
+	edges_free(&ed);
 	e->c.red += fresh;
 	e->c.macs += n0 * n1 * n2;
 	e->c.moves += n0 * n1 * (n2 + (fuse ? 2 : 0));
 	if (peak > e->c.peak_red)
 		e->c.peak_red = peak;
 	return PS_BLOCK_APPLIED;
+decline:
+	edges_free(&ed);
+	return PS_BLOCK_DECLINED;
+}
+
+/* Ids of a two-coordinate kind: base + c0 * stride + c1. */
+static uint64_t stride_of(const struct ps_attention *att, enum ps_kind k)
+{
+	return ps_attention_id2(att, k, 1, 0) - ps_attention_id2(att, k, 0, 0);
 }
 
 /*
@@ -231,29 +301,38 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 		  const struct ps_op *op)
 {
 	const enum ps_kind k = op->kind;
-	const uint64_t n0 = ps_coordset_size(&op->c[0]);
-	const uint64_t n1 = ps_coordset_size(&op->c[1]);
+	const struct ps_coordset *c0 = &op->c[0], *c1 = &op->c[1];
+	const uint64_t n0 = ps_coordset_size(c0), n1 = ps_coordset_size(c1);
+	const uint64_t count = n0 * n1;
 	uint8_t *st = e->state;
-	uint64_t count = n0 * n1;
+	uint64_t stride, base;
+	uint8_t bad_if_set, bad_if_clear;
 
 	if (e->failed || ps_kinds[k].arity != 2 || ps_kinds[k].role == PS_ROLE_PRODUCT ||
-	    !count || !increasing(&op->c[0]) || !increasing(&op->c[1]))
+	    !count || !increasing(c0) || !increasing(c1))
 		return PS_BLOCK_DECLINED;
-	for (uint64_t x = 0; x < n0; x++)
-		for (uint64_t y = 0; y < n1; y++) {
-			uint8_t s = st[ps_attention_id2(att, k, ps_coordset_at(&op->c[0], x),
-							ps_coordset_at(&op->c[1], y))];
-
-			if (op->code == PS_OP_LOAD ? ((s & PS_ST_RED) || !(s & PS_ST_BLUE))
-						   : !(s & PS_ST_RED))
-				return PS_BLOCK_DECLINED;
-		}
 	if (op->code == PS_OP_LOAD && e->c.red + count > e->M)
 		return PS_BLOCK_DECLINED;
-	for (uint64_t x = 0; x < n0; x++)
+	stride = stride_of(att, k);
+	base = att->base[k];
+	/* load: neither red nor not blue; save, delete: red */
+	bad_if_set = op->code == PS_OP_LOAD ? PS_ST_RED : 0;
+	bad_if_clear = op->code == PS_OP_LOAD ? PS_ST_BLUE : PS_ST_RED;
+	for (uint64_t x = 0; x < n0; x++) {
+		const uint8_t *row = st + base + ps_coordset_at(c0, x) * stride;
+
 		for (uint64_t y = 0; y < n1; y++) {
-			ps_node v = ps_attention_id2(att, k, ps_coordset_at(&op->c[0], x),
-						     ps_coordset_at(&op->c[1], y));
+			uint8_t s = row[ps_coordset_at(c1, y)];
+
+			if ((s & bad_if_set) || !(s & bad_if_clear))
+				return PS_BLOCK_DECLINED;
+		}
+	}
+	for (uint64_t x = 0; x < n0; x++) {
+		uint64_t row = base + ps_coordset_at(c0, x) * stride;
+
+		for (uint64_t y = 0; y < n1; y++) {
+			ps_node v = row + ps_coordset_at(c1, y);
 
 			switch (op->code) {
 			case PS_OP_LOAD:
@@ -270,6 +349,7 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 				break;
 			}
 		}
+	}
 	switch (op->code) {
 	case PS_OP_LOAD:
 		e->c.red += count;

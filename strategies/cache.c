@@ -43,7 +43,6 @@ struct cache {
 	uint64_t heap_len;
 	/* the operands of the step being played */
 	ps_node *pins;
-	uint32_t *aside;
 	uint64_t pin_count, pin_cap;
 	/* counting pass */
 	uint64_t steps, occurrences, min_m, max_operands;
@@ -118,8 +117,11 @@ static int count_step(void *ctx, enum ps_step_kind kind, ps_node v)
 
 static uint64_t heap_key(const struct cache *c, uint32_t v)
 {
-	/* furthest next use first; on ties a clean value (no save needed) */
-	return c->next_use[v] * 2 + ((c->st[v] & ST_BLUE) ? 1 : 0);
+	/* furthest next use first; on ties a clean value (no save needed);
+	 * an operand of the step being played sinks to the bottom */
+	if (c->st[v] & ST_PINNED)
+		return 0;
+	return c->next_use[v] * 2 + 2 + ((c->st[v] & ST_BLUE) ? 1 : 0);
 }
 
 static void heap_swap(struct cache *c, uint64_t a, uint64_t b)
@@ -235,28 +237,28 @@ static int drop(struct cache *c, uint32_t v)
 
 static uint32_t victim(struct cache *c)
 {
-	uint64_t n = 0;
-	uint32_t v = NIL;
+	uint32_t v;
 
 	if (c->policy == PS_POLICY_LRU) {
 		for (v = c->head; v != NIL && (c->st[v] & ST_PINNED); v = c->next[v])
 			;
 		return v;
 	}
-	/* the heap's top; pinned values (few) are set aside and restored */
-	while (c->heap_len) {
-		uint32_t top = c->heap[0];
+	/* pinned values have the lowest key: a pinned top means all are */
+	if (!c->heap_len || (c->st[c->heap[0]] & ST_PINNED))
+		return NIL;
+	return c->heap[0];
+}
 
-		if (!(c->st[top] & ST_PINNED)) {
-			v = top;
-			break;
-		}
-		c->aside[n++] = top;
-		forget(c, top);
-	}
-	while (n)
-		touched(c, c->aside[--n], true);
-	return v;
+/* Pins or unpins a red value (its heap key changes with it). */
+static void set_pinned(struct cache *c, ps_node u, bool pinned)
+{
+	if (pinned)
+		c->st[u] |= ST_PINNED;
+	else
+		c->st[u] &= (uint8_t)~ST_PINNED;
+	if (c->policy == PS_POLICY_BELADY && (c->st[u] & ST_RED))
+		heap_fix(c, c->pos[u]);
 }
 
 static int make_room(struct cache *c, uint64_t slots)
@@ -303,7 +305,8 @@ static int pin_operand(struct cache *c, ps_node u, bool sum)
 	}
 	c->cursor++;
 	c->uses[u]--;
-	c->st[u] |= ST_PINNED;
+	if (!(c->st[u] & ST_PINNED))
+		set_pinned(c, u, true);
 	c->pins[c->pin_count++] = u;
 	return 0;
 }
@@ -321,8 +324,8 @@ static int retire(struct cache *c, ps_node v)
 static int prepin(struct cache *c, ps_node u, bool sum)
 {
 	(void)sum;
-	if (c->st[u] & ST_RED)
-		c->st[u] |= ST_PINNED;
+	if ((c->st[u] & ST_RED) && !(c->st[u] & ST_PINNED))
+		set_pinned(c, u, true);
 	return 0;
 }
 
@@ -361,7 +364,8 @@ static int play_step(void *ctx, enum ps_step_kind kind, ps_node v)
 	c->st[made_node] &= (uint8_t)~ST_BLUE;
 	touched(c, (uint32_t)made_node, kind == PS_STEP_COMPUTE || fresh);
 	for (uint64_t k = 0; k < c->pin_count; k++)
-		c->st[c->pins[k]] &= (uint8_t)~ST_PINNED;
+		if (c->st[c->pins[k]] & ST_PINNED)
+			set_pinned(c, c->pins[k], false);
 	for (uint64_t k = 0; k < c->pin_count; k++)
 		if ((rc = retire(c, c->pins[k])))
 			return rc;
@@ -383,7 +387,6 @@ static void cache_free(struct cache *c)
 	free(c->heap);
 	free(c->pos);
 	free(c->pins);
-	free(c->aside);
 }
 
 /* Pass 1 (and for belady, with record, the pass that fills the
@@ -506,8 +509,7 @@ int ps_cache_run(const struct ps_dag *dag, ps_order_fn order,
 	}
 	c.pin_cap = c.max_operands + 1;
 	c.pins = malloc(c.pin_cap * sizeof(ps_node));
-	c.aside = malloc(c.pin_cap * sizeof(uint32_t));
-	if (!c.pins || !c.aside) {
+	if (!c.pins) {
 		rc = ps_error_set(err, PS_ENOMEM, "out of memory");
 		goto done;
 	}
