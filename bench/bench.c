@@ -1,10 +1,15 @@
 /*
  * make bench: times representative runs of the pebblesim binary, each in a
  * child process so that its peak resident memory is its own, and prints
- * one table (medians of RUNS runs, taken in turn so that noise falls on
- * every row alike). The table is also written as JSON.
+ * one table (medians of RUNS runs, the jobs taken in turn so that noise
+ * falls on every row alike). The table is also written as JSON.
  *
  *   pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS]
+ *
+ * Rows: the headline run (Case II) with the block path and move by move
+ * (their ratio is the block path's speed-up); replaying the headline's
+ * trace; n from 1024 to 262144 with d, g, M of the headline, for the time
+ * per move; and for each, the memory --dry-run predicted.
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
@@ -18,16 +23,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#define TRACE_PATH "build/bench-headline.jsonl"
+
 struct job {
 	const char *name;
-	const char *args[16];
+	const char *n;
+	const char *args[20]; /* after the binary */
 };
 
+#define RUN(n) { "--case", "II", "-n", n, "-d", "16", "-g", "3", "-M", "8192", "--json", NULL }
+
 static const struct job jobs[] = {
-	{ "headline generic n=4096",
-	  { "--strategy", "generic", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json", NULL } },
-	{ "generic n=16384",
-	  { "--strategy", "generic", "-n", "16384", "-d", "16", "-g", "3", "-M", "8192", "--json", NULL } },
+	{ "headline (block path)", "4096", RUN("4096") },
+	{ "headline (element path)", "4096",
+	  { "--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
+	    "--element-path", NULL } },
+	{ "validate headline trace", "4096", { "validate", TRACE_PATH, "--json", NULL } },
+	{ "Case II", "1024", RUN("1024") },
+	{ "Case II", "16384", RUN("16384") },
+	{ "Case II", "65536", RUN("65536") },
+	{ "Case II", "262144", RUN("262144") },
 };
 
 #define JOBS (sizeof(jobs) / sizeof(jobs[0]))
@@ -47,22 +62,24 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Runs one job; its JSON report is read from a pipe. */
-static int run_once(const char *bin, const struct job *job, struct sample *s)
+/* Runs bin with args (plus extra, if any); its JSON output in *out. */
+static int run(const char *bin, const char *const *args, const char *extra,
+	       struct sample *s, json_t **out)
 {
-	char *argv[20];
+	char *argv[24];
 	int fd[2], status, argc = 0;
 	struct rusage ru;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	double start;
 	pid_t pid;
-	json_t *root;
 	json_error_t jerr;
 
 	argv[argc++] = (char *)bin;
-	for (int k = 0; job->args[k]; k++)
-		argv[argc++] = (char *)job->args[k];
+	for (int k = 0; args[k]; k++)
+		argv[argc++] = (char *)args[k];
+	if (extra)
+		argv[argc++] = (char *)extra;
 	argv[argc] = NULL;
 	if (pipe(fd))
 		return -1;
@@ -97,21 +114,16 @@ static int run_once(const char *bin, const struct job *job, struct sample *s)
 	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0 || !buf) {
 		free(buf);
-		fprintf(stderr, "pebblesim-bench: '%s' failed\n", job->name);
 		return -1;
 	}
-	s->wall = now() - start;
-	s->rss_kib = ru.ru_maxrss;
+	if (s) {
+		s->wall = now() - start;
+		s->rss_kib = ru.ru_maxrss;
+	}
 	buf[len] = '\0';
-	root = json_loads(buf, 0, &jerr);
+	*out = json_loads(buf, 0, &jerr);
 	free(buf);
-	if (!root) {
-		fprintf(stderr, "pebblesim-bench: '%s': %s\n", job->name, jerr.text);
-		return -1;
-	}
-	s->moves = json_integer_value(json_object_get(root, "moves"));
-	json_decref(root);
-	return 0;
+	return *out ? 0 : -1;
 }
 
 static int by_wall(const void *a, const void *b)
@@ -124,47 +136,83 @@ static int by_wall(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	static struct sample samples[JOBS][MAX_RUNS];
+	static const char *const trace_args[] = {
+		"--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
+		"--trace", TRACE_PATH, NULL
+	};
+	double estimate[JOBS] = { 0 }, median[JOBS];
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
-	json_t *table = json_array();
+	json_t *table = json_array(), *doc;
 
 	if (argc < 3 || runs < 1 || runs > MAX_RUNS) {
 		fprintf(stderr, "usage: pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS <= %d]\n",
 			MAX_RUNS);
 		return 2;
 	}
+	if (run(argv[1], trace_args, NULL, NULL, &doc)) {
+		fprintf(stderr, "pebblesim-bench: cannot write the headline trace\n");
+		return 1;
+	}
+	json_decref(doc);
+	/* the memory each run should take, by --dry-run */
+	for (size_t j = 0; j < JOBS; j++) {
+		if (!strcmp(jobs[j].args[0], "validate"))
+			continue;
+		if (run(argv[1], jobs[j].args, "--dry-run", NULL, &doc)) {
+			fprintf(stderr, "pebblesim-bench: --dry-run of '%s' failed\n", jobs[j].name);
+			return 1;
+		}
+		estimate[j] = (double)json_integer_value(
+			json_object_get(doc, "estimated_peak_rss_bytes")) / (1 << 20);
+		json_decref(doc);
+	}
+	fprintf(stderr, "pebblesim-bench: %d runs of %zu jobs...\n", runs, JOBS);
 	for (int r = 0; r < runs; r++)
-		for (size_t j = 0; j < JOBS; j++)
-			if (run_once(argv[1], &jobs[j], &samples[j][r]))
+		for (size_t j = 0; j < JOBS; j++) {
+			if (run(argv[1], jobs[j].args, NULL, &samples[j][r], &doc)) {
+				fprintf(stderr, "pebblesim-bench: '%s' n = %s failed\n",
+					jobs[j].name, jobs[j].n);
 				return 1;
-	printf("%-26s %8s %10s %12s %14s %12s\n", "run", "n", "median s",
-	       "peak RSS MiB", "moves", "Mmoves/s");
+			}
+			samples[j][r].moves = json_integer_value(json_object_get(doc, "moves"));
+			json_decref(doc);
+		}
+	printf("%-26s %7s %9s %9s %9s %12s %9s %8s\n", "run", "n", "median s",
+	       "RSS MiB", "est. MiB", "moves", "Mmoves/s", "ns/move");
 	for (size_t j = 0; j < JOBS; j++) {
 		struct sample *s = samples[j];
-		struct sample med;
 		long rss = 0;
+		json_t *row;
 
 		for (int r = 0; r < runs; r++)
 			rss = s[r].rss_kib > rss ? s[r].rss_kib : rss;
 		qsort(s, (size_t)runs, sizeof(*s), by_wall);
-		med = s[runs / 2];
-		printf("%-26s %8s %10.3f %12.1f %14lld %12.1f\n", jobs[j].name,
-		       jobs[j].args[3], med.wall, (double)rss / 1024.0,
-		       (long long)med.moves, (double)med.moves / med.wall / 1e6);
-		json_array_append_new(table,
-			json_pack("{s:s, s:s, s:i, s:f, s:f, s:f, s:I, s:f}",
-				  "run", jobs[j].name, "n", jobs[j].args[3],
-				  "runs", runs, "median_seconds", med.wall,
-				  "min_seconds", s[0].wall,
-				  "peak_rss_mib", (double)rss / 1024.0,
-				  "moves", med.moves,
-				  "moves_per_second", (double)med.moves / med.wall));
+		median[j] = s[runs / 2].wall;
+		printf("%-26s %7s %9.3f %9.1f %9.1f %12lld %9.1f %8.2f\n", jobs[j].name,
+		       jobs[j].n, median[j], (double)rss / 1024.0, estimate[j],
+		       (long long)s[runs / 2].moves,
+		       (double)s[runs / 2].moves / median[j] / 1e6,
+		       median[j] * 1e9 / (double)s[runs / 2].moves);
+		row = json_pack("{s:s, s:s, s:i, s:f, s:f, s:f, s:f, s:I, s:f}",
+				"run", jobs[j].name, "n", jobs[j].n, "runs", runs,
+				"median_seconds", median[j], "min_seconds", s[0].wall,
+				"peak_rss_mib", (double)rss / 1024.0,
+				"estimated_rss_mib", estimate[j],
+				"moves", s[runs / 2].moves,
+				"moves_per_second", (double)s[runs / 2].moves / median[j]);
+		json_array_append_new(table, row);
 	}
-	if (json_dump_file(table, argv[2], JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
+	printf("block path / element path, headline: %.1f times faster\n",
+	       median[1] / median[0]);
+	printf("validate / direct run, headline:     %.2f\n", median[2] / median[0]);
+	doc = json_pack("{s:o, s:f, s:f}", "rows", table, "block_speedup",
+			median[1] / median[0], "validate_over_run", median[2] / median[0]);
+	if (json_dump_file(doc, argv[2], JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
 		fprintf(stderr, "pebblesim-bench: cannot write '%s'\n", argv[2]);
-		json_decref(table);
+		json_decref(doc);
 		return 1;
 	}
 	printf("written to %s\n", argv[2]);
-	json_decref(table);
+	json_decref(doc);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
@@ -23,7 +24,7 @@
 
 static const char usage_text[] =
 	"usage: pebblesim [--case I|II|III|IV|auto | --strategy NAME] -n N -d D -g G -M M\n"
-	"                 [--w W] [--tiles SHAPE] [--no-normalize] [--json]\n"
+	"                 [--w W] [--tiles SHAPE] [--no-normalize] [--json] [--dry-run]\n"
 	"                 [--trace FILE|-] [--trace-detail set|elementary]\n"
 	"       pebblesim compare -n N -d D -g G -M M [--no-normalize] [--json]\n"
 	"       pebblesim validate FILE|- [-M M] [-n N -d D -g G [--no-normalize]] [--json]\n"
@@ -62,6 +63,10 @@ static const char help_text[] =
 	"                    W tau(W) <= M/4) instead of the cheapest\n"
 	"  --tiles SHAPE     generic: square, tall or unit instead of the cheapest\n"
 	"  --json            print the report as one JSON object (compare: an array)\n"
+	"  --dry-run         print the sizes, the memory a run would take, the case,\n"
+	"                    the plan and its predicted I/O, without validating\n"
+	"  --element-path    validate move by move, without the block path (the same\n"
+	"                    verdicts, slower: for cross-checks and benchmarks)\n"
 	"\n"
 	"Traces (JSON Lines, docs/TRACE_FORMAT.md):\n"
 	"  --trace FILE      write the sequence, one set operation a line, as it is\n"
@@ -282,6 +287,89 @@ static void problem_of(const struct options *o, const struct ps_attention *att,
 	pb->element_only = o->element_only;
 }
 
+/* Progress goes to standard error when it is a terminal, else nowhere. */
+static FILE *progress_stream(FILE *errout)
+{
+	int fd = fileno(errout);
+
+	return fd >= 0 && isatty(fd) ? errout : NULL;
+}
+
+/*
+ * --dry-run: what a run would take and predict, without validating: the
+ * DAG's sizes, the pebble state the engine would allocate, the peak
+ * resident memory that makes (this process so far plus that state), the
+ * case, the strategy's plan and prediction, the bounds.
+ */
+static int dry_run(const struct ps_problem *pb, const struct ps_strategy *s,
+		   bool json, FILE *out, FILE *errout)
+{
+	const struct ps_dag *dag = pb->att ? &pb->att->dag : &pb->xdag->dag;
+	uint64_t state = ps_engine_state_bytes(dag);
+	uint64_t rss = ps_peak_rss_bytes() + state;
+	struct ps_report rep;
+	struct ps_error err;
+	uint64_t io;
+
+	if (pb->att)
+		ps_report_init(&rep, pb->att, pb->M);
+	else
+		ps_report_init_explicit(&rep, pb->xdag, NULL, pb->M);
+	ps_error_clear(&err);
+	if (ps_strategy_plan(s, pb, &rep.plan, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	io = rep.plan.loads + rep.plan.saves;
+	if (json) {
+		json_t *root = json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"dry_run", 1, "strategy", s->name, "plan", rep.plan.summary,
+			"M", (json_int_t)pb->M, "nodes", (json_int_t)dag->node_count,
+			"state_nodes", (json_int_t)dag->state_count,
+			"edges", (json_int_t)dag->edge_count,
+			"state_bytes", (json_int_t)state,
+			"estimated_peak_rss_bytes", (json_int_t)rss,
+			"lower", json_pack("{s:s, s:f}", "name", rep.lower.name,
+					   "value", rep.lower.value));
+
+		if (rep.case_name)
+			json_object_set_new(root, "case", json_string(rep.case_name));
+		if (rep.plan.predicted)
+			json_object_set_new(root, "predicted", json_pack("{s:I, s:I, s:I}",
+				"loads", (json_int_t)rep.plan.loads, "saves",
+				(json_int_t)rep.plan.saves, "io", (json_int_t)io));
+		if (rep.plan.bounded)
+			json_object_set_new(root, "upper", json_pack("{s:s, s:f}", "name",
+				rep.plan.upper.name, "value", rep.plan.upper.value));
+		json_dumpf(root, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		fputc('\n', out);
+		json_decref(root);
+		return PS_EXIT_VALID;
+	}
+	fprintf(out, "dry run                nothing validated\n");
+	fprintf(out, "nodes                  %llu (%llu hold pebbles), %llu edges\n",
+		(unsigned long long)dag->node_count,
+		(unsigned long long)dag->state_count,
+		(unsigned long long)dag->edge_count);
+	fprintf(out, "pebble state           %.1f MiB (a byte per node, a bit per in-edge of a sum, a counter per sum)\n",
+		(double)state / (1 << 20));
+	fprintf(out, "estimated peak memory  %.1f MiB resident\n", (double)rss / (1 << 20));
+	fprintf(out, "fast memory            M = %llu\n", (unsigned long long)pb->M);
+	if (rep.case_name)
+		fprintf(out, "case                   %s: %s\n", rep.case_name, rep.case_reason);
+	fprintf(out, "strategy               %s (%s)\n", s->name, s->section);
+	fprintf(out, "  plan                 %s\n", rep.plan.summary);
+	if (rep.plan.predicted)
+		fprintf(out, "predicted              %llu loads + %llu saves = %llu I/O\n",
+			(unsigned long long)rep.plan.loads,
+			(unsigned long long)rep.plan.saves, (unsigned long long)io);
+	if (rep.plan.bounded)
+		fprintf(out, "upper bound            %.0f (%s)\n", rep.plan.upper.value,
+			rep.plan.upper.name);
+	fprintf(out, "lower bound            %.0f (%s)\n", rep.lower.value, rep.lower.name);
+	return PS_EXIT_VALID;
+}
+
 /* The strategy --strategy or --case asks for; NULL after a message. */
 static const struct ps_strategy *select_strategy(const struct options *o,
 						 const struct ps_attention *att,
@@ -416,8 +504,13 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 				(unsigned long long)min_m);
 		goto done;
 	}
+	if (o->dry_run) {
+		status = dry_run(&pb, s, o->json, out, errout);
+		goto done;
+	}
 	if (o->trace && open_trace(o, &pb, s, &writer, errout))
 		goto done;
+	pb.progress = progress_stream(errout);
 	rc = ps_run(&pb, s, o->trace ? &writer.sink : NULL, &rep, &err);
 	if (o->trace) {
 		struct ps_error werr;

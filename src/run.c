@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "pebblesim/ops.h"
@@ -40,9 +41,62 @@ void ps_report_init_explicit(struct ps_report *rep,
 	ps_bound_trivial_explicit(x, &rep->lower);
 }
 
+/*
+ * Progress on standard error for long runs: moves validated, percent (when
+ * the strategy's count is known beforehand), rate. Quiet for the first two
+ * seconds, then a line every half second, rewritten in place.
+ */
+struct progress_sink {
+	struct ps_sink sink;
+	struct ps_sink *next;
+	const struct ps_engine *engine;
+	FILE *out;
+	uint64_t total, ops;
+	double start, last;
+	bool shown;
+};
+
+static int progress_emit(struct ps_sink *sink, const struct ps_op *op,
+			 struct ps_error *err)
+{
+	struct progress_sink *p = (struct progress_sink *)sink;
+	int rc = ps_sink_emit(p->next, op, err);
+	double now;
+
+	/* the clock is read every 4096 operations, or after a large one */
+	if ((++p->ops & 4095) && ps_op_moves(op) < 100000)
+		return rc;
+	now = ps_now_seconds();
+	if (now - p->start < 2.0 || now - p->last < 0.5)
+		return rc;
+	p->last = now;
+	p->shown = true;
+	if (p->total)
+		fprintf(p->out, "\r  %llu of %llu moves validated (%.0f%%), %.0f M moves/s   ",
+			(unsigned long long)p->engine->c.moves,
+			(unsigned long long)p->total,
+			100.0 * (double)p->engine->c.moves / (double)p->total,
+			(double)p->engine->c.moves / (now - p->start) / 1e6);
+	else
+		fprintf(p->out, "\r  %llu moves validated, %.0f M moves/s   ",
+			(unsigned long long)p->engine->c.moves,
+			(double)p->engine->c.moves / (now - p->start) / 1e6);
+	fflush(p->out);
+	return rc;
+}
+
+uint64_t ps_peak_rss_bytes(void)
+{
+	struct rusage ru;
+
+	/* Linux reports kibibytes */
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_maxrss * 1024;
+}
+
 int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	   struct ps_sink *tap, struct ps_report *rep, struct ps_error *err)
 {
+	struct progress_sink progress;
 	const struct ps_attention *att = pb->att;
 	const struct ps_dag *dag = att ? &att->dag : &pb->xdag->dag;
 	struct ps_engine engine;
@@ -71,7 +125,27 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 		ps_tee_sink_init(&tee, tap, &sink.sink);
 
 	start = ps_now_seconds();
-	rc = ps_strategy_run(s, pb, tap ? &tee.sink : &sink.sink, err);
+	memset(&progress, 0, sizeof(progress));
+	if (pb->progress) {
+		progress.sink.emit = progress_emit;
+		progress.next = tap ? &tee.sink : &sink.sink;
+		progress.engine = &engine;
+		progress.out = pb->progress;
+		progress.start = start;
+		if (rep->plan.predicted) {
+			/* cheap for tiling strategies: a few thousand operations */
+			struct ps_count_sink counter;
+			struct ps_error ignored;
+
+			ps_count_sink_init(&counter);
+			if (!ps_strategy_run(s, pb, &counter.sink, &ignored))
+				progress.total = counter.moves;
+		}
+	}
+	rc = ps_strategy_run(s, pb, pb->progress ? &progress.sink :
+				    tap ? &tee.sink : &sink.sink, err);
+	if (progress.shown) /* the line is cleared for the report */
+		fprintf(pb->progress, "\r%*s\r", 72, "");
 	if (rc == PS_OK) {
 		ps_engine_set_position(&engine, sink.ops + 1);
 		rc = ps_engine_finish(&engine);

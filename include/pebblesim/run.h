@@ -39,6 +39,9 @@ struct ps_report {
 
 double ps_now_seconds(void);
 
+/* The largest resident set of this process so far, in bytes. */
+uint64_t ps_peak_rss_bytes(void);
+
 /* Empty report for att under M: its case and lower bound filled. */
 void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
 		    uint64_t M);

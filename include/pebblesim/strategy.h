@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pebblesim/attention.h"
@@ -31,6 +32,7 @@ struct ps_problem {
 	uint64_t w;        /* keylemma: the generating set size; 0: cheapest */
 	const char *order; /* explicit DAGs: "topo" (default) or "dfs" */
 	bool element_only; /* validate move by move, without the block path */
+	FILE *progress;    /* where to show progress on long runs, or NULL */
 };
 
 struct ps_strategy;
