@@ -202,9 +202,10 @@ int ps_explicit_from_igraph(struct ps_explicit *x, igraph_t *graph,
 	}
 	x->graph = *graph;
 	x->dag.ops = &explicit_ops; /* from here ps_explicit_free destroys it */
-	if (!igraph_is_directed(graph))
-		return ps_explicit_free(x),
-		       ps_error_set(err, PS_EINPUT, "the graph is undirected: a DAG needs directed edges");
+	if (!igraph_is_directed(graph)) {
+		rc = ps_error_set(err, PS_EINPUT, "the graph is undirected: a DAG needs directed edges");
+		goto fail;
+	}
 	if (igraph_is_dag(graph, &is_dag) || igraph_has_loop(graph, &loops) ||
 	    igraph_has_multiple(graph, &multiple)) {
 		rc = igraph_failed(err, "cannot analyse the graph");

@@ -22,7 +22,7 @@ void ps_bound_generic(const struct ps_attention *att, uint64_t t,
 		      uint64_t rows, uint64_t w, bool keep_q,
 		      struct ps_bound *out)
 {
-	const double n = (double)att->n, d = (double)att->d, r = (double)att->r;
+	const double d = (double)att->d;
 	/* features a block of t monomials reads, and V columns of a tile */
 	double q = (double)ps_min_u64(att->d, att->g * t);
 	double v = (double)ps_min_u64(w, att->d);
@@ -33,8 +33,6 @@ void ps_bound_generic(const struct ps_attention *att, uint64_t t,
 	double phase2 = ib * bb * mb * (T * W + (keep_q ? 0 : R * q)) +
 			(keep_q ? ib * R * qa : 0) + ib * bb * R * W;
 
-	(void)n;
-	(void)r;
 	out->name = "Lemma 3.1 tiles";
 	out->value = phase1 + phase2;
 	snprintf(out->formula, sizeof(out->formula),
@@ -239,14 +237,14 @@ bool ps_bound_partition_lower(const struct ps_attention *att, uint64_t M,
 		/* columns of U1 with at least t distinct features */
 		uint64_t columns = 0;
 		double rows_b, per_class, value;
+		bool split;
 
 		for (uint64_t k = 0; k < att->r; k++)
 			columns += att->mono.support_size[k] >= t;
-		/* rows with fewer than t dominators: t - 1 (B.3), or sqrt M
-		 * split (C), each for the 2M sinks of a class */
-		rows_b = ps_min_u64(t - 1, UINT64_MAX) * 2 * m;
-		bool split = 6 * m * root < rows_b;
-
+		/* rows with fewer than t dominators: t - 1 useful U1 nodes for
+		 * each of the 2M sinks of a class (B.3), or C's split at sqrt M */
+		rows_b = (double)(t - 1) * 2 * m;
+		split = 6 * m * root < rows_b;
 		if (split)
 			rows_b = 6 * m * root;
 		per_class = 4 * m + 4 * m * m / (double)t + rows_b;

@@ -191,6 +191,12 @@ static int parse_string(FILE *errout, int argc, char **argv, int *k,
 	return *out ? 0 : usage_error(errout, "option '%s' needs a value", flag);
 }
 
+static int set_flag(bool *flag, bool value)
+{
+	*flag = value;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, int first, struct options *o,
 			 bool need_dag, FILE *errout)
 {
@@ -227,13 +233,13 @@ static int parse_options(int argc, char **argv, int first, struct options *o,
 		else if (is_option(a, "--trace"))
 			rc = parse_string(errout, argc, argv, &k, "--trace", &o->trace);
 		else if (!strcmp(a, "--no-normalize"))
-			o->normalize = false, rc = 0;
+			rc = set_flag(&o->normalize, false);
 		else if (!strcmp(a, "--json"))
-			o->json = true, rc = 0;
+			rc = set_flag(&o->json, true);
 		else if (!strcmp(a, "--element-path"))
-			o->element_only = true, rc = 0;
+			rc = set_flag(&o->element_only, true);
 		else if (!strcmp(a, "--dry-run"))
-			o->dry_run = true, rc = 0;
+			rc = set_flag(&o->dry_run, true);
 		else
 			return usage_error(errout, "unknown argument '%s'", a);
 		if (rc)
