@@ -47,38 +47,14 @@ static int case1_tiling(const struct ps_attention *att, uint64_t M,
 
 static uint64_t case1_min_memory(const struct ps_attention *att)
 {
-	struct ps_tiling t;
-	uint64_t peak;
-
-	if (case1_tiling(att, 1, &t, NULL))
-		return UINT64_MAX;
-	peak = ps_tiling_peak(&t, att);
-	ps_tiling_free(&t);
-	return peak;
-}
-
-static int prepare(const struct ps_problem *pb, struct ps_tiling *t,
-		   struct ps_error *err)
-{
-	int rc = case1_tiling(pb->att, pb->M, t, err);
-
-	if (rc)
-		return rc;
-	if (ps_tiling_peak(t, pb->att) > pb->M) {
-		ps_tiling_free(t);
-		return ps_error_set(err, PS_EINPUT,
-				    "M = %llu is too small for caseI: it needs M >= %llu",
-				    (unsigned long long)pb->M,
-				    (unsigned long long)case1_min_memory(pb->att));
-	}
-	return PS_OK;
+	return ps_tiling_least_memory(att, case1_tiling);
 }
 
 static int case1_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		      struct ps_error *err)
 {
 	struct ps_tiling t;
-	int rc = prepare(pb, &t, err);
+	int rc = ps_tiling_fitted(pb, "caseI", case1_tiling, &t, err);
 
 	if (rc)
 		return rc;
@@ -96,14 +72,7 @@ static int case1_plan(const struct ps_problem *pb, struct ps_plan *plan,
 static int case1_run(const struct ps_problem *pb, struct ps_sink *sink,
 		     struct ps_error *err)
 {
-	struct ps_tiling t;
-	int rc = prepare(pb, &t, err);
-
-	if (rc)
-		return rc;
-	rc = ps_tiling_run(&t, pb->att, sink, err);
-	ps_tiling_free(&t);
-	return rc;
+	return ps_tiling_emit(pb, "caseI", case1_tiling, sink, err);
 }
 
 const struct ps_strategy ps_strategy_case1 = {

@@ -87,8 +87,7 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 		  struct ps_error *err)
 {
 	const struct ps_attention *att = pb->att;
-	bool found = false;
-	uint64_t best_io = UINT64_MAX, forced_peak = 0;
+	struct ps_cheapest c;
 	int forced = -1;
 
 	if (pb->tiles) {
@@ -100,46 +99,33 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 					    "unknown tiles '%s' for generic: square, tall or unit",
 					    pb->tiles);
 	}
+	ps_cheapest_init(&c);
 	for (int shape = 0; shape < SHAPE_COUNT; shape++) {
 		struct ps_tiling t;
-		struct ps_plan p;
 		int rc;
 
 		if (forced >= 0 && shape != forced)
 			continue;
-		rc = shape_tiling(att, pb->M, (enum generic_shape)shape, &t, err);
-		if (rc) {
-			if (found)
-				ps_tiling_free(best);
+		if ((rc = shape_tiling(att, pb->M, (enum generic_shape)shape, &t, err))) {
+			if (c.found)
+				ps_tiling_free(&c.best);
 			return rc;
 		}
-		ps_tiling_plan(&t, att, &p);
-		forced_peak = p.peak_red;
-		if (p.peak_red > pb->M || p.loads + p.saves >= best_io) {
-			ps_tiling_free(&t);
-			continue;
-		}
-		if (found)
-			ps_tiling_free(best);
-		*best = t;
-		*best_shape = (enum generic_shape)shape;
-		best_io = p.loads + p.saves;
-		plan->loads = p.loads;
-		plan->saves = p.saves;
-		plan->peak_red = p.peak_red;
-		plan->predicted = plan->bounded = true;
-		found = true;
+		if (ps_cheapest_offer(&c, &t, att, pb->M))
+			*best_shape = (enum generic_shape)shape;
 	}
-	if (!found && forced >= 0)
+	if (!c.found && forced >= 0)
 		return ps_error_set(err, PS_EINPUT,
 				    "the %s tiles for M = %llu need %llu red pebbles",
 				    shape_names[forced], (unsigned long long)pb->M,
-				    (unsigned long long)forced_peak);
-	if (!found)
+				    (unsigned long long)c.last_peak);
+	if (!c.found)
 		return ps_error_set(err, PS_EINPUT,
 				    "M = %llu is too small for generic: it needs M >= %llu",
 				    (unsigned long long)pb->M,
 				    (unsigned long long)generic_min_memory(att));
+	*best = c.best;
+	*plan = c.plan;
 	return PS_OK;
 }
 

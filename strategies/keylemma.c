@@ -95,8 +95,7 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 	const struct ps_attention *att = pb->att;
 	uint64_t lo = pb->w ? pb->w : w_lowest(att);
 	uint64_t hi = pb->w ? pb->w : ps_keylemma_w_max(att, pb->M);
-	uint64_t best_io = UINT64_MAX;
-	bool found = false;
+	struct ps_cheapest c;
 	int rc;
 
 	if (pb->w && (rc = check_w(att, pb->M, pb->w, err)))
@@ -106,38 +105,28 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 				    "keylemma needs some w with %llu <= w <= d and w tau(w) <= M/4: M >= %llu",
 				    (unsigned long long)w_lowest(att),
 				    (unsigned long long)keylemma_min_memory(att));
+	ps_cheapest_init(&c);
 	for (uint64_t w = lo; w <= hi; w++) {
 		struct ps_tiling t;
-		struct ps_plan p;
 		uint64_t tiles;
 
 		if ((rc = w_tiling(att, pb->M, w, &t, &tiles, err))) {
-			if (found)
-				ps_tiling_free(best);
+			if (c.found)
+				ps_tiling_free(&c.best);
 			return rc;
 		}
-		ps_tiling_plan(&t, att, &p);
-		if (p.peak_red > pb->M || p.loads + p.saves >= best_io) {
-			ps_tiling_free(&t);
-			continue;
+		if (ps_cheapest_offer(&c, &t, att, pb->M)) {
+			*best_w = w;
+			*best_tiles = tiles;
 		}
-		if (found)
-			ps_tiling_free(best);
-		*best = t;
-		*best_w = w;
-		*best_tiles = tiles;
-		best_io = p.loads + p.saves;
-		plan->loads = p.loads;
-		plan->saves = p.saves;
-		plan->peak_red = p.peak_red;
-		plan->predicted = plan->bounded = true;
-		found = true;
 	}
-	if (!found)
+	if (!c.found)
 		return ps_error_set(err, PS_EINPUT,
 				    "M = %llu is too small for keylemma: it needs M >= %llu",
 				    (unsigned long long)pb->M,
 				    (unsigned long long)keylemma_min_memory(att));
+	*best = c.best;
+	*plan = c.plan;
 	return PS_OK;
 }
 

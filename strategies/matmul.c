@@ -66,40 +66,24 @@ static int matmul_tiling(const struct ps_attention *att, uint64_t M,
 	return rc;
 }
 
-static uint64_t matmul_min_memory(const struct ps_attention *att)
+/* 1 x 1 tiles, U computed one row and one monomial at a time */
+static int least_tiling(const struct ps_attention *att, uint64_t M,
+			struct ps_tiling *t, struct ps_error *err)
 {
-	struct ps_tiling t;
-	uint64_t peak;
-
-	if (side_tiling(att, 1, 1, &t, NULL))
-		return UINT64_MAX;
-	peak = ps_tiling_peak(&t, att);
-	ps_tiling_free(&t);
-	return peak;
+	(void)M;
+	return side_tiling(att, 1, 1, t, err);
 }
 
-static int prepare(const struct ps_problem *pb, struct ps_tiling *t,
-		   struct ps_error *err)
+static uint64_t matmul_min_memory(const struct ps_attention *att)
 {
-	int rc = matmul_tiling(pb->att, pb->M, t, err);
-
-	if (rc)
-		return rc;
-	if (ps_tiling_peak(t, pb->att) > pb->M) {
-		ps_tiling_free(t);
-		return ps_error_set(err, PS_EINPUT,
-				    "M = %llu is too small for matmul: it needs M >= %llu",
-				    (unsigned long long)pb->M,
-				    (unsigned long long)matmul_min_memory(pb->att));
-	}
-	return PS_OK;
+	return ps_tiling_least_memory(att, least_tiling);
 }
 
 static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		       struct ps_error *err)
 {
 	struct ps_tiling t;
-	int rc = prepare(pb, &t, err);
+	int rc = ps_tiling_fitted(pb, "matmul", matmul_tiling, &t, err);
 
 	if (rc)
 		return rc;
@@ -118,14 +102,7 @@ static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 static int matmul_run(const struct ps_problem *pb, struct ps_sink *sink,
 		      struct ps_error *err)
 {
-	struct ps_tiling t;
-	int rc = prepare(pb, &t, err);
-
-	if (rc)
-		return rc;
-	rc = ps_tiling_run(&t, pb->att, sink, err);
-	ps_tiling_free(&t);
-	return rc;
+	return ps_tiling_emit(pb, "matmul", matmul_tiling, sink, err);
 }
 
 const struct ps_strategy ps_strategy_matmul = {

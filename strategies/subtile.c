@@ -27,11 +27,15 @@ static void set_height(struct ps_tiling *t, const struct ps_attention *att,
 }
 
 static int subtile_tiling(const struct ps_attention *att, uint64_t M,
-			  struct ps_tiling *t, uint64_t *tiles,
-			  struct ps_error *err)
+			  struct ps_tiling *t, struct ps_error *err)
 {
-	uint64_t h = ps_max_u64(M / (4 * att->g), 1);
-	int rc = ps_tiling_groups(t, att, 1, tiles, err);
+	uint64_t h = ps_max_u64(M / (4 * att->g), 1), tiles;
+	int rc;
+
+	if (att->g == 0)
+		return ps_error_set(err, PS_EINPUT,
+				    "subtile needs g >= 1: with g = 0 there is one monomial and no tile to cut");
+	rc = ps_tiling_groups(t, att, 1, &tiles, err);
 
 	if (rc)
 		return rc;
@@ -45,35 +49,7 @@ static int subtile_tiling(const struct ps_attention *att, uint64_t M,
 
 static uint64_t subtile_min_memory(const struct ps_attention *att)
 {
-	struct ps_tiling t;
-	uint64_t tiles, peak;
-
-	if (att->g == 0 || subtile_tiling(att, 1, &t, &tiles, NULL))
-		return UINT64_MAX;
-	peak = ps_tiling_peak(&t, att);
-	ps_tiling_free(&t);
-	return peak;
-}
-
-static int prepare(const struct ps_problem *pb, struct ps_tiling *t,
-		   uint64_t *tiles, struct ps_error *err)
-{
-	int rc;
-
-	if (pb->att->g == 0)
-		return ps_error_set(err, PS_EINPUT,
-				    "subtile needs g >= 1: with g = 0 there is one monomial and no tile to cut");
-	rc = subtile_tiling(pb->att, pb->M, t, tiles, err);
-	if (rc)
-		return rc;
-	if (ps_tiling_peak(t, pb->att) > pb->M) {
-		ps_tiling_free(t);
-		return ps_error_set(err, PS_EINPUT,
-				    "M = %llu is too small for subtile: it needs M >= %llu",
-				    (unsigned long long)pb->M,
-				    (unsigned long long)subtile_min_memory(pb->att));
-	}
-	return PS_OK;
+	return att->g ? ps_tiling_least_memory(att, subtile_tiling) : UINT64_MAX;
 }
 
 static int subtile_plan(const struct ps_problem *pb, struct ps_plan *plan,
@@ -81,11 +57,13 @@ static int subtile_plan(const struct ps_problem *pb, struct ps_plan *plan,
 {
 	const struct ps_attention *att = pb->att;
 	struct ps_tiling t;
-	uint64_t tiles, split = 0;
-	int rc = prepare(pb, &t, &tiles, err);
+	uint64_t tiles = 0, split = 0;
+	int rc = ps_tiling_fitted(pb, "subtile", subtile_tiling, &t, err);
 
 	if (rc)
 		return rc;
+	/* one tile per g-subset of the features (all of them when d < g) */
+	ps_binom(att->d, ps_min_u64(att->g, att->d), &tiles);
 	for (uint64_t k = 0; k < t.tile_count; k++)
 		split += t.tiles[k].count > t.chunk;
 	ps_tiling_plan(&t, att, plan);
@@ -102,15 +80,7 @@ static int subtile_plan(const struct ps_problem *pb, struct ps_plan *plan,
 static int subtile_run(const struct ps_problem *pb, struct ps_sink *sink,
 		       struct ps_error *err)
 {
-	struct ps_tiling t;
-	uint64_t tiles;
-	int rc = prepare(pb, &t, &tiles, err);
-
-	if (rc)
-		return rc;
-	rc = ps_tiling_run(&t, pb->att, sink, err);
-	ps_tiling_free(&t);
-	return rc;
+	return ps_tiling_emit(pb, "subtile", subtile_tiling, sink, err);
 }
 
 const struct ps_strategy ps_strategy_subtile = {

@@ -355,6 +355,77 @@ void ps_tiling_plan(const struct ps_tiling *t, const struct ps_attention *att,
 	plan->bounded = true;
 }
 
+void ps_cheapest_init(struct ps_cheapest *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+bool ps_cheapest_offer(struct ps_cheapest *c, struct ps_tiling *t,
+		       const struct ps_attention *att, uint64_t M)
+{
+	struct ps_plan p;
+
+	memset(&p, 0, sizeof(p));
+	ps_tiling_plan(t, att, &p);
+	c->last_peak = p.peak_red;
+	if (p.peak_red > M ||
+	    (c->found && p.loads + p.saves >= c->plan.loads + c->plan.saves)) {
+		ps_tiling_free(t);
+		return false;
+	}
+	if (c->found)
+		ps_tiling_free(&c->best);
+	c->best = *t;
+	c->plan = p;
+	c->found = true;
+	return true;
+}
+
+uint64_t ps_tiling_least_memory(const struct ps_attention *att,
+				ps_tiling_build_fn build)
+{
+	struct ps_tiling t;
+	uint64_t peak;
+
+	if (build(att, 1, &t, NULL))
+		return UINT64_MAX;
+	peak = ps_tiling_peak(&t, att);
+	ps_tiling_free(&t);
+	return peak;
+}
+
+int ps_tiling_fitted(const struct ps_problem *pb, const char *name,
+		     ps_tiling_build_fn build, struct ps_tiling *t,
+		     struct ps_error *err)
+{
+	int rc = build(pb->att, pb->M, t, err);
+
+	if (rc)
+		return rc;
+	if (ps_tiling_peak(t, pb->att) > pb->M) {
+		ps_tiling_free(t);
+		return ps_error_set(err, PS_EINPUT,
+				    "M = %llu is too small for %s: it needs M >= %llu",
+				    (unsigned long long)pb->M, name,
+				    (unsigned long long)ps_tiling_least_memory(pb->att, build));
+	}
+	return PS_OK;
+}
+
+int ps_tiling_emit(const struct ps_problem *pb, const char *name,
+		   ps_tiling_build_fn build, struct ps_sink *sink,
+		   struct ps_error *err)
+{
+	struct ps_tiling t;
+	int rc = ps_tiling_fitted(pb, name, build, &t, err);
+
+	if (rc)
+		return rc;
+	rc = ps_tiling_run(&t, pb->att, sink, err);
+	ps_tiling_free(&t);
+	return rc;
+}
+
 /* ---- emission --------------------------------------------------------- */
 
 struct emitter {

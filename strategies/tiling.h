@@ -136,4 +136,37 @@ uint64_t ps_tiling_gen_total(const struct ps_tiling *t);
 void ps_tiling_plan(const struct ps_tiling *t, const struct ps_attention *att,
 		    struct ps_plan *plan);
 
+/* The cheapest of several candidate tilings that fit M. */
+struct ps_cheapest {
+	struct ps_tiling best;
+	struct ps_plan plan; /* the best's prediction and peak */
+	bool found;
+	uint64_t last_peak;  /* the peak of the last candidate offered */
+};
+
+void ps_cheapest_init(struct ps_cheapest *c);
+
+/* Takes t over: kept as the best when it fits M and costs less, else
+ * freed. Returns whether it was kept. */
+bool ps_cheapest_offer(struct ps_cheapest *c, struct ps_tiling *t,
+		       const struct ps_attention *att, uint64_t M);
+
+/* Builds a strategy's tiling for M (its sizes fitted to M when it can). */
+typedef int (*ps_tiling_build_fn)(const struct ps_attention *att, uint64_t M,
+				  struct ps_tiling *t, struct ps_error *err);
+
+/* The least M the built tiling accepts: its peak when built for M = 1. */
+uint64_t ps_tiling_least_memory(const struct ps_attention *att,
+				ps_tiling_build_fn build);
+
+/* The tiling for pb, or PS_EINPUT naming the strategy and its least M. */
+int ps_tiling_fitted(const struct ps_problem *pb, const char *name,
+		     ps_tiling_build_fn build, struct ps_tiling *t,
+		     struct ps_error *err);
+
+/* Builds, fits and emits the tiling: a strategy's whole run. */
+int ps_tiling_emit(const struct ps_problem *pb, const char *name,
+		   ps_tiling_build_fn build, struct ps_sink *sink,
+		   struct ps_error *err);
+
 #endif
