@@ -154,20 +154,25 @@ static void heap_fix(struct cache *c, uint64_t i)
 	}
 }
 
+/* Takes v out of the LRU list. */
+static void unlink_lru(struct cache *c, uint32_t v)
+{
+	if (c->prev[v] != NIL)
+		c->next[c->prev[v]] = c->next[v];
+	else
+		c->head = c->next[v];
+	if (c->next[v] != NIL)
+		c->prev[c->next[v]] = c->prev[v];
+	else
+		c->tail = c->prev[v];
+}
+
 /* A node turned red, or was just used. */
 static void touched(struct cache *c, uint32_t v, bool fresh)
 {
 	if (c->policy == PS_POLICY_LRU) {
-		if (!fresh) { /* unlink */
-			if (c->prev[v] != NIL)
-				c->next[c->prev[v]] = c->next[v];
-			else
-				c->head = c->next[v];
-			if (c->next[v] != NIL)
-				c->prev[c->next[v]] = c->prev[v];
-			else
-				c->tail = c->prev[v];
-		}
+		if (!fresh)
+			unlink_lru(c, v);
 		c->prev[v] = c->tail;
 		c->next[v] = NIL;
 		if (c->tail != NIL)
@@ -187,14 +192,7 @@ static void touched(struct cache *c, uint32_t v, bool fresh)
 static void forget(struct cache *c, uint32_t v)
 {
 	if (c->policy == PS_POLICY_LRU) {
-		if (c->prev[v] != NIL)
-			c->next[c->prev[v]] = c->next[v];
-		else
-			c->head = c->next[v];
-		if (c->next[v] != NIL)
-			c->prev[c->next[v]] = c->prev[v];
-		else
-			c->tail = c->prev[v];
+		unlink_lru(c, v);
 	} else {
 		uint64_t i = c->pos[v];
 

@@ -29,18 +29,6 @@ static const char *const shape_names[SHAPE_COUNT] = {
 	[SHAPE_UNIT] = "unit",
 };
 
-/* The largest s with s * s <= x. */
-static uint64_t isqrt(uint64_t x)
-{
-	uint64_t s = (uint64_t)sqrt((double)x);
-
-	while (s * s > x)
-		s--;
-	while ((s + 1) * (s + 1) <= x)
-		s++;
-	return s;
-}
-
 static int shape_tiling(const struct ps_attention *att, uint64_t M,
 			enum generic_shape shape, struct ps_tiling *t,
 			struct ps_error *err)
@@ -49,7 +37,7 @@ static int shape_tiling(const struct ps_attention *att, uint64_t M,
 	int rc;
 
 	if (shape == SHAPE_SQUARE)
-		side = isqrt(M / 4);
+		side = ps_isqrt(M / 4);
 	else if (shape == SHAPE_TALL)
 		side = M / (4 * att->nb);
 	side = ps_max_u64(side, 1);

@@ -15,17 +15,6 @@
 #include "pebblesim/strategy.h"
 #include "tiling.h"
 
-static uint64_t isqrt(uint64_t x)
-{
-	uint64_t s = (uint64_t)sqrt((double)x);
-
-	while (s * s > x)
-		s--;
-	while ((s + 1) * (s + 1) <= x)
-		s++;
-	return s;
-}
-
 static void set_side(struct ps_tiling *t, const struct ps_attention *att,
 		     uint64_t s)
 {
@@ -56,7 +45,7 @@ static int side_tiling(const struct ps_attention *att, uint64_t M, uint64_t s,
 static int matmul_tiling(const struct ps_attention *att, uint64_t M,
 			 struct ps_tiling *t, struct ps_error *err)
 {
-	uint64_t s = ps_max_u64(isqrt(M / 3), 1);
+	uint64_t s = ps_max_u64(ps_isqrt(M / 3), 1);
 	int rc = side_tiling(att, M, s, t, err);
 
 	while (!rc && ps_tiling_peak(t, att) > M && s > 1) {

@@ -19,8 +19,20 @@
  */
 #include "tiling.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+uint64_t ps_isqrt(uint64_t x)
+{
+	uint64_t s = (uint64_t)sqrt((double)x);
+
+	while (s * s > x)
+		s--;
+	while ((s + 1) * (s + 1) <= x)
+		s++;
+	return s;
+}
 
 uint64_t ps_support_union(const struct ps_monomials *mono,
 			  const uint64_t *list, uint64_t count, uint64_t *cols,

@@ -20,6 +20,9 @@
 #include "pebblesim/ops.h"
 #include "pebblesim/strategy.h"
 
+/* The largest s with s * s <= x: the side of a square tile. */
+uint64_t ps_isqrt(uint64_t x);
+
 /* [0, total) cut into blocks of size (the last may be shorter). */
 static inline uint64_t ps_block_count(uint64_t total, uint64_t size)
 {
