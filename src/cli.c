@@ -596,7 +596,7 @@ static int cmd_dag(const struct options *o, FILE *out, FILE *errout)
 struct compare_row {
 	const struct ps_strategy *s;
 	struct ps_report rep;
-	char why[PS_ERROR_MAX];
+	char why[PS_ERROR_MAX + 64];
 	bool ran;
 };
 
@@ -646,9 +646,10 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 		if ((row->s->flags & PS_STRATEGY_BASELINE) &&
 		    att.n * att.r * att.nb > PS_COMPARE_BASELINE_PRODUCTS) {
 			snprintf(row->why, sizeof(row->why),
-				 "skipped: %llu products, beyond compare's %llu for the move-by-move baselines (run it with --strategy)",
+				 "not run: %llu products, beyond compare's %llu for the move-by-move baselines (run it alone with --strategy %s)",
 				 (unsigned long long)(att.n * att.r * att.nb),
-				 (unsigned long long)PS_COMPARE_BASELINE_PRODUCTS);
+				 (unsigned long long)PS_COMPARE_BASELINE_PRODUCTS,
+				 row->s->name);
 			continue;
 		}
 		min_m = ps_strategy_min_memory(row->s, &att);
@@ -658,12 +659,12 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 					 "does not apply to these parameters");
 			else
 				snprintf(row->why, sizeof(row->why),
-					 "needs M >= %llu", (unsigned long long)min_m);
+					 "does not run: needs M >= %llu", (unsigned long long)min_m);
 			continue;
 		}
 		ps_error_clear(&err);
 		if (ps_run(&pb, row->s, NULL, &row->rep, &err)) {
-			snprintf(row->why, sizeof(row->why), "%s", err.msg);
+			snprintf(row->why, sizeof(row->why), "does not run: %s", err.msg);
 			continue;
 		}
 		row->ran = true;
@@ -684,16 +685,26 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 					"why_not", rows[k].why));
 				continue;
 			}
-			json_array_append_new(list, json_pack(
-				"{s:s, s:b, s:b, s:I, s:I, s:I, s:I, s:I, s:f, s:s, s:f, s:s, s:f, s:s}",
-				"strategy", rows[k].s->name, "applies", 1,
-				"valid", rep->valid, "loads", (json_int_t)rep->counts.loads,
-				"saves", (json_int_t)rep->counts.saves, "io", (json_int_t)io,
-				"predicted_io", (json_int_t)(rep->plan.loads + rep->plan.saves),
-				"peak_red", (json_int_t)rep->counts.peak_red,
-				"upper", rep->plan.upper.value, "upper_name", rep->plan.upper.name,
-				"lower", rep->lower.value, "lower_name", rep->lower.name,
-				"seconds", rep->seconds, "plan", rep->plan.summary));
+			{
+				json_t *row = json_pack(
+					"{s:s, s:b, s:b, s:I, s:I, s:I, s:I, s:f, s:s, s:f, s:s}",
+					"strategy", rows[k].s->name, "applies", 1,
+					"valid", rep->valid, "loads", (json_int_t)rep->counts.loads,
+					"saves", (json_int_t)rep->counts.saves, "io", (json_int_t)io,
+					"peak_red", (json_int_t)rep->counts.peak_red,
+					"lower", rep->lower.value, "lower_name", rep->lower.name,
+					"seconds", rep->seconds, "plan", rep->plan.summary);
+
+				/* the baselines have neither a cost model nor a bound */
+				if (rep->plan.predicted)
+					json_object_set_new(row, "predicted_io",
+							    json_integer((json_int_t)(rep->plan.loads + rep->plan.saves)));
+				if (rep->plan.bounded) {
+					json_object_set_new(row, "upper", json_real(rep->plan.upper.value));
+					json_object_set_new(row, "upper_name", json_string(rep->plan.upper.name));
+				}
+				json_array_append_new(list, row);
+			}
 		}
 		json_dumpf(list, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', out);
@@ -704,25 +715,28 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 			(unsigned long long)att.g, (unsigned long long)att.r,
 			(unsigned long long)o->M, case_name, why);
 		fprintf(out, "lower bound %.0f (%s)\n\n", lower.value, lower.name);
-		fprintf(out, "%-9s %6s %12s %12s %12s %9s %9s %9s %8s\n", "strategy",
+		fprintf(out, "%-12s %6s %12s %12s %12s %9s %9s %9s %8s\n", "strategy",
 			"valid", "loads", "saves", "I/O", "peak red", "I/O/upper",
 			"I/O/lower", "seconds");
 		for (size_t k = 0; k < count; k++) {
 			const struct ps_report *rep = &rows[k].rep;
 			uint64_t io = rep->counts.loads + rep->counts.saves;
 
+			char upper[16] = "-";
+
 			if (!rows[k].ran) {
-				fprintf(out, "%-9s does not run: %s\n", rows[k].s->name,
-					rows[k].why);
+				fprintf(out, "%-12s %s\n", rows[k].s->name, rows[k].why);
 				continue;
 			}
-			fprintf(out, "%-9s %6s %12llu %12llu %12llu %9llu %9.3f %9.3f %8.2f\n",
+			if (rep->plan.bounded)
+				snprintf(upper, sizeof(upper), "%.3f",
+					 (double)io / rep->plan.upper.value);
+			fprintf(out, "%-12s %6s %12llu %12llu %12llu %9llu %9s %9.3f %8.2f\n",
 				rows[k].s->name, rep->valid ? "yes" : "NO",
 				(unsigned long long)rep->counts.loads,
 				(unsigned long long)rep->counts.saves,
 				(unsigned long long)io,
-				(unsigned long long)rep->counts.peak_red,
-				(double)io / rep->plan.upper.value,
+				(unsigned long long)rep->counts.peak_red, upper,
 				lower.value > 0 ? (double)io / lower.value : 0.0,
 				rep->seconds);
 		}
