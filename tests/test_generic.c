@@ -83,7 +83,7 @@ static uint64_t check_shape(const struct ps_attention *att, uint64_t M,
 static void check_params(uint64_t n, uint64_t d, uint64_t g, int norm)
 {
 	struct ps_attention att;
-	struct ps_problem pb;
+	struct ps_problem pb = { 0 };
 	struct ps_plan plan;
 	struct ps_error err;
 	uint64_t min_m, Ms[6];
@@ -165,7 +165,7 @@ START_TEST(test_headline_shape)
 {
 	/* n = 4096, d = 16, g = 3, M = 8192: tall tiles of M/(4|B|) = 120 rows */
 	struct ps_attention att;
-	struct ps_problem pb;
+	struct ps_problem pb = { 0 };
 	struct ps_plan plan;
 	struct ps_error err;
 

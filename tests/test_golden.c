@@ -58,10 +58,9 @@ START_TEST(test_golden_counts)
 			       json_integer_value(json_object_get(entry, "d")),
 			       json_integer_value(json_object_get(entry, "g")),
 			       json_is_true(json_object_get(entry, "normalize")));
+		memset(&pb, 0, sizeof(pb));
 		pb.att = &att;
 		pb.M = json_integer_value(json_object_get(entry, "M"));
-		pb.tiles = NULL;
-		pb.w = 0;
 		snprintf(what, sizeof(what), "%s n=%llu d=%llu g=%llu%s M=%llu",
 			 s->name, (unsigned long long)att.n, (unsigned long long)att.d,
 			 (unsigned long long)att.g, att.normalize ? "" : " unnormalised",
