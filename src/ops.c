@@ -215,6 +215,9 @@ int ps_op_apply(const struct ps_attention *att, struct ps_engine *e,
 
 	if (op->by_id)
 		return ps_engine_apply(e, ps_opcode_move(op->code), op->node);
+	if (!att)
+		return ps_error_set(err, PS_EINPUT,
+				    "an operation by kind and coordinates needs the attention DAG");
 	rc = ps_op_check(att, op, err);
 	if (rc)
 		return rc;
