@@ -629,6 +629,7 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 	if (rc)
 		return rc;
 	problem_of(o, &att, NULL, &pb);
+	pb.progress = progress_stream(errout);
 	ps_bound_lower(&att, o->M, &lower);
 	case_name = ps_classify_case(&att, o->M, why, sizeof(why));
 	for (size_t k = 0; k < ps_strategy_count && count < 16; k++) {
