@@ -258,15 +258,6 @@ int ps_tiling_groups(struct ps_tiling *t, const struct ps_attention *att,
 	return rc;
 }
 
-uint64_t ps_tiling_widest(const struct ps_tiling *t)
-{
-	uint64_t widest = 0;
-
-	for (uint64_t k = 0; k < t->tile_count; k++)
-		widest = ps_max_u64(widest, t->tiles[k].count);
-	return widest;
-}
-
 uint64_t ps_tiling_gen_total(const struct ps_tiling *t)
 {
 	uint64_t total = 0;

@@ -131,8 +131,7 @@ void ps_tiling_predict(const struct ps_tiling *t,
 int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
 		  struct ps_sink *sink, struct ps_error *err);
 
-/* Largest tile (monomials) and sum of features over tiles. */
-uint64_t ps_tiling_widest(const struct ps_tiling *t);
+/* The features of all tiles, added up. */
 uint64_t ps_tiling_gen_total(const struct ps_tiling *t);
 
 /* Fills plan->loads, saves and peak_red from the tiling. */
