@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pebblesim/cli.h"
 #include "pebblesim/common.h"
@@ -200,6 +201,61 @@ START_TEST(test_compare)
 }
 END_TEST
 
+START_TEST(test_validate_dag_and_dry_run)
+{
+	char path[] = "/tmp/pebblesim-cli-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	char line[256];
+	int lines = 0;
+
+	close(fd);
+	/* validate: valid, broken, missing */
+	ck_assert_int_eq(cli("validate", "examples/tiny.jsonl", NULL), 0);
+	HAS(out_text, "trace                  examples/tiny.jsonl, 26 lines, end line matches");
+	ck_assert_int_eq(cli("validate", "examples/tiny-broken.jsonl", NULL), 1);
+	HAS(out_text, "violation              examples/tiny-broken.jsonl:25: end: output A[0,0] is not in slow memory");
+	ck_assert_int_eq(cli("validate", "examples/tiny.jsonl", "-M", "8", NULL), 1);
+	ck_assert_int_eq(cli("validate", "examples/tiny.jsonl", "-n", "2", "-d", "1", "-g", "2", NULL), 2);
+	HAS(err_text, "is not the one asked for");
+	ck_assert_int_eq(cli("validate", "/nonexistent.jsonl", NULL), 2);
+	HAS(err_text, "pebblesim: cannot open trace '/nonexistent.jsonl': No such file or directory");
+	ck_assert_int_eq(cli("validate", NULL), 2);
+	/* dag: the attention DAG as an edge list, one edge a line */
+	ck_assert_int_eq(cli("dag", "-n", "2", "-d", "1", "-g", "1", "--format", "edgelist",
+			     "-o", path, NULL), 0);
+	f = fopen(path, "r");
+	while (fgets(line, sizeof(line), f))
+		lines++;
+	fclose(f);
+	ck_assert_int_eq(lines, 52); /* the DAG's edge count, by the closed form */
+	ck_assert_int_eq(cli("dag", "-n", "2", "-d", "1", "-g", "1", "--format", "svg", NULL), 2);
+	HAS(err_text, "pebblesim: unknown format 'svg': graphml, dot or edgelist");
+	ck_assert_int_eq(cli("dag", "-n", "4000", "-d", "16", "-g", "3", NULL), 2);
+	HAS(err_text, "materialising it is limited to 4000000 in all");
+	/* run --dag: the tree example, its minimum M, and the wrong strategy */
+	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--order", "dfs", NULL), 0);
+	HAS(out_text, "loads                  8\n");
+	HAS(out_text, "saves                  1\n");
+	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "2", NULL), 2);
+	HAS(err_text, "pebblesim: M = 2 is too small for lru on this DAG: it needs M >= 3");
+	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--strategy", "generic", NULL), 2);
+	HAS(err_text, "pebblesim: generic pebbles the attention DAG; a DAG from a file takes lru or belady");
+	ck_assert_int_eq(cli("--strategy", "lru", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: lru pebbles a DAG from a file (run --dag FILE), not the attention DAG");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "64", "--order", "dfs", NULL), 2);
+	HAS(err_text, "--order is an option of lru and belady");
+	/* --dry-run validates nothing; an elementary trace of the headline is refused */
+	ck_assert_int_eq(cli("--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--dry-run", NULL), 0);
+	HAS(out_text, "predicted              4245147 loads + 82009 saves = 4327156 I/O");
+	HAS(out_text, "estimated peak memory");
+	ck_assert_int_eq(cli("--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192",
+			     "--trace", path, "--trace-detail", "elementary", NULL), 2);
+	HAS(err_text, "an elementary trace of this run would have 175488490 lines");
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_list_help_version)
 {
 	ck_assert_int_eq(cli("list", NULL), 0);
@@ -225,6 +281,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_json_report);
 	tcase_add_test(tc, test_cases_and_options);
 	tcase_add_test(tc, test_compare);
+	tcase_add_test(tc, test_validate_dag_and_dry_run);
 	tcase_add_test(tc, test_list_help_version);
 	suite_add_tcase(s, tc);
 	return s;
