@@ -272,7 +272,11 @@ int ps_engine_delete(struct ps_engine *e, ps_node v)
 	e->c.moves++;
 	if (check_id(e, PS_MOVE_DELETE, v))
 		return PS_EINVALID;
-	if (v >= e->dag->state_count || !((st = e->state[v]) & PS_ST_RED))
+	if (v >= e->dag->state_count)
+		return violate(e, PS_RULE_PRODUCT_MOVED, PS_MOVE_DELETE, v, v,
+			       "%s is a product: products exist only inside a mac",
+			       NAME(v));
+	if (!((st = e->state[v]) & PS_ST_RED))
 		return violate(e, PS_RULE_NOT_RED, PS_MOVE_DELETE, v, v,
 			       "%s is not in fast memory", NAME(v));
 	e->state[v] = st & (uint8_t)~PS_ST_RED;

@@ -56,8 +56,9 @@ uint64_t ps_op_moves(const struct ps_op *op)
 	for (unsigned p = 0; p + 1 < arity; p++)
 		outer *= ps_coordset_size(&op->c[p]);
 	inner = ps_coordset_size(&op->c[arity - 1]);
-	/* a fused mac adds a compute and a delete around each (row, m) */
-	if (op->fuse && inner)
+	/* a fused mac adds a compute and a delete around each (row, m), even
+	 * around no columns at all (MODEL.md section 3, read as written) */
+	if (op->fuse)
 		inner += 2;
 	return outer * inner;
 }
@@ -171,8 +172,6 @@ static int apply_mac(const struct ps_attention *att, struct ps_engine *e,
 			const uint64_t m = ps_coordset_at(&op->c[1], x1);
 			const ps_node u = ps_attention_id2(att, plain, row, m);
 
-			if (n2 == 0)
-				continue;
 			if (op->fuse && compute_node(att, e, plain, row, m))
 				return PS_EINVALID;
 			for (uint64_t x2 = 0; x2 < n2; x2++) {
@@ -290,7 +289,7 @@ int ps_op_foreach(const struct ps_attention *att, const struct ps_op *op,
 
 		c[0] = ps_coordset_at(&op->c[0], x0);
 		for (uint64_t x1 = 0; x1 < n1; x1++) {
-			const bool fused = op->fuse && n2 > 0;
+			const bool fused = op->fuse;
 			ps_node u;
 
 			c[1] = ps_coordset_at(&op->c[1], x1);

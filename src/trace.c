@@ -662,7 +662,8 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 			rc = BAD(&r, "empty line");
 			break;
 		}
-		obj = json_loadb(line, (size_t)len, 0, &jerr);
+		/* a key given twice is an error, not the last one silently kept */
+		obj = json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &jerr);
 		if (!obj) {
 			err->line = r.line;
 			rc = ps_error_set(err, PS_EINPUT, "%s:%llu:%d: invalid JSON: %s",

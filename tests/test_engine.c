@@ -88,6 +88,10 @@ START_TEST(test_save_delete_rules)
 	BROKEN(ps_engine_save(&eng, pid(PS_KIND_P2, 1, 0, 0)), PS_RULE_PRODUCT_MOVED,
 	       "save P2[1,0,0]: P2[1,0,0] is a product: products exist only inside a mac");
 	teardown();
+	small(100);
+	BROKEN(ps_engine_delete(&eng, pid(PS_KIND_P1, 0, 0, 0)), PS_RULE_PRODUCT_MOVED,
+	       "delete P1[0,0,0]: P1[0,0,0] is a product: products exist only inside a mac");
+	teardown();
 }
 END_TEST
 

@@ -124,18 +124,34 @@ START_TEST(test_shape_errors)
 }
 END_TEST
 
-START_TEST(test_empty_sets_are_no_moves)
+START_TEST(test_empty_sets)
 {
 	struct ps_op op = {
-		.code = PS_OP_MAC, .kind = PS_KIND_N, .fuse = true,
-		.c = { ps_range(0, 2), ps_range(0, 3), ps_range(1, 1) },
+		.code = PS_OP_MAC, .kind = PS_KIND_H, .fuse = true,
+		.c = { ps_range(0, 2), ps_range(0, 1), ps_range(1, 1) },
+	};
+	struct ps_op load = {
+		.code = PS_OP_LOAD, .kind = PS_KIND_Q,
+		.c = { ps_range(0, 2), ps_range(1, 1) },
 	};
 	struct ps_error err;
 
 	setup(2, 2, 2, 1, 100);
-	ck_assert_uint_eq(ps_op_moves(&op), 0);
-	ck_assert_int_eq(apply(&op, &err), PS_OK);
+	/* an empty set stands for no moves */
+	ck_assert_uint_eq(ps_op_moves(&load), 0);
+	ck_assert_int_eq(apply(&load, &err), PS_OK);
 	ck_assert_uint_eq(eng.c.moves, 0);
+	/* but a fused mac computes and deletes its plain parent for each
+	 * (row, m) even around no columns, as MODEL.md's expansion reads */
+	ck_assert_uint_eq(ps_op_moves(&op), 4);
+	ck_assert_int_eq(apply(&op, &err), PS_OK);
+	ck_assert_uint_eq(eng.c.moves, 4);
+	ck_assert_uint_eq(eng.c.computes, 2);
+	ck_assert_uint_eq(eng.c.macs, 0);
+	/* so a fused mac over U2[0,0] while it is red breaks the rule */
+	ck_assert_int_eq(ps_engine_compute(&eng, ps_attention_id2(&att, PS_KIND_U2, 0, 0)), 0);
+	ck_assert_int_eq(apply(&op, &err), PS_EINVALID);
+	ck_assert_str_eq(eng.violation.text, "compute U2[0,0]: U2[0,0] is already in fast memory");
 	teardown();
 }
 END_TEST
@@ -270,7 +286,7 @@ Suite *ops_suite(void)
 	tcase_add_test(tc, test_order_first_coordinate_outermost);
 	tcase_add_test(tc, test_fused_mac_order);
 	tcase_add_test(tc, test_shape_errors);
-	tcase_add_test(tc, test_empty_sets_are_no_moves);
+	tcase_add_test(tc, test_empty_sets);
 	tcase_add_test(tc, test_foreach_matches_the_documented_expansion);
 	tcase_add_test(tc, test_fast_path_equals_dag_path);
 	tcase_add_test(tc, test_count_sink);

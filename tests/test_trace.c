@@ -245,6 +245,9 @@ START_TEST(test_input_errors)
 	snprintf(text, sizeof(text), "%s{\"op\":\"load\",\"kind\":\"K\",\"j\":0,\"a\":0,\"x\":1}\n", lines[0]);
 	write_text(path, text);
 	EXPECT_INPUT_ERROR(path, "e.jsonl:2: unknown key \"x\" in this operation");
+	snprintf(text, sizeof(text), "%s{\"op\":\"load\",\"kind\":\"V\",\"j\":0,\"b\":3,\"b\":0}\n", lines[0]);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "e.jsonl:2:39: invalid JSON: duplicate object key near '\"b\"'");
 	snprintf(text, sizeof(text), "%s{\"op\":\"load\",\"kind\":\"W\",\"j\":0,\"a\":0}\n", lines[0]);
 	write_text(path, text);
 	EXPECT_INPUT_ERROR(path, "e.jsonl:2: unknown kind \"W\"");
