@@ -18,6 +18,22 @@ void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 	ck_assert_msg(ps_attention_init(att, &p, &err) == 0, "%s", err.msg);
 }
 
+void test_engine_setup(struct ps_attention *att, struct ps_engine *eng,
+		       uint64_t n, uint64_t d, uint64_t g, int normalize,
+		       uint64_t M)
+{
+	struct ps_error err;
+
+	test_attention(att, n, d, g, normalize);
+	ck_assert_msg(ps_engine_init(eng, &att->dag, M, &err) == 0, "%s", err.msg);
+}
+
+void test_engine_teardown(struct ps_attention *att, struct ps_engine *eng)
+{
+	ps_engine_free(eng);
+	ps_attention_free(att);
+}
+
 int main(void)
 {
 	SRunner *sr = srunner_create(monomial_suite());

@@ -13,16 +13,12 @@ static struct ps_engine eng;
 
 static void setup_dag(uint64_t n, uint64_t d, uint64_t g, int norm, uint64_t M)
 {
-	struct ps_error err;
-
-	test_attention(&att, n, d, g, norm);
-	ck_assert_int_eq(ps_engine_init(&eng, &att.dag, M, &err), 0);
+	test_engine_setup(&att, &eng, n, d, g, norm, M);
 }
 
 static void teardown(void)
 {
-	ps_engine_free(&eng);
-	ps_attention_free(&att);
+	test_engine_teardown(&att, &eng);
 }
 
 static ps_node id(enum ps_kind k, uint64_t a, uint64_t b)

@@ -5,6 +5,7 @@
 #include <check.h>
 
 #include "pebblesim/attention.h"
+#include "pebblesim/engine.h"
 
 Suite *monomial_suite(void);
 Suite *dag_suite(void);
@@ -21,6 +22,12 @@ Suite *cli_suite(void);
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 		    uint64_t g, int normalize);
+
+/* The attention DAG and an engine on it under M; and both freed. */
+void test_engine_setup(struct ps_attention *att, struct ps_engine *eng,
+		       uint64_t n, uint64_t d, uint64_t g, int normalize,
+		       uint64_t M);
+void test_engine_teardown(struct ps_attention *att, struct ps_engine *eng);
 
 /* Seconds a test may take: generous, for sanitizer and valgrind builds. */
 #define PS_TEST_TIMEOUT 600
