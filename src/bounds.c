@@ -12,6 +12,7 @@
 #include "pebblesim/explicit.h"
 #include "pebblesim/monomial.h"
 #include <stdlib.h>
+#include <string.h>
 
 static double cdiv(uint64_t a, uint64_t b)
 {
@@ -195,13 +196,44 @@ static double partition_bound(uint64_t M, double internal, double per_class)
 	return classes > 1 ? (double)M * (classes - 1) : 0;
 }
 
+/*
+ * The hypothesis every partition bound needs on the whole DAG (A.2's last
+ * paragraph, made exact in docs/BOUNDS.md): a class's dominator set, of at
+ * most 2M nodes, can cut H off only through H, P2 or V nodes, and a whole
+ * column of V (n nodes) cuts off r nodes of H. With n >= r that is no
+ * cheaper than putting the H nodes in the set; with n > 2M it cannot
+ * happen. Otherwise the proofs' "at most 2M nodes of H" fails.
+ */
+static bool h_not_cut_off(const struct ps_attention *att, uint64_t M,
+			  char *why, size_t len)
+{
+	/* n > 2M, without overflow: n - 1 >= 2M */
+	if (att->n >= att->r || (att->n - 1) / 2 >= M)
+		return true;
+	snprintf(why, len,
+		 "needs n >= r = %llu or n > 2M = %llu (else a class may cut H off through V), here n = %llu",
+		 (unsigned long long)att->r, (unsigned long long)(2 * M),
+		 (unsigned long long)att->n);
+	return false;
+}
+
+/* g = 0: no monomial reads Q, U1 is constant and the partition arguments
+ * have nothing to count. */
+static bool has_degree(const struct ps_attention *att, char *why, size_t len)
+{
+	if (att->g > 0)
+		return true;
+	snprintf(why, len, "needs g >= 1, here g = 0");
+	return false;
+}
+
 bool ps_bound_keylemma_lower(const struct ps_attention *att, uint64_t M,
-			     struct ps_bound *out)
+			     struct ps_bound *out, char *why, size_t len)
 {
 	double m = (double)M, w, per_class;
 	uint64_t w_max, tau, wt;
 
-	if (att->g == 0)
+	if (!has_degree(att, why, len))
 		return false;
 	/* A.2 needs only w tau(w) <= M/4, not w >= g: the largest w <= d */
 	w_max = 0;
@@ -210,7 +242,13 @@ bool ps_bound_keylemma_lower(const struct ps_attention *att, uint64_t M,
 			break;
 		w_max = x;
 	}
-	if (!w_max)
+	if (!w_max) {
+		snprintf(why, len,
+			 "needs some w >= 1 with w tau(w) <= M/4 = %llu; w = 1 has tau(1) = g + 1 = %llu",
+			 (unsigned long long)(M / 4), (unsigned long long)(att->g + 1));
+		return false;
+	}
+	if (!h_not_cut_off(att, M, why, len))
 		return false;
 	w = (double)w_max;
 	per_class = 4 * m + 4 * m * m / w + m * m / (2 * w);
@@ -223,88 +261,179 @@ bool ps_bound_keylemma_lower(const struct ps_attention *att, uint64_t M,
 	return true;
 }
 
-bool ps_bound_partition_lower(const struct ps_attention *att, uint64_t M,
-			      struct ps_bound *out)
+/*
+ * B.3 and C with an explicit threshold t <= min(g, d) on the support of the
+ * columns counted; the best t. C differs only in the term for the rows
+ * with fewer than t dominators: 6 M sqrt M instead of 2 M (t - 1).
+ */
+static bool threshold_lower(const struct ps_attention *att, uint64_t M,
+			    bool sqrt_split, struct ps_bound *out, char *why,
+			    size_t len)
 {
 	const double m = (double)M, root = sqrt(m);
 	double best = -1;
 	uint64_t best_t = 0;
-	bool best_split = false;
 
-	if (att->g == 0)
+	if (!has_degree(att, why, len) || !h_not_cut_off(att, M, why, len))
 		return false;
 	for (uint64_t t = 1; t <= att->g && t <= att->d; t++) {
 		/* columns of U1 with at least t distinct features */
 		uint64_t columns = 0;
-		double rows_b, per_class, value;
-		bool split;
+		double rows_b, value;
 
 		for (uint64_t k = 0; k < att->r; k++)
 			columns += att->mono.support_size[k] >= t;
-		/* rows with fewer than t dominators: t - 1 useful U1 nodes for
-		 * each of the 2M sinks of a class (B.3), or C's split at sqrt M */
-		rows_b = (double)(t - 1) * 2 * m;
-		split = 6 * m * root < rows_b;
-		if (split)
-			rows_b = 6 * m * root;
-		per_class = 4 * m + 4 * m * m / (double)t + rows_b;
+		rows_b = sqrt_split ? 6 * m * root : (double)(t - 1) * 2 * m;
 		value = partition_bound(M, (double)att->n * (double)columns *
-						   (double)att->d, per_class);
+						   (double)att->d,
+					4 * m + 4 * m * m / (double)t + rows_b);
 		if (value > best) {
 			best = value;
 			best_t = t;
-			best_split = split;
 		}
 	}
-	if (best < 0)
-		return false;
-	out->name = best_split ? "Theorem 1.4 (C)" : "Theorem 1.3 (B.3)";
+	out->name = sqrt_split ? "Theorem 1.4 (C)" : "Theorem 1.3 (B.3)";
 	out->value = best;
 	snprintf(out->formula, sizeof(out->formula),
-		 best_split ? "M(ceil(P) - 1), P = n r_t d / (4M + 4M^2/t + 6M sqrt M), r_t columns of support >= t = %llu"
+		 sqrt_split ? "M(ceil(P) - 1), P = n r_t d / (4M + 4M^2/t + 6M sqrt M), r_t columns of support >= t = %llu"
 			    : "M(ceil(P) - 1), P = n r_t d / (4M + 4M^2/t + 2M(t-1)), r_t columns of support >= t = %llu",
 		 (unsigned long long)best_t);
 	return true;
 }
 
-void ps_bound_lower(const struct ps_attention *att, uint64_t M,
-		    struct ps_bound *out)
+bool ps_bound_b3_lower(const struct ps_attention *att, uint64_t M,
+		       struct ps_bound *out, char *why, size_t len)
 {
+	return threshold_lower(att, M, false, out, why, len);
+}
+
+bool ps_bound_c_lower(const struct ps_attention *att, uint64_t M,
+		      struct ps_bound *out, char *why, size_t len)
+{
+	return threshold_lower(att, M, true, out, why, len);
+}
+
+static void lower_add(struct ps_lower_bounds *lb, const struct ps_bound *b)
+{
+	lb->applied[lb->applied_count++] = *b;
+	if (b->value > lb->best.value)
+		lb->best = *b;
+}
+
+void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
+		     struct ps_lower_bounds *out)
+{
+	static const struct {
+		const char *name;
+		bool (*fn)(const struct ps_attention *, uint64_t,
+			   struct ps_bound *, char *, size_t);
+	} partition[] = {
+		{ "Key Lemma 3.2 (A.2)", ps_bound_keylemma_lower },
+		{ "Theorem 1.3 (B.3)", ps_bound_b3_lower },
+		{ "Theorem 1.4 (C)", ps_bound_c_lower },
+	};
 	struct ps_bound b;
 
-	ps_bound_trivial(att, out);
-	if (ps_bound_keylemma_lower(att, M, &b) && b.value > out->value)
-		*out = b;
-	if (ps_bound_partition_lower(att, M, &b) && b.value > out->value)
-		*out = b;
+	memset(out, 0, sizeof(*out));
+	ps_bound_trivial(att, &out->best);
+	out->applied[out->applied_count++] = out->best;
+	for (size_t k = 0; k < sizeof(partition) / sizeof(partition[0]); k++) {
+		struct ps_skipped_bound *skip = &out->skipped[out->skipped_count];
+
+		if (partition[k].fn(att, M, &b, skip->why, sizeof(skip->why))) {
+			lower_add(out, &b);
+		} else {
+			skip->name = partition[k].name;
+			out->skipped_count++;
+		}
+	}
+}
+
+void ps_bounds_lower_explicit(const struct ps_explicit *x,
+			      struct ps_lower_bounds *out)
+{
+	memset(out, 0, sizeof(*out));
+	ps_bound_trivial_explicit(x, &out->best);
+	out->applied[out->applied_count++] = out->best;
+}
+
+bool ps_subtile_premise(const struct ps_attention *att, uint64_t M,
+			char *why, size_t len)
+{
+	uint64_t dg;
+	double limit = 4.0 * (double)att->r * (double)att->g / (double)M;
+	bool holds;
+
+	/* C(d, g) = 0 when d < g; an overflow is far beyond any limit */
+	if (ps_binom(att->d, att->g, &dg))
+		dg = UINT64_MAX;
+	holds = att->g > 0 && (double)dg <= limit;
+	if (why)
+		snprintf(why, len, "C(d,g) = %llu %s 4rg/M = %.1f",
+			 (unsigned long long)dg, holds ? "<=" : ">", limit);
+	return holds;
+}
+
+double ps_theorem12_w0(const struct ps_attention *att, uint64_t M)
+{
+	return (double)att->g * pow((double)M, 1.0 / (double)(att->g + 1)) /
+	       (4.0 * exp(1.0));
+}
+
+/* Case II: the Key Lemma's range of w, and whether Theorem 1.2's w0 is in it. */
+static void case2_reason(const struct ps_attention *att, uint64_t M,
+			 uint64_t w_lo, uint64_t w_hi, char *why, size_t len)
+{
+	double w0 = ps_theorem12_w0(att, M);
+	int used = snprintf(why, len,
+			    "d r = %llu > M/4 = %llu; Key Lemma 3.2 holds for w = %llu..%llu (w tau(w) <= M/4); ",
+			    (unsigned long long)(att->d * att->r),
+			    (unsigned long long)(M / 4), (unsigned long long)w_lo,
+			    (unsigned long long)w_hi);
+
+	if (used < 0 || (size_t)used >= len)
+		return;
+	if (att->g == 0)
+		snprintf(why + used, len - (size_t)used,
+			 "Theorem 1.2 needs g >= 1, so only the Key Lemma applies");
+	else if (floor(w0) < (double)att->g || floor(w0) > (double)w_hi)
+		snprintf(why + used, len - (size_t)used,
+			 "Theorem 1.2's w0 = g M^(1/(g+1))/(4e) = %.2f is %s, so only the Key Lemma applies",
+			 w0, floor(w0) < (double)att->g ? "below g" : "beyond that range");
+	else
+		snprintf(why + used, len - (size_t)used,
+			 "Theorem 1.2 applies with w0 = g M^(1/(g+1))/(4e) = %.2f",
+			 w0);
 }
 
 const char *ps_classify_case(const struct ps_attention *att, uint64_t M,
 			     char *why, size_t len)
 {
 	uint64_t dr, quarter = M / 4, w_lo = att->g > 0 ? att->g : 1, w;
+	char premise[96];
 
 	if (!ps_mul_u64(att->d, att->r, &dr) && dr <= quarter) {
-		snprintf(why, len, "d r = %llu <= M/4 = %llu",
+		snprintf(why, len, "d r = %llu <= M/4 = %llu: Theorem 1.1 applies (a tile of H with all r monomials fits M/4)",
 			 (unsigned long long)dr, (unsigned long long)quarter);
 		return "I";
 	}
 	w = ps_keylemma_w_max(att, M);
 	if (w) {
-		snprintf(why, len,
-			 "d r = %llu > M/4 = %llu, and w = %llu..%llu has w tau(w) <= M/4",
-			 (unsigned long long)dr, (unsigned long long)quarter,
-			 (unsigned long long)w_lo, (unsigned long long)w);
+		case2_reason(att, M, w_lo, w, why, len);
 		return "II";
 	}
 	if (quarter >= att->g * att->g) {
+		bool sub = ps_subtile_premise(att, M, premise, sizeof(premise));
+
 		snprintf(why, len,
-			 "no w >= g = %llu has w tau(w) <= M/4 = %llu, and M >= 4 g^2 = %llu",
+			 "no w >= g = %llu has w tau(w) <= M/4 = %llu, and M >= 4 g^2 = %llu: Theorem 1.3 (Lemma 3.1's tiles)%s; Lemma 3.3's premise %s %s",
 			 (unsigned long long)att->g, (unsigned long long)quarter,
-			 (unsigned long long)(4 * att->g * att->g));
+			 (unsigned long long)(4 * att->g * att->g),
+			 att->d >= 5 * att->g ? "" : "; its lower bound as stated needs d >= 5g (pebblesim's B.3 does not)",
+			 premise, sub ? "holds" : "does not hold");
 		return "III";
 	}
-	snprintf(why, len, "no w >= g = %llu has w tau(w) <= M/4, and M < 4 g^2 = %llu",
+	snprintf(why, len, "no w >= g = %llu has w tau(w) <= M/4, and M < 4 g^2 = %llu: Theorem 1.4 (Lemma 3.1's tiles, or section 3.6's stored U1)",
 		 (unsigned long long)att->g,
 		 (unsigned long long)(4 * att->g * att->g));
 	return "IV";

@@ -52,13 +52,15 @@ static const char help_text[] =
 	"                    and D^-1: the outputs are N instead of A\n"
 	"\n"
 	"Choosing the strategy:\n"
-	"  --case C          the strategy of the paper's case C: I caseI, II keylemma,\n"
-	"                    III subtile, IV matmul; auto (the default) classifies\n"
-	"                    the parameters first. Outside its case's condition a\n"
-	"                    strategy still runs, with a warning.\n"
+	"  --case C          the algorithm of the theorem of the paper's case C:\n"
+	"                    I caseI, II keylemma, III generic (or subtile where\n"
+	"                    Lemma 3.3's premise holds, the cheaper), IV generic or\n"
+	"                    matmul, the cheaper; auto (the default) classifies the\n"
+	"                    parameters first. Outside its case's condition the\n"
+	"                    algorithm still runs, with a warning.\n"
 	"  --strategy NAME   a strategy by name, overriding --case; `pebblesim list`\n"
 	"                    shows them with the paper's section each implements;\n"
-	"                    auto runs the one with the least I/O\n"
+	"                    best runs the one with the least predicted I/O\n"
 	"  --w W             keylemma: the generating set size (g <= W <= D,\n"
 	"                    W tau(W) <= M/4) instead of the cheapest\n"
 	"  --tiles SHAPE     generic: square, tall or unit instead of the cheapest\n"
@@ -256,8 +258,9 @@ static int parse_options(int argc, char **argv, int first, struct options *o,
 	    strcmp(o->trace_detail, "elementary"))
 		return usage_error(errout, "unknown trace detail '%s': set or elementary",
 				   o->trace_detail);
-	if (o->case_name && strcmp(o->case_name, "auto") &&
-	    !ps_strategy_for_case(o->case_name))
+	if (o->case_name && strcmp(o->case_name, "auto") && strcmp(o->case_name, "I") &&
+	    strcmp(o->case_name, "II") && strcmp(o->case_name, "III") &&
+	    strcmp(o->case_name, "IV"))
 		return usage_error(errout, "unknown case '%s': I, II, III, IV or auto",
 				   o->case_name);
 	return 0;
@@ -308,7 +311,7 @@ static FILE *progress_stream(FILE *errout)
  * case, the strategy's plan and prediction, the bounds.
  */
 static int dry_run(const struct ps_problem *pb, const struct ps_strategy *s,
-		   bool json, FILE *out, FILE *errout)
+		   const char *algorithm, bool json, FILE *out, FILE *errout)
 {
 	const struct ps_dag *dag = pb->att ? &pb->att->dag : &pb->xdag->dag;
 	uint64_t state = ps_engine_state_bytes(dag);
@@ -328,25 +331,28 @@ static int dry_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	}
 	io = rep.plan.loads + rep.plan.saves;
 	if (json) {
-		json_t *root = json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+		json_t *bounds = ps_lower_bounds_json(&rep.lower);
+		json_t *root = json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
 			"dry_run", 1, "strategy", s->name, "plan", rep.plan.summary,
 			"M", (json_int_t)pb->M, "nodes", (json_int_t)dag->node_count,
 			"state_nodes", (json_int_t)dag->state_count,
 			"edges", (json_int_t)dag->edge_count,
 			"state_bytes", (json_int_t)state,
-			"estimated_peak_rss_bytes", (json_int_t)rss,
-			"lower", json_pack("{s:s, s:f}", "name", rep.lower.name,
-					   "value", rep.lower.value));
+			"estimated_peak_rss_bytes", (json_int_t)rss);
 
 		if (rep.case_name)
 			json_object_set_new(root, "case", json_string(rep.case_name));
+		if (algorithm[0])
+			json_object_set_new(root, "case_algorithm", json_string(algorithm));
 		if (rep.plan.predicted)
 			json_object_set_new(root, "predicted", json_pack("{s:I, s:I, s:I}",
 				"loads", (json_int_t)rep.plan.loads, "saves",
 				(json_int_t)rep.plan.saves, "io", (json_int_t)io));
 		if (rep.plan.bounded)
-			json_object_set_new(root, "upper", json_pack("{s:s, s:f}", "name",
-				rep.plan.upper.name, "value", rep.plan.upper.value));
+			json_object_set_new(bounds, "upper", json_pack("{s:s, s:s, s:o}",
+				"name", rep.plan.upper.name, "formula", rep.plan.upper.formula,
+				"value", ps_bound_value_json(rep.plan.upper.value)));
+		json_object_set_new(root, "bounds", bounds);
 		json_dumpf(root, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', out);
 		json_decref(root);
@@ -364,6 +370,8 @@ static int dry_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	if (rep.case_name)
 		fprintf(out, "case                   %s: %s\n", rep.case_name, rep.case_reason);
 	fprintf(out, "strategy               %s (%s)\n", s->name, s->section);
+	if (algorithm[0])
+		fprintf(out, "  why this one         %s\n", algorithm);
 	fprintf(out, "  plan                 %s\n", rep.plan.summary);
 	if (rep.plan.predicted)
 		fprintf(out, "predicted              %llu loads + %llu saves = %llu I/O\n",
@@ -372,19 +380,23 @@ static int dry_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	if (rep.plan.bounded)
 		fprintf(out, "upper bound            %.0f (%s)\n", rep.plan.upper.value,
 			rep.plan.upper.name);
-	fprintf(out, "lower bound            %.0f (%s)\n", rep.lower.value, rep.lower.name);
+	ps_report_print_lower(&rep.lower, 0, false, out);
 	return PS_EXIT_VALID;
 }
 
-/* The strategy --strategy or --case asks for; NULL after a message. */
+/* The strategy --strategy or --case asks for; NULL after a message. With
+ * --case, why says which of the case's algorithms runs and why. */
 static const struct ps_strategy *select_strategy(const struct options *o,
-						 const struct ps_attention *att,
+						 const struct ps_problem *pb,
+						 char *why, size_t len,
 						 FILE *errout)
 {
-	char why[256], names[256];
-	const char *actual;
+	char reason[512], names[256];
+	const char *actual, *wanted;
 	const struct ps_strategy *s;
+	struct ps_error err;
 
+	why[0] = '\0';
 	if (o->strategy) {
 		s = ps_strategy_find(o->strategy);
 		if (!s) {
@@ -394,15 +406,18 @@ static const struct ps_strategy *select_strategy(const struct options *o,
 		}
 		return s;
 	}
-	if (!att) /* an explicit DAG */
+	if (!pb->att) /* an explicit DAG */
 		return ps_strategy_find("lru");
-	actual = ps_classify_case(att, o->M, why, sizeof(why));
-	if (!o->case_name || !strcmp(o->case_name, "auto"))
-		return ps_strategy_for_case(actual);
-	if (strcmp(o->case_name, actual))
-		fprintf(errout, "pebblesim: warning: the parameters are in Case %s (%s), not Case %s; running its strategy anyway\n",
-			actual, why, o->case_name);
-	return ps_strategy_for_case(o->case_name);
+	actual = ps_classify_case(pb->att, o->M, reason, sizeof(reason));
+	wanted = !o->case_name || !strcmp(o->case_name, "auto") ? actual : o->case_name;
+	if (strcmp(wanted, actual))
+		fprintf(errout, "pebblesim: warning: the parameters are in Case %s (%s), not Case %s; running its algorithm anyway\n",
+			actual, reason, wanted);
+	ps_error_clear(&err);
+	s = ps_case_algorithm(wanted, pb, why, len, &err);
+	if (!s)
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+	return s;
 }
 
 /* The options a strategy does not take are errors, not silently ignored. */
@@ -412,9 +427,11 @@ static int check_strategy_options(const struct options *o,
 {
 	const char *option = NULL, *owner = NULL;
 
-	if (o->tiles && strcmp(s->name, "generic") && strcmp(s->name, "auto"))
+	bool chooser = s->flags & PS_STRATEGY_CHOOSER;
+
+	if (o->tiles && strcmp(s->name, "generic") && !chooser)
 		option = "--tiles", owner = "generic";
-	else if (o->w && strcmp(s->name, "keylemma") && strcmp(s->name, "auto"))
+	else if (o->w && strcmp(s->name, "keylemma") && !chooser)
 		option = "--w", owner = "keylemma";
 	else if (o->order && !(s->flags & PS_STRATEGY_EXPLICIT))
 		option = "--order", owner = "lru and belady";
@@ -481,6 +498,7 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 	struct ps_report rep;
 	struct ps_error err;
 	bool explicit_dag = o->dag_file != NULL;
+	char algorithm[sizeof(rep.algorithm)];
 	uint64_t min_m;
 	int rc, status;
 
@@ -495,7 +513,7 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 	}
 	problem_of(o, explicit_dag ? NULL : &att, explicit_dag ? &xdag : NULL, &pb);
 	status = PS_EXIT_USAGE;
-	s = select_strategy(o, pb.att, errout);
+	s = select_strategy(o, &pb, algorithm, sizeof(algorithm), errout);
 	if (!s || check_strategy_options(o, s, explicit_dag, errout))
 		goto done;
 	min_m = explicit_dag ? ps_strategy_min_memory_explicit(s, &pb)
@@ -511,7 +529,7 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 		goto done;
 	}
 	if (o->dry_run) {
-		status = dry_run(&pb, s, o->json, out, errout);
+		status = dry_run(&pb, s, algorithm, o->json, out, errout);
 		goto done;
 	}
 	if (o->trace && open_trace(o, &pb, s, &writer, errout))
@@ -537,6 +555,7 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 		goto done;
 	}
 	rep.dag_name = o->dag_file;
+	snprintf(rep.algorithm, sizeof(rep.algorithm), "%s", algorithm);
 	if (o->json)
 		ps_report_print_json(&rep, out);
 	else
@@ -619,8 +638,8 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 	struct compare_row rows[16];
 	struct ps_attention att;
 	struct ps_problem pb;
-	struct ps_bound lower;
-	char why[256];
+	struct ps_lower_bounds lower;
+	char why[512];
 	const char *case_name;
 	size_t count = 0;
 	int status = PS_EXIT_VALID;
@@ -630,7 +649,7 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 		return rc;
 	problem_of(o, &att, NULL, &pb);
 	pb.progress = progress_stream(errout);
-	ps_bound_lower(&att, o->M, &lower);
+	ps_bounds_lower(&att, o->M, &lower);
 	case_name = ps_classify_case(&att, o->M, why, sizeof(why));
 	for (size_t k = 0; k < ps_strategy_count && count < 16; k++) {
 		struct compare_row *row = &rows[count++];
@@ -639,9 +658,8 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 
 		memset(row, 0, sizeof(*row));
 		row->s = ps_strategies[k];
-		if (!strcmp(row->s->name, "auto") ||
-		    (row->s->flags & PS_STRATEGY_EXPLICIT)) {
-			count--; /* auto is the best row; lru, belady take files */
+		if (row->s->flags & (PS_STRATEGY_CHOOSER | PS_STRATEGY_EXPLICIT)) {
+			count--; /* best is the best row; lru, belady take files */
 			continue;
 		}
 		if ((row->s->flags & PS_STRATEGY_BASELINE) &&
@@ -688,12 +706,13 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 			}
 			{
 				json_t *row = json_pack(
-					"{s:s, s:b, s:b, s:I, s:I, s:I, s:I, s:f, s:s, s:f, s:s}",
+					"{s:s, s:b, s:b, s:I, s:I, s:I, s:I, s:o, s:s, s:f, s:s}",
 					"strategy", rows[k].s->name, "applies", 1,
 					"valid", rep->valid, "loads", (json_int_t)rep->counts.loads,
 					"saves", (json_int_t)rep->counts.saves, "io", (json_int_t)io,
 					"peak_red", (json_int_t)rep->counts.peak_red,
-					"lower", rep->lower.value, "lower_name", rep->lower.name,
+					"lower", ps_bound_value_json(rep->lower.best.value),
+					"lower_name", rep->lower.best.name,
 					"seconds", rep->seconds, "plan", rep->plan.summary);
 
 				/* the baselines have neither a cost model nor a bound */
@@ -701,7 +720,7 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 					json_object_set_new(row, "predicted_io",
 							    json_integer((json_int_t)(rep->plan.loads + rep->plan.saves)));
 				if (rep->plan.bounded) {
-					json_object_set_new(row, "upper", json_real(rep->plan.upper.value));
+					json_object_set_new(row, "upper", ps_bound_value_json(rep->plan.upper.value));
 					json_object_set_new(row, "upper_name", json_string(rep->plan.upper.name));
 				}
 				json_array_append_new(list, row);
@@ -715,7 +734,8 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 			(unsigned long long)att.n, (unsigned long long)att.d,
 			(unsigned long long)att.g, (unsigned long long)att.r,
 			(unsigned long long)o->M, case_name, why);
-		fprintf(out, "lower bound %.0f (%s)\n\n", lower.value, lower.name);
+		ps_report_print_lower(&lower, 0, false, out);
+		fputc('\n', out);
 		fprintf(out, "%-12s %6s %12s %12s %12s %9s %9s %9s %8s\n", "strategy",
 			"valid", "loads", "saves", "I/O", "peak red", "I/O/upper",
 			"I/O/lower", "seconds");
@@ -738,7 +758,7 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 				(unsigned long long)rep->counts.saves,
 				(unsigned long long)io,
 				(unsigned long long)rep->counts.peak_red, upper,
-				lower.value > 0 ? (double)io / lower.value : 0.0,
+				lower.best.value > 0 ? (double)io / lower.best.value : 0.0,
 				rep->seconds);
 		}
 	}
@@ -800,12 +820,16 @@ static int cmd_validate(const struct options *o, const char *path, FILE *out,
 	rep.valid = replay.valid;
 	rep.rule = replay.rule;
 	snprintf(rep.violation, sizeof(rep.violation), "%s", replay.violation);
-	/* a trace of a known strategy is set beside that strategy's plan */
+	/*
+	 * A trace of a known strategy is set beside that strategy's plan, made
+	 * for the header's own M and parameters (not for -M). A name of the
+	 * other DAG kind, or a plan that cannot be made, gives no prediction.
+	 */
 	s = ps_strategy_find(replay.header.strategy);
-	if (s) {
+	if (s && !(s->flags & PS_STRATEGY_EXPLICIT) == !o->dag_file) {
 		struct ps_problem pb = {
 			.att = o->dag_file ? NULL : &replay.att,
-			.xdag = o->dag_file ? &xdag : NULL, .M = replay.header.M,
+			.xdag = o->dag_file ? &xdag : NULL, .M = replay.header.planned_M,
 			.tiles = replay.header.tiles[0] ? replay.header.tiles : NULL,
 			.w = replay.header.w,
 			.order = replay.header.order[0] ? replay.header.order : NULL,

@@ -4,6 +4,7 @@
 #include "pebblesim/run.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -27,7 +28,7 @@ void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
 	rep->M = M;
 	rep->case_name = ps_classify_case(att, M, rep->case_reason,
 					  sizeof(rep->case_reason));
-	ps_bound_lower(att, M, &rep->lower);
+	ps_bounds_lower(att, M, &rep->lower);
 }
 
 void ps_report_init_explicit(struct ps_report *rep,
@@ -38,7 +39,7 @@ void ps_report_init_explicit(struct ps_report *rep,
 	rep->xdag = x;
 	rep->dag_name = name;
 	rep->M = M;
-	ps_bound_trivial_explicit(x, &rep->lower);
+	ps_bounds_lower_explicit(x, &rep->lower);
 }
 
 /*
@@ -180,7 +181,7 @@ bool ps_report_bound_violated(const struct ps_report *rep)
 
 	return rep->valid &&
 	       ((has_upper(rep) && io > rep->plan.upper.value) ||
-		io < rep->lower.value);
+		io < rep->lower.best.value);
 }
 
 static double ratio(uint64_t io, double bound)
@@ -218,6 +219,8 @@ void ps_report_print(const struct ps_report *rep, FILE *out)
 	fprintf(out, "strategy               %s%s%s%s\n", rep->strategy,
 		rep->section ? " (" : "", rep->section ? rep->section : "",
 		rep->section ? ")" : "");
+	if (rep->algorithm[0])
+		fprintf(out, "  why this one         %s\n", rep->algorithm);
 	if (rep->plan.chosen)
 		fprintf(out, "  runs                 %s (%s)\n", rep->plan.chosen->name,
 			rep->plan.chosen->section);
@@ -238,6 +241,8 @@ void ps_report_print(const struct ps_report *rep, FILE *out)
 	if (rep->has_plan && rep->plan.predicted)
 		fprintf(out, "predicted I/O          %llu (%s)\n", (unsigned long long)predicted,
 			predicted == io ? "cost model agrees" : "COST MODEL DISAGREES");
+	else if (rep->source)
+		fprintf(out, "predicted I/O          no prediction (the header names no plan pebblesim can reproduce)\n");
 	fprintf(out, "peak red pebbles       %llu of %llu\n",
 		(unsigned long long)c->peak_red, (unsigned long long)rep->M);
 	fprintf(out, "computes               %llu (%llu recomputations)\n",
@@ -249,19 +254,58 @@ void ps_report_print(const struct ps_report *rep, FILE *out)
 			rep->plan.upper.value, ratio(io, rep->plan.upper.value));
 		fprintf(out, "  %-20s %s\n", rep->plan.upper.name, rep->plan.upper.formula);
 	}
-	fprintf(out, "lower bound            %.0f  [I/O / lower = %.3f]\n",
-		rep->lower.value, ratio(io, rep->lower.value));
-	fprintf(out, "  %-20s %s\n", rep->lower.name, rep->lower.formula);
+	ps_report_print_lower(&rep->lower, io, rep->valid, out);
 	if (ps_report_bound_violated(rep))
 		fprintf(out, "BOUND VIOLATED         the measured I/O contradicts a bound\n");
 	fprintf(out, "time                   %.3f s (%.1f M moves/s)\n", rep->seconds,
 		rep->seconds > 0 ? (double)c->moves / rep->seconds / 1e6 : 0.0);
 }
 
+void ps_report_print_lower(const struct ps_lower_bounds *lb, uint64_t io,
+			   bool measured, FILE *out)
+{
+	if (measured)
+		fprintf(out, "lower bound            %.0f  [I/O / lower = %.3f]\n",
+			lb->best.value, ratio(io, lb->best.value));
+	else
+		fprintf(out, "lower bound            %.0f\n", lb->best.value);
+	/* the largest first, then the others that apply, then those that do not */
+	fprintf(out, "  %-20s %s\n", lb->best.name, lb->best.formula);
+	for (size_t k = 0; k < lb->applied_count; k++)
+		if (strcmp(lb->applied[k].name, lb->best.name))
+			fprintf(out, "  %-20s %.0f: %s\n", lb->applied[k].name,
+				lb->applied[k].value, lb->applied[k].formula);
+	for (size_t k = 0; k < lb->skipped_count; k++)
+		fprintf(out, "  %-20s not applied: %s\n", lb->skipped[k].name,
+			lb->skipped[k].why);
+}
+
+json_t *ps_bound_value_json(double value)
+{
+	/* bounds are whole numbers of moves: integers, while they fit */
+	if (value == floor(value) && fabs(value) < 9.0e18)
+		return json_integer((json_int_t)value);
+	return json_real(value);
+}
+
 static json_t *bound_json(const struct ps_bound *b)
 {
-	return json_pack("{s:s, s:s, s:f}", "name", b->name, "formula",
-			 b->formula, "value", b->value);
+	return json_pack("{s:s, s:s, s:o}", "name", b->name, "formula",
+			 b->formula, "value", ps_bound_value_json(b->value));
+}
+
+json_t *ps_lower_bounds_json(const struct ps_lower_bounds *lb)
+{
+	json_t *applied = json_array(), *skipped = json_array();
+
+	for (size_t k = 0; k < lb->applied_count; k++)
+		json_array_append_new(applied, bound_json(&lb->applied[k]));
+	for (size_t k = 0; k < lb->skipped_count; k++)
+		json_array_append_new(skipped, json_pack("{s:s, s:s}", "name",
+							 lb->skipped[k].name, "why",
+							 lb->skipped[k].why));
+	return json_pack("{s:o, s:o, s:o}", "lower", bound_json(&lb->best),
+			 "applied", applied, "skipped", skipped);
 }
 
 int ps_report_print_json(const struct ps_report *rep, FILE *out)
@@ -289,6 +333,8 @@ int ps_report_print_json(const struct ps_report *rep, FILE *out)
 		json_object_set_new(root, "case_reason", json_string(rep->case_reason));
 	}
 	json_object_set_new(root, "strategy", json_string(rep->strategy));
+	if (rep->algorithm[0])
+		json_object_set_new(root, "case_algorithm", json_string(rep->algorithm));
 	if (rep->plan.chosen)
 		json_object_set_new(root, "chosen", json_string(rep->plan.chosen->name));
 	if (rep->has_plan)
@@ -317,13 +363,13 @@ int ps_report_print_json(const struct ps_report *rep, FILE *out)
 	json_object_set_new(root, "macs", json_integer((json_int_t)c->macs));
 	json_object_set_new(root, "moves", json_integer((json_int_t)c->moves));
 	json_object_set_new(root, "ops", json_integer((json_int_t)rep->ops));
-	bounds = json_pack("{s:o}", "lower", bound_json(&rep->lower));
+	bounds = ps_lower_bounds_json(&rep->lower);
 	if (has_upper(rep))
 		json_object_set_new(bounds, "upper", bound_json(&rep->plan.upper));
 	json_object_set_new(root, "bounds", bounds);
 	if (rep->valid) {
 		json_t *ratios = json_pack("{s:f}", "io_to_lower",
-					   ratio(io, rep->lower.value));
+					   ratio(io, rep->lower.best.value));
 
 		if (has_upper(rep))
 			json_object_set_new(ratios, "io_to_upper",

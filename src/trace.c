@@ -690,6 +690,7 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 						 (unsigned long long)xdag->edges);
 					break;
 				}
+				rep->header.planned_M = rep->header.M;
 				if (M)
 					rep->header.M = M;
 				if ((rc = ps_engine_init(&engine, &xdag->dag, rep->header.M, err)))
@@ -720,6 +721,7 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 				break;
 			}
 			rep->has_att = true;
+			rep->header.planned_M = rep->header.M;
 			if (M)
 				rep->header.M = M;
 			if ((rc = ps_engine_init(&engine, &rep->att.dag, rep->header.M, err)))

@@ -10,7 +10,8 @@ extern const struct ps_strategy ps_strategy_subtile;
 extern const struct ps_strategy ps_strategy_matmul;
 extern const struct ps_strategy ps_strategy_naive;
 extern const struct ps_strategy ps_strategy_naive_belady;
-extern const struct ps_strategy ps_strategy_auto;
+extern const struct ps_strategy ps_strategy_resident;
+extern const struct ps_strategy ps_strategy_best;
 extern const struct ps_strategy ps_strategy_lru;
 extern const struct ps_strategy ps_strategy_belady;
 
@@ -20,9 +21,10 @@ const struct ps_strategy *const ps_strategies[] = {
 	&ps_strategy_keylemma,
 	&ps_strategy_subtile,
 	&ps_strategy_matmul,
+	&ps_strategy_resident,
 	&ps_strategy_naive,
 	&ps_strategy_naive_belady,
-	&ps_strategy_auto,
+	&ps_strategy_best,
 	&ps_strategy_lru,
 	&ps_strategy_belady,
 };
@@ -34,24 +36,6 @@ const struct ps_strategy *ps_strategy_find(const char *name)
 	for (size_t k = 0; k < ps_strategy_count; k++)
 		if (!strcmp(ps_strategies[k]->name, name))
 			return ps_strategies[k];
-	return NULL;
-}
-
-const struct ps_strategy *ps_strategy_for_case(const char *case_name)
-{
-	static const struct {
-		const char *case_name;
-		const struct ps_strategy *strategy;
-	} cases[] = {
-		{ "I", &ps_strategy_case1 },
-		{ "II", &ps_strategy_keylemma },
-		{ "III", &ps_strategy_subtile },
-		{ "IV", &ps_strategy_matmul },
-	};
-
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-		if (!strcmp(cases[k].case_name, case_name))
-			return cases[k].strategy;
 	return NULL;
 }
 

@@ -526,24 +526,26 @@ static int emit_h_tile(const struct emitter *e, const struct ps_agg_tile *tile,
 	return PS_OK;
 }
 
-/* A finished N tile: A column by column (N[., d] stays), or N saved. */
-static int finish_n_tile(const struct emitter *e, struct ps_coordset is,
-			 uint64_t b0, uint64_t b1)
+int ps_emit_finish_n(struct ps_sink *sink, const struct ps_attention *att,
+		     struct ps_coordset is, uint64_t b0, uint64_t b1,
+		     struct ps_error *err)
 {
-	const struct ps_attention *att = e->att;
+	int rc;
 
 	if (!att->normalize) {
-		EMIT(PS_OP_SAVE, PS_KIND_N, is, ps_range(b0, b1));
-		EMIT(PS_OP_DELETE, PS_KIND_N, is, ps_range(b0, b1));
+		if ((rc = ps_emit(sink, PS_OP_SAVE, PS_KIND_N, is, ps_range(b0, b1), err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_N, is, ps_range(b0, b1), err)))
+			return rc;
 		return PS_OK;
 	}
 	for (uint64_t b = b0; b < b1; b++) {
 		if (b == att->d)
 			continue;
-		EMIT(PS_OP_COMPUTE, PS_KIND_A, is, ps_one(b));
-		EMIT(PS_OP_DELETE, PS_KIND_N, is, ps_one(b));
-		EMIT(PS_OP_SAVE, PS_KIND_A, is, ps_one(b));
-		EMIT(PS_OP_DELETE, PS_KIND_A, is, ps_one(b));
+		if ((rc = ps_emit(sink, PS_OP_COMPUTE, PS_KIND_A, is, ps_one(b), err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_N, is, ps_one(b), err)) ||
+		    (rc = ps_emit(sink, PS_OP_SAVE, PS_KIND_A, is, ps_one(b), err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_A, is, ps_one(b), err)))
+			return rc;
 	}
 	return PS_OK;
 }
@@ -580,7 +582,7 @@ static int emit_n_tile(const struct emitter *e, struct ps_coordset is,
 		if (has_q)
 			EMIT(PS_OP_DELETE, PS_KIND_Q, is, feats);
 	}
-	return finish_n_tile(e, is, b0, b1);
+	return ps_emit_finish_n(e->sink, e->att, is, b0, b1, e->err);
 }
 
 int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,

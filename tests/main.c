@@ -44,6 +44,7 @@ int main(void)
 	srunner_add_suite(sr, ops_suite());
 	srunner_add_suite(sr, generic_suite());
 	srunner_add_suite(sr, strategies_suite());
+	srunner_add_suite(sr, bounds_suite());
 	srunner_add_suite(sr, golden_suite());
 	srunner_add_suite(sr, trace_suite());
 	srunner_add_suite(sr, explicit_suite());

@@ -57,19 +57,49 @@ struct ps_explicit;
 void ps_bound_trivial_explicit(const struct ps_explicit *x,
 			       struct ps_bound *out);
 
+/*
+ * The partition lower bounds (A.2, B.3, C). Each returns true and fills out
+ * when every hypothesis of its proof holds (docs/BOUNDS.md lists them);
+ * otherwise false, and why names the hypothesis that fails.
+ */
+
 /* Key Lemma 3.2's, A.2: M (ceil(P) - 1), P = n r d / (4M + 4M^2/w +
- * M^2/(2w)), for the largest w <= d with w tau(w) <= M/4; false when none. */
+ * M^2/(2w)), for the largest w <= d with w tau(w) <= M/4. */
 bool ps_bound_keylemma_lower(const struct ps_attention *att, uint64_t M,
-			     struct ps_bound *out);
+			     struct ps_bound *out, char *why, size_t len);
 
-/* Theorems 1.3 and 1.4's (B.3, C) with an explicit threshold t <= g on the
- * support of the columns counted; the best t; false when g = 0. */
-bool ps_bound_partition_lower(const struct ps_attention *att, uint64_t M,
-			      struct ps_bound *out);
+/* Theorem 1.3's, B.3, with an explicit threshold t <= g on the support of
+ * the columns counted (the best t). */
+bool ps_bound_b3_lower(const struct ps_attention *att, uint64_t M,
+		       struct ps_bound *out, char *why, size_t len);
 
-/* The largest lower bound that applies, named. */
-void ps_bound_lower(const struct ps_attention *att, uint64_t M,
-		    struct ps_bound *out);
+/* Theorem 1.4's, C: B.3 with the light rows split again at sqrt M. */
+bool ps_bound_c_lower(const struct ps_attention *att, uint64_t M,
+		      struct ps_bound *out, char *why, size_t len);
+
+/* A lower bound that was not applied, and the hypothesis that fails. */
+struct ps_skipped_bound {
+	const char *name;
+	char why[192];
+};
+
+#define PS_LOWER_BOUND_COUNT 4 /* trivial, A.2, B.3, C */
+
+/* Every lower bound for one DAG and M: those applied, and those not. */
+struct ps_lower_bounds {
+	struct ps_bound best; /* the largest applied: the one verdicts use */
+	struct ps_bound applied[PS_LOWER_BOUND_COUNT];
+	size_t applied_count;
+	struct ps_skipped_bound skipped[PS_LOWER_BOUND_COUNT];
+	size_t skipped_count;
+};
+
+void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
+		     struct ps_lower_bounds *out);
+
+/* An explicit DAG's: the trivial bound alone. */
+void ps_bounds_lower_explicit(const struct ps_explicit *x,
+			      struct ps_lower_bounds *out);
 
 /*
  * The paper's four cases with concrete constants (docs/BOUNDS.md): I when
@@ -78,6 +108,14 @@ void ps_bound_lower(const struct ps_attention *att, uint64_t M,
  */
 const char *ps_classify_case(const struct ps_attention *att, uint64_t M,
 			     char *why, size_t len);
+
+/* Lemma 3.3's premise (B.2): C(d, g) <= 4 r g / M; why gets the numbers
+ * when not NULL. */
+bool ps_subtile_premise(const struct ps_attention *att, uint64_t M,
+			char *why, size_t len);
+
+/* Theorem 1.2's choice of w (section 3.4): w0 = g M^(1/(g+1)) / (4e). */
+double ps_theorem12_w0(const struct ps_attention *att, uint64_t M);
 
 /* The largest w <= d with max(g,1) <= w and w tau(w) <= M/4, or 0. */
 uint64_t ps_keylemma_w_max(const struct ps_attention *att, uint64_t M);

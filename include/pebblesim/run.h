@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
 #include "pebblesim/engine.h"
@@ -20,12 +22,13 @@ struct ps_report {
 	const char *dag_name;             /* the explicit DAG's file */
 	uint64_t M;
 	const char *case_name;      /* "I" .. "IV" */
-	char case_reason[256];
+	char case_reason[512];
+	char algorithm[384];        /* why --case ran this strategy, or empty */
 	const char *strategy;
 	const char *section;
 	struct ps_plan plan;        /* summary, prediction, upper bound */
 	bool has_plan;              /* false for a trace of no known strategy */
-	struct ps_bound lower;
+	struct ps_lower_bounds lower; /* every lower bound, applied or not */
 	bool valid;
 	struct ps_counts counts;
 	uint64_t ops;               /* set operations emitted */
@@ -58,10 +61,21 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	   struct ps_sink *tap, struct ps_report *rep, struct ps_error *err);
 
 /* 1 when the counts contradict a bound: measured I/O above the strategy's
- * upper bound or below the lower bound. */
+ * upper bound or below an applied lower bound. */
 bool ps_report_bound_violated(const struct ps_report *rep);
 
 void ps_report_print(const struct ps_report *rep, FILE *out);
+
+/* The lower bounds in words: the largest (beside io when measured), the
+ * others that apply, and those not applied with why. */
+void ps_report_print_lower(const struct ps_lower_bounds *lb, uint64_t io,
+			   bool measured, FILE *out);
+
+/* A bound's value in JSON: an integer while it is a whole number. */
+json_t *ps_bound_value_json(double value);
+
+/* {"lower": the largest, "applied": [...], "skipped": [{"name","why"}]} */
+json_t *ps_lower_bounds_json(const struct ps_lower_bounds *lb);
 /* MODEL.md section 4's object, one line. */
 int ps_report_print_json(const struct ps_report *rep, FILE *out);
 

@@ -73,11 +73,30 @@ struct ps_strategy {
 
 enum {
 	PS_STRATEGY_EXPLICIT = 1, /* explicit DAGs only */
-	PS_STRATEGY_BASELINE = 2, /* not the paper's: auto does not pick it */
+	PS_STRATEGY_BASELINE = 2, /* not the paper's: best does not pick it */
+	PS_STRATEGY_CHOOSER = 4,  /* runs another strategy (plan->chosen) */
 };
 
-/* The strategy that implements each case of the paper: I .. IV. */
-const struct ps_strategy *ps_strategy_for_case(const char *case_name);
+/* The cheapest of some candidates by their cost models. */
+struct ps_choice {
+	const struct ps_strategy *best, *second; /* second may be NULL */
+	uint64_t best_io, second_io;
+};
+
+/* Plans each candidate that accepts pb; PS_EINPUT when none does. */
+int ps_choose_cheapest(const struct ps_problem *pb,
+		       const struct ps_strategy *const *candidates,
+		       size_t count, struct ps_choice *out);
+
+/*
+ * The algorithm the theorem of case "I" .. "IV" runs on pb: the cheaper of
+ * its algorithms that accept pb (docs/STRATEGIES.md), with why in words;
+ * NULL and err when none can run.
+ */
+const struct ps_strategy *ps_case_algorithm(const char *case_name,
+					    const struct ps_problem *pb,
+					    char *why, size_t len,
+					    struct ps_error *err);
 
 /* The registry, in the order `pebblesim list` prints it. */
 extern const struct ps_strategy *const ps_strategies[];

@@ -28,7 +28,8 @@ struct ps_trace_header {
 	bool explicit_dag;      /* "kind":"explicit": vertices and edges */
 	uint64_t vertices, edges;
 	struct ps_attention_params dag;
-	uint64_t M;
+	uint64_t M;             /* the capacity validated: the header's, or -M */
+	uint64_t planned_M;     /* the header's own M, which its plan was made for */
 	char strategy[64];
 	uint64_t w;      /* params.w, or 0 */
 	char tiles[16];  /* params.tiles, or "" */
