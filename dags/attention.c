@@ -1,7 +1,11 @@
 /*
- * The implicit approximate-attention DAG (MODEL.md section 1).
+ * The implicit attention DAGs: approximate attention (MODEL.md section 1)
+ * here, exact attention's parents and products in dags/exact.c; the kinds,
+ * the id layout and the decoding are shared.
  */
 #include "pebblesim/attention.h"
+
+#include "exact.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +22,42 @@ const struct ps_kind_info ps_kinds[PS_KIND_COUNT] = {
 	[PS_KIND_A] = { "A", 2, { PS_C_I, PS_C_B }, PS_ROLE_PLAIN },
 	[PS_KIND_P2] = { "P2", 3, { PS_C_J, PS_C_M, PS_C_B }, PS_ROLE_PRODUCT },
 	[PS_KIND_P1] = { "P1", 3, { PS_C_I, PS_C_M, PS_C_B }, PS_ROLE_PRODUCT },
+	[PS_KIND_S] = { "S", 2, { PS_C_I, PS_C_J }, PS_ROLE_SUM },
+	[PS_KIND_E] = { "E", 2, { PS_C_I, PS_C_J }, PS_ROLE_PLAIN },
+	[PS_KIND_O] = { "O", 2, { PS_C_I, PS_C_B }, PS_ROLE_SUM },
+	[PS_KIND_PS] = { "PS", 3, { PS_C_I, PS_C_J, PS_C_A }, PS_ROLE_PRODUCT },
+	[PS_KIND_PO] = { "PO", 3, { PS_C_I, PS_C_J, PS_C_B }, PS_ROLE_PRODUCT },
 };
+
+enum ps_kind ps_attention_product_kind(enum ps_kind into)
+{
+	switch (into) {
+	case PS_KIND_H:
+		return PS_KIND_P2;
+	case PS_KIND_N:
+		return PS_KIND_P1;
+	case PS_KIND_S:
+		return PS_KIND_PS;
+	case PS_KIND_O:
+		return PS_KIND_PO;
+	default:
+		return PS_KIND_COUNT;
+	}
+}
+
+enum ps_kind ps_attention_fused_kind(enum ps_kind into)
+{
+	switch (into) {
+	case PS_KIND_H:
+		return PS_KIND_U2;
+	case PS_KIND_N:
+		return PS_KIND_U1;
+	case PS_KIND_O:
+		return PS_KIND_E;
+	default:
+		return PS_KIND_COUNT; /* S: its products' parents are inputs */
+	}
+}
 
 int ps_kind_lookup(const char *name)
 {
@@ -35,24 +74,6 @@ const char *ps_coord_letter(enum ps_coord_name c)
 	return letters[c];
 }
 
-uint64_t ps_attention_extent(const struct ps_attention *att, enum ps_kind k,
-			     unsigned pos)
-{
-	switch (ps_kinds[k].coord[pos]) {
-	case PS_C_I:
-	case PS_C_J:
-		return att->n;
-	case PS_C_A:
-		return att->d;
-	case PS_C_M:
-		return att->r;
-	case PS_C_B:
-		/* V and A have b < d; the ones column d is not a node of them */
-		return (k == PS_KIND_V || k == PS_KIND_A) ? att->d : att->nb;
-	}
-	return 0;
-}
-
 static const struct ps_attention *as_att(const struct ps_dag *dag)
 {
 	return (const struct ps_attention *)dag;
@@ -61,27 +82,21 @@ static const struct ps_attention *as_att(const struct ps_dag *dag)
 enum ps_kind ps_attention_decode(const struct ps_attention *att, ps_node v,
 				 uint64_t c[3])
 {
-	enum ps_kind k = PS_KIND_COUNT;
-	uint64_t off, e1, e2;
+	enum ps_kind k = att->layout[0];
+	uint64_t off;
 
-	for (int t = PS_KIND_COUNT - 1; t >= 0; t--)
-		if (att->count[t] && v >= att->base[t]) {
-			k = (enum ps_kind)t;
+	for (unsigned t = att->layout_count; t-- > 0;)
+		if (v >= att->base[att->layout[t]]) {
+			k = att->layout[t];
 			break;
 		}
 	off = v - att->base[k];
 	if (ps_kinds[k].arity == 3) {
-		e1 = att->r;
-		e2 = att->nb;
-		c[2] = off % e2;
-		off /= e2;
-		c[1] = off % e1;
-		c[0] = off / e1;
-	} else {
-		e1 = ps_attention_extent(att, k, 1);
-		c[1] = off % e1;
-		c[0] = off / e1;
+		c[2] = off % att->ext[k][2];
+		off /= att->ext[k][2];
 	}
+	c[1] = off % att->ext[k][1];
+	c[0] = off / att->ext[k][1];
 	return k;
 }
 
@@ -218,7 +233,8 @@ static ps_node att_output(const struct ps_dag *dag, uint64_t k)
 {
 	const struct ps_attention *att = as_att(dag);
 
-	return att->base[att->normalize ? PS_KIND_A : PS_KIND_N] + k;
+	return att->base[att->normalize ? PS_KIND_A :
+			 att->exact ? PS_KIND_O : PS_KIND_N] + k;
 }
 
 static void att_describe(const struct ps_dag *dag, ps_node v, char *buf,
@@ -255,20 +271,135 @@ static const struct ps_dag_ops attention_ops = {
 	.describe = att_describe,
 };
 
+static const struct ps_dag_ops exact_ops = {
+	.name = "exact-attention",
+	.role = att_role,
+	.role_run = att_role_run,
+	.parent_count = ps_exact_parent_count,
+	.parent = ps_exact_parent,
+	.product = ps_exact_product,
+	.sum = ps_exact_sum,
+	.output = att_output,
+	.describe = att_describe,
+};
+
 void ps_attention_free(struct ps_attention *att)
 {
 	ps_monomials_free(&att->mono);
 	memset(att, 0, sizeof(*att));
 }
 
+/* Kind k has coordinates of extents e0 x e1 (x e2 when e2). */
+static void set_kind(struct ps_attention *att, enum ps_kind k, uint64_t e0,
+		     uint64_t e1, uint64_t e2)
+{
+	att->ext[k][0] = e0;
+	att->ext[k][1] = e1;
+	att->ext[k][2] = e2;
+	att->count[k] = e0 * e1 * (e2 ? e2 : 1);
+	att->layout[att->layout_count++] = k;
+}
+
+/* Bases in layout order; the state ends after A (or the last sum). */
+static void lay_out(struct ps_attention *att, enum ps_kind last_state)
+{
+	uint64_t next = 0;
+
+	for (unsigned t = 0; t < att->layout_count; t++) {
+		att->base[att->layout[t]] = next;
+		next += att->count[att->layout[t]];
+		if (att->layout[t] == last_state)
+			att->dag.state_count = next;
+	}
+	att->dag.node_count = next;
+}
+
+static int init_approx(struct ps_attention *att,
+		       const struct ps_attention_params *p, struct ps_error *err)
+{
+	uint64_t nd, nr, nrb, edges = 0;
+	int rc = ps_monomials_init(&att->mono, (uint32_t)p->d, (uint32_t)p->g, err);
+
+	if (rc)
+		return rc;
+	att->r = att->mono.r;
+	if (ps_mul_u64(p->n, p->d, &nd) || ps_mul_u64(p->n, att->r, &nr) ||
+	    ps_mul_u64(nr, att->nb, &nrb) || nrb > PS_MAX_NODES / 4)
+		return ps_error_set(err, PS_ENOMEM,
+				    "the DAG for n = %llu, d = %llu, g = %llu has more than 2^60 product nodes",
+				    (unsigned long long)p->n,
+				    (unsigned long long)p->d,
+				    (unsigned long long)p->g);
+	set_kind(att, PS_KIND_Q, p->n, p->d, 0);
+	set_kind(att, PS_KIND_K, p->n, p->d, 0);
+	set_kind(att, PS_KIND_V, p->n, p->d, 0);
+	set_kind(att, PS_KIND_U1, p->n, att->r, 0);
+	set_kind(att, PS_KIND_U2, p->n, att->r, 0);
+	set_kind(att, PS_KIND_H, att->r, att->nb, 0);
+	set_kind(att, PS_KIND_N, p->n, att->nb, 0);
+	if (p->normalize)
+		set_kind(att, PS_KIND_A, p->n, p->d, 0);
+	set_kind(att, PS_KIND_P2, p->n, att->r, att->nb);
+	set_kind(att, PS_KIND_P1, p->n, att->r, att->nb);
+	lay_out(att, p->normalize ? PS_KIND_A : PS_KIND_N);
+	att->edge_base[PS_KIND_H] = 0;
+	att->edge_base[PS_KIND_N] = nrb;
+
+	for (uint64_t m = 0; m < att->r; m++)
+		att->support_total += att->mono.support_size[m];
+	/* in-edges: U1, U2 from supports; P2 from U2 and V (b < d); H, P1, N, A */
+	edges += 2 * p->n * att->support_total;
+	edges += nr * (att->nb + att->d); /* P2 */
+	edges += nrb;           /* H  */
+	edges += 2 * nrb;       /* P1 */
+	edges += nrb;           /* N  */
+	edges += p->normalize ? 2 * nd : 0; /* A */
+
+	att->dag.ops = &attention_ops;
+	att->dag.sum_count = att->count[PS_KIND_H] + att->count[PS_KIND_N];
+	att->dag.sum_edge_count = 2 * nrb;
+	att->dag.edge_count = edges;
+	att->dag.output_count = p->normalize ? nd : p->n * att->nb;
+	return PS_OK;
+}
+
+/* Exact attention: Q, K, V, E, S, O, A, then the products PS and PO. */
+static int init_exact(struct ps_attention *att, struct ps_error *err)
+{
+	const uint64_t n = att->n, d = att->d, nb = att->nb;
+	uint64_t nn, nnb;
+
+	if (ps_mul_u64(n, n, &nn) || ps_mul_u64(nn, nb, &nnb) ||
+	    nnb > PS_MAX_NODES / 4)
+		return ps_error_set(err, PS_ENOMEM,
+				    "the exact-attention DAG for n = %llu, d = %llu has more than 2^60 product nodes",
+				    (unsigned long long)n, (unsigned long long)d);
+	set_kind(att, PS_KIND_Q, n, d, 0);
+	set_kind(att, PS_KIND_K, n, d, 0);
+	set_kind(att, PS_KIND_V, n, d, 0);
+	set_kind(att, PS_KIND_E, n, n, 0);
+	set_kind(att, PS_KIND_S, n, n, 0);
+	set_kind(att, PS_KIND_O, n, nb, 0);
+	if (att->normalize)
+		set_kind(att, PS_KIND_A, n, d, 0);
+	set_kind(att, PS_KIND_PS, n, n, d);
+	set_kind(att, PS_KIND_PO, n, n, nb);
+	lay_out(att, att->normalize ? PS_KIND_A : PS_KIND_O);
+	att->edge_base[PS_KIND_S] = 0;
+	att->edge_base[PS_KIND_O] = nn * d;
+	att->dag.ops = &exact_ops;
+	att->dag.sum_count = nn + n * nb;
+	att->dag.sum_edge_count = nn * d + nnb;
+	/* PS (2 each), S, E, PO (E, and V for b < d), O, A */
+	att->dag.edge_count = 2 * nn * d + nn * d + nn + nn * (nb + d) + nnb +
+			      (att->normalize ? 2 * n * d : 0);
+	att->dag.output_count = att->normalize ? n * d : n * nb;
+	return PS_OK;
+}
+
 int ps_attention_init(struct ps_attention *att,
 		      const struct ps_attention_params *p, struct ps_error *err)
 {
-	static const enum ps_kind order[PS_KIND_COUNT] = {
-		PS_KIND_Q, PS_KIND_K, PS_KIND_V, PS_KIND_U1, PS_KIND_U2,
-		PS_KIND_H, PS_KIND_N, PS_KIND_A, PS_KIND_P2, PS_KIND_P1,
-	};
-	uint64_t next = 0, nd, nr, nrb, edges = 0, t;
 	int rc;
 
 	memset(att, 0, sizeof(*att));
@@ -278,67 +409,35 @@ int ps_attention_init(struct ps_attention *att,
 		return ps_error_set(err, PS_EINPUT, "d must be at least 1");
 	if (p->d > UINT32_MAX || p->g > UINT32_MAX)
 		return ps_error_set(err, PS_ENOMEM, "d or g beyond 2^32");
-	rc = ps_monomials_init(&att->mono, (uint32_t)p->d, (uint32_t)p->g, err);
-	if (rc)
-		return rc;
+	if (p->exact && p->g)
+		return ps_error_set(err, PS_EINPUT,
+				    "g does not apply to exact attention");
 	att->n = p->n;
 	att->d = p->d;
 	att->g = p->g;
-	att->r = att->mono.r;
 	att->normalize = p->normalize;
+	att->exact = p->exact;
 	att->nb = p->d + (p->normalize ? 1 : 0);
-
-	if (ps_mul_u64(p->n, p->d, &nd) || ps_mul_u64(p->n, att->r, &nr) ||
-	    ps_mul_u64(nr, att->nb, &nrb) || nrb > PS_MAX_NODES / 4) {
+	rc = p->exact ? init_exact(att, err) : init_approx(att, p, err);
+	if (rc)
 		ps_attention_free(att);
-		return ps_error_set(err, PS_ENOMEM,
-				    "the DAG for n = %llu, d = %llu, g = %llu has more than 2^60 product nodes",
-				    (unsigned long long)p->n,
-				    (unsigned long long)p->d,
-				    (unsigned long long)p->g);
-	}
-	att->count[PS_KIND_Q] = nd;
-	att->count[PS_KIND_K] = nd;
-	att->count[PS_KIND_V] = nd;
-	att->count[PS_KIND_U1] = nr;
-	att->count[PS_KIND_U2] = nr;
-	att->count[PS_KIND_H] = att->r * att->nb;
-	att->count[PS_KIND_N] = p->n * att->nb;
-	att->count[PS_KIND_A] = p->normalize ? nd : 0;
-	att->count[PS_KIND_P2] = nrb;
-	att->count[PS_KIND_P1] = nrb;
-	for (int t2 = 0; t2 < PS_KIND_COUNT; t2++) {
-		att->base[order[t2]] = next;
-		next += att->count[order[t2]];
-		if (order[t2] == PS_KIND_A)
-			att->dag.state_count = next;
-	}
-
-	for (uint64_t m = 0; m < att->r; m++)
-		att->support_total += att->mono.support_size[m];
-	/* in-edges: U1, U2 from supports; P2 from U2 and V (b < d); H, P1, N, A */
-	edges += 2 * p->n * att->support_total;
-	t = nr * (att->nb + att->d);
-	edges += t;             /* P2 */
-	edges += nrb;           /* H  */
-	edges += 2 * nrb;       /* P1 */
-	edges += nrb;           /* N  */
-	edges += p->normalize ? 2 * nd : 0; /* A */
-
-	att->dag.ops = &attention_ops;
-	att->dag.node_count = next;
-	att->dag.sum_count = att->count[PS_KIND_H] + att->count[PS_KIND_N];
-	att->dag.sum_edge_count = 2 * nrb;
-	att->dag.edge_count = edges;
-	att->dag.output_count = p->normalize ? nd : p->n * att->nb;
-	return PS_OK;
+	return rc;
 }
 
 int ps_attention_estimate(const struct ps_attention_params *p,
 			  uint64_t *bytes)
 {
-	uint64_t r, nb = p->d + (p->normalize ? 1 : 0), nr, nrb;
+	uint64_t r, nb = p->d + (p->normalize ? 1 : 0), nr, nrb, nn, bits;
 
+	if (p->exact) {
+		/* states: Q K V A (4nd), E (n^2), S and O with 4-byte counters;
+		 * edges: n^2 d + n^2 |B| bits */
+		if (ps_mul_u64(p->n, p->n, &nn) || ps_mul_u64(nn, p->d + nb, &bits) ||
+		    nn > UINT64_MAX / 16)
+			return -1;
+		*bytes = 4 * p->n * p->d + nn + (nn + p->n * nb) * 5 + bits / 8;
+		return 0;
+	}
 	if (ps_tau(p->d, p->g, &r) || ps_mul_u64(p->n, r, &nr) ||
 	    ps_mul_u64(nr, nb, &nrb) || nrb > UINT64_MAX / 8)
 		return -1;

@@ -122,13 +122,14 @@ void ps_bound_matmul(const struct ps_attention *att, uint64_t s,
 void ps_bound_trivial(const struct ps_attention *att, struct ps_bound *out)
 {
 	uint64_t nd = att->n * att->d;
-	uint64_t inputs = att->g > 0 ? 3 * nd : nd;
+	bool reads_qk = att->g > 0 || att->exact;
+	uint64_t inputs = reads_qk ? 3 * nd : nd;
 	/* outputs: A (n x d) with normalisation, N (n x d) without */
 	uint64_t outputs = nd;
 
 	out->name = "trivial";
 	snprintf(out->formula, sizeof(out->formula), "%s",
-		 att->g > 0 ? "3nd loads (Q, K, V) + nd saves (outputs)"
+		 reads_qk ? "3nd loads (Q, K, V) + nd saves (outputs)"
 			    : "nd loads (V; g = 0 reads no Q, K) + nd saves (outputs)");
 	out->value = (double)(inputs + outputs);
 }
@@ -337,6 +338,17 @@ void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 	memset(out, 0, sizeof(*out));
 	ps_bound_trivial(att, &out->best);
 	out->applied[out->applied_count++] = out->best;
+	if (att->exact) {
+		/* docs/EXACT.md: Saha and Ye's bound has no explicit constants */
+		struct ps_skipped_bound *ref = &out->skipped[out->skipped_count++];
+
+		ref->name = "Saha and Ye";
+		snprintf(ref->why, sizeof(ref->why),
+			 "asymptotic, no explicit constants: Omega(n^2 d^2 / M) = Omega(%.4g) for M >= d^2; a reference, never a verdict",
+			 (double)att->n * (double)att->n * (double)att->d *
+				 (double)att->d / (double)M);
+		return;
+	}
 	for (size_t k = 0; k < sizeof(partition) / sizeof(partition[0]); k++) {
 		struct ps_skipped_bound *skip = &out->skipped[out->skipped_count];
 

@@ -658,8 +658,10 @@ static int cmd_compare(const struct options *o, FILE *out, FILE *errout)
 
 		memset(row, 0, sizeof(*row));
 		row->s = ps_strategies[k];
-		if (row->s->flags & (PS_STRATEGY_CHOOSER | PS_STRATEGY_EXPLICIT)) {
-			count--; /* best is the best row; lru, belady take files */
+		if (!ps_strategy_serves(row->s, &att) ||
+		    (row->s->flags & PS_STRATEGY_CHOOSER)) {
+			count--; /* best is the best row; lru, belady take files,
+				  * flash and exact-matmul exact attention */
 			continue;
 		}
 		if ((row->s->flags & PS_STRATEGY_BASELINE) &&

@@ -41,7 +41,7 @@ enum ps_move ps_opcode_move(enum ps_opcode code)
 static enum ps_kind coord_kind(const struct ps_op *op)
 {
 	if (op->code == PS_OP_MAC)
-		return op->kind == PS_KIND_H ? PS_KIND_P2 : PS_KIND_P1;
+		return ps_attention_product_kind(op->kind);
 	return op->kind;
 }
 
@@ -75,18 +75,25 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 				     (unsigned long long)att->dag.node_count) : PS_OK;
 	if ((unsigned)op->kind >= PS_KIND_COUNT)
 		return ps_error_set(err, PS_EINPUT, "unknown kind");
-	if (op->code == PS_OP_MAC && op->kind != PS_KIND_H &&
-	    op->kind != PS_KIND_N)
+	if (op->code == PS_OP_MAC &&
+	    (ps_kinds[op->kind].role != PS_ROLE_SUM || !ps_attention_has(att, op->kind)))
 		return ps_error_set(err, PS_EINPUT,
-				    "a mac aggregates into H or N, not into %s",
+				    "a mac aggregates into %s, not into %s",
+				    att->exact ? "S or O" : "H or N",
 				    ps_kinds[op->kind].name);
 	if (op->fuse && op->code != PS_OP_MAC)
 		return ps_error_set(err, PS_EINPUT,
 				    "\"fuse\" belongs to a mac, not to a %s",
 				    ps_opcode_name(op->code));
+	if (op->fuse && ps_attention_fused_kind(op->kind) == PS_KIND_COUNT)
+		return ps_error_set(err, PS_EINPUT,
+				    "\"fuse\" is defined for macs into O only: the products of S have inputs for parents");
 	if (op->kind == PS_KIND_A && !att->normalize)
 		return ps_error_set(err, PS_EINPUT,
 				    "there is no A without normalisation");
+	if (!ps_attention_has(att, op->kind))
+		return ps_error_set(err, PS_EINPUT, "%s is no kind of the %s DAG",
+				    ps_kinds[op->kind].name, ps_attention_kind_name(att));
 	k = coord_kind(op);
 	for (unsigned p = 0; p < ps_kinds[k].arity; p++) {
 		const struct ps_coordset *s = &op->c[p];
@@ -119,7 +126,7 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 	return PS_OK;
 }
 
-/* compute of U1[i,m], U2[j,m] or A[i,b], with parents by arithmetic */
+/* compute of U1[i,m], U2[j,m], E[i,j] or A[i,b], with parents by arithmetic */
 static int compute_node(const struct ps_attention *att, struct ps_engine *e,
 			enum ps_kind k, uint64_t c0, uint64_t c1)
 {
@@ -138,11 +145,18 @@ static int compute_node(const struct ps_attention *att, struct ps_engine *e,
 			parents[q] = ps_attention_id2(att, from, c0, sup[q]);
 		break;
 	}
-	case PS_KIND_A:
-		parents[0] = ps_attention_id2(att, PS_KIND_N, c0, c1);
-		parents[1] = ps_attention_id2(att, PS_KIND_N, c0, att->d);
+	case PS_KIND_E:
+		parents[0] = ps_attention_id2(att, PS_KIND_S, c0, c1);
+		count = 1;
+		break;
+	case PS_KIND_A: {
+		enum ps_kind sum = att->exact ? PS_KIND_O : PS_KIND_N;
+
+		parents[0] = ps_attention_id2(att, sum, c0, c1);
+		parents[1] = ps_attention_id2(att, sum, c0, att->d);
 		count = 2;
 		break;
+	}
 	default:
 		/* inputs, sums, products: the engine names the broken rule */
 		return ps_engine_compute(e, v);
@@ -150,11 +164,60 @@ static int compute_node(const struct ps_attention *att, struct ps_engine *e,
 	return ps_engine_compute_plain(e, v, parents, count);
 }
 
+/* The product of a mac into `into` at product coordinates (c0, c1, c2). */
+static void resolve_product(const struct ps_attention *att, enum ps_kind into,
+			    ps_node plain, uint64_t c0, uint64_t c1,
+			    uint64_t c2, struct ps_product *p)
+{
+	switch (into) {
+	case PS_KIND_H: /* P2[j,m,b]: edge j of H[m,b] */
+		p->id = ps_attention_id3(att, PS_KIND_P2, c0, c1, c2);
+		p->parent[0] = plain;
+		p->parent_count = c2 < att->d ? 2 : 1;
+		p->parent[1] = c2 < att->d ? ps_attention_id2(att, PS_KIND_V, c0, c2) : 0;
+		p->parent_is_sum[1] = false;
+		p->sum = ps_attention_id2(att, PS_KIND_H, c1, c2);
+		p->edge = c0;
+		p->edge_bit = ps_attention_h_edge(att, c1, c2, c0);
+		break;
+	case PS_KIND_N: /* P1[i,m,b]: edge m of N[i,b] */
+		p->id = ps_attention_id3(att, PS_KIND_P1, c0, c1, c2);
+		p->parent[0] = plain;
+		p->parent_count = 2;
+		p->parent[1] = ps_attention_id2(att, PS_KIND_H, c1, c2);
+		p->parent_is_sum[1] = true;
+		p->sum = ps_attention_id2(att, PS_KIND_N, c0, c2);
+		p->edge = c1;
+		p->edge_bit = ps_attention_n_edge(att, c0, c2, c1);
+		break;
+	case PS_KIND_S: /* PS[i,j,a]: edge a of S[i,j] */
+		p->id = ps_attention_id3(att, PS_KIND_PS, c0, c1, c2);
+		p->parent[0] = ps_attention_id2(att, PS_KIND_Q, c0, c2);
+		p->parent_count = 2;
+		p->parent[1] = ps_attention_id2(att, PS_KIND_K, c1, c2);
+		p->parent_is_sum[1] = false;
+		p->sum = ps_attention_id2(att, PS_KIND_S, c0, c1);
+		p->edge = c2;
+		p->edge_bit = ps_attention_sum_edge(att, PS_KIND_S, c0, c1, c2);
+		break;
+	default: /* PO[i,j,b]: edge j of O[i,b] */
+		p->id = ps_attention_id3(att, PS_KIND_PO, c0, c1, c2);
+		p->parent[0] = plain;
+		p->parent_count = c2 < att->d ? 2 : 1;
+		p->parent[1] = c2 < att->d ? ps_attention_id2(att, PS_KIND_V, c1, c2) : 0;
+		p->parent_is_sum[1] = false;
+		p->sum = ps_attention_id2(att, PS_KIND_O, c0, c2);
+		p->edge = c1;
+		p->edge_bit = ps_attention_sum_edge(att, PS_KIND_O, c0, c2, c1);
+		break;
+	}
+}
+
 static int apply_mac(const struct ps_attention *att, struct ps_engine *e,
 		     const struct ps_op *op)
 {
-	const bool into_h = op->kind == PS_KIND_H;
-	const enum ps_kind plain = into_h ? PS_KIND_U2 : PS_KIND_U1;
+	const enum ps_kind plain = ps_attention_fused_kind(op->kind);
+	const enum ps_kind first_sum = att->exact ? PS_KIND_S : PS_KIND_H;
 	const uint64_t n0 = ps_coordset_size(&op->c[0]);
 	const uint64_t n1 = ps_coordset_size(&op->c[1]);
 	const uint64_t n2 = ps_coordset_size(&op->c[2]);
@@ -162,39 +225,22 @@ static int apply_mac(const struct ps_attention *att, struct ps_engine *e,
 
 	p.transient = 1;
 	p.parent_is_sum[0] = false;
-	p.parent_is_sum[1] = !into_h;
-	p.in_degree = into_h ? att->n : att->r;
+	p.in_degree = ps_attention_in_degree(att, op->kind);
 	for (uint64_t x0 = 0; x0 < n0; x0++) {
-		/* (j or i) */
-		const uint64_t row = ps_coordset_at(&op->c[0], x0);
+		const uint64_t c0 = ps_coordset_at(&op->c[0], x0);
 
 		for (uint64_t x1 = 0; x1 < n1; x1++) {
-			const uint64_t m = ps_coordset_at(&op->c[1], x1);
-			const ps_node u = ps_attention_id2(att, plain, row, m);
+			const uint64_t c1 = ps_coordset_at(&op->c[1], x1);
+			/* the fused mac's plain parent: U2[j,m], U1[i,m] or E[i,j] */
+			const ps_node u = plain == PS_KIND_COUNT ? 0 :
+					  ps_attention_id2(att, plain, c0, c1);
 
-			if (op->fuse && compute_node(att, e, plain, row, m))
+			if (op->fuse && compute_node(att, e, plain, c0, c1))
 				return PS_EINVALID;
 			for (uint64_t x2 = 0; x2 < n2; x2++) {
-				const uint64_t b = ps_coordset_at(&op->c[2], x2);
-
-				p.parent[0] = u;
-				if (into_h) {
-					p.id = ps_attention_id3(att, PS_KIND_P2, row, m, b);
-					p.parent_count = b < att->d ? 2 : 1;
-					p.parent[1] = b < att->d ?
-						ps_attention_id2(att, PS_KIND_V, row, b) : 0;
-					p.sum = ps_attention_id2(att, PS_KIND_H, m, b);
-					p.edge = row;
-					p.edge_bit = ps_attention_h_edge(att, m, b, row);
-				} else {
-					p.id = ps_attention_id3(att, PS_KIND_P1, row, m, b);
-					p.parent_count = 2;
-					p.parent[1] = ps_attention_id2(att, PS_KIND_H, m, b);
-					p.sum = ps_attention_id2(att, PS_KIND_N, row, b);
-					p.edge = m;
-					p.edge_bit = ps_attention_n_edge(att, row, b, m);
-				}
-				p.sum_slot = p.sum - att->base[PS_KIND_H];
+				resolve_product(att, op->kind, u, c0, c1,
+						ps_coordset_at(&op->c[2], x2), &p);
+				p.sum_slot = p.sum - att->base[first_sum];
 				if (ps_engine_mac_product(e, &p))
 					return PS_EINVALID;
 			}
@@ -281,7 +327,7 @@ int ps_op_foreach(const struct ps_attention *att, const struct ps_op *op,
 	const uint64_t n0 = ps_coordset_size(&op->c[0]);
 	const uint64_t n1 = ps_coordset_size(&op->c[1]);
 	const uint64_t n2 = three ? ps_coordset_size(&op->c[2]) : 1;
-	const enum ps_kind plain = op->kind == PS_KIND_H ? PS_KIND_U2 : PS_KIND_U1;
+	const enum ps_kind plain = ps_attention_fused_kind(op->kind);
 	int rc;
 
 	for (uint64_t x0 = 0; x0 < n0; x0++) {

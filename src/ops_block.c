@@ -163,8 +163,9 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 	uint8_t features[256];
 	uint64_t feature_count = 0;
 
-	if (e->failed || !n0 || !n1 || !n2 || !increasing(rows) || !increasing(ms) ||
-	    !increasing(bs) || att->d > sizeof(features))
+	/* exact attention's macs take the element path */
+	if (att->exact || e->failed || !n0 || !n1 || !n2 || !increasing(rows) ||
+	    !increasing(ms) || !increasing(bs) || att->d > sizeof(features))
 		return PS_BLOCK_DECLINED;
 	/* the features the regenerated entries read, for every row */
 	if (fuse) {

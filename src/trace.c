@@ -39,7 +39,7 @@ static json_t *coordset_json(const struct ps_coordset *s)
 static enum ps_kind coord_kind(enum ps_opcode code, enum ps_kind kind)
 {
 	if (code == PS_OP_MAC)
-		return kind == PS_KIND_H ? PS_KIND_P2 : PS_KIND_P1;
+		return ps_attention_product_kind(kind);
 	return kind;
 }
 
@@ -88,7 +88,8 @@ static int write_move(void *ctx, enum ps_move move, ps_node v)
 
 	if (move == PS_MOVE_MAC)
 		rc = fprintf(w->file, "{\"op\":\"mac\",\"into\":\"%s\"",
-			     k == PS_KIND_P2 ? "H" : "N");
+			     k == PS_KIND_P2 ? "H" : k == PS_KIND_P1 ? "N" :
+			     k == PS_KIND_PS ? "S" : "O");
 	else
 		rc = fprintf(w->file, "{\"op\":\"%s\",\"kind\":\"%s\"", names[move],
 			     info->name);
@@ -212,7 +213,11 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 		json_object_set_new(params, "tiles", json_string(plan->variant));
 	if (order)
 		json_object_set_new(params, "order", json_string(order));
-	if (att)
+	if (att && att->exact)
+		dag = json_pack("{s:s, s:I, s:I, s:b}", "kind", "exact-attention",
+				"n", (json_int_t)att->n, "d", (json_int_t)att->d,
+				"normalize", att->normalize);
+	else if (att)
 		dag = json_pack("{s:s, s:I, s:I, s:I, s:b}", "kind", "approx-attention",
 				"n", (json_int_t)att->n, "d", (json_int_t)att->d,
 				"g", (json_int_t)att->g, "normalize", att->normalize);
@@ -285,6 +290,7 @@ struct reader {
 	struct ps_error *err;
 	uint64_t *values[3]; /* storage for the listed coordinates */
 	size_t cap[3];
+	bool exact;          /* the header's DAG is exact attention */
 };
 
 #define BAD(r, ...) bad_input((r), __VA_ARGS__)
@@ -347,6 +353,7 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 		"format", "version", "dag", "M", "strategy", "params", NULL
 	};
 	static const char *const dag_keys[] = { "kind", "n", "d", "g", "normalize", NULL };
+	static const char *const exact_keys[] = { "kind", "n", "d", "normalize", NULL };
 	static const char *const explicit_keys[] = { "kind", "vertices", "edges", NULL };
 	json_t *dag, *v;
 	uint64_t version;
@@ -376,15 +383,20 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 		    (rc = get_uint(r, dag, "edges", 0, &out->edges)) ||
 		    (rc = get_uint(r, h, "M", 1, &out->M)))
 			return rc;
+	} else if (json_is_string(v) && !strcmp(json_string_value(v), "exact-attention")) {
+		/* MODEL.md section 5: no g */
+		out->dag.exact = true;
+		if ((rc = only_keys(r, dag, exact_keys, "the header's exact-attention dag")))
+			return rc;
 	} else {
 		if ((rc = only_keys(r, dag, dag_keys, "the header's dag")))
 			return rc;
 		if (!json_is_string(v) || strcmp(json_string_value(v), "approx-attention"))
-			return BAD(r, "the header's dag kind must be \"approx-attention\" or \"explicit\"");
+			return BAD(r, "the header's dag kind must be \"approx-attention\", \"exact-attention\" or \"explicit\"");
 	}
 	if (!out->explicit_dag && ((rc = get_uint(r, dag, "n", 1, &out->dag.n)) ||
 	    (rc = get_uint(r, dag, "d", 1, &out->dag.d)) ||
-	    (rc = get_uint(r, dag, "g", 0, &out->dag.g)) ||
+	    (!out->dag.exact && (rc = get_uint(r, dag, "g", 0, &out->dag.g))) ||
 	    (rc = get_uint(r, h, "M", 1, &out->M))))
 		return rc;
 	v = json_object_get(dag, "normalize");
@@ -489,9 +501,11 @@ static int parse_op(struct reader *r, json_t *obj, struct ps_op *op)
 	kind = ps_kind_lookup(json_string_value(v));
 	if (kind < 0)
 		return BAD(r, "unknown kind \"%s\"", json_string_value(v));
-	if (op->code == PS_OP_MAC && kind != PS_KIND_H && kind != PS_KIND_N)
-		return BAD(r, "a mac aggregates into H or N, not into %s",
-			   json_string_value(v));
+	if (op->code == PS_OP_MAC &&
+	    (ps_kinds[kind].role != PS_ROLE_SUM ||
+	     (kind == PS_KIND_S || kind == PS_KIND_O) != r->exact))
+		return BAD(r, "a mac aggregates into %s, not into %s",
+			   r->exact ? "S or O" : "H or N", json_string_value(v));
 	op->kind = (enum ps_kind)kind;
 	allowed[count++] = op->code == PS_OP_MAC ? "into" : "kind";
 	if (op->code == PS_OP_MAC) {
@@ -630,7 +644,7 @@ static bool same_dag(const struct ps_attention_params *a,
 		     const struct ps_attention_params *b)
 {
 	return a->n == b->n && a->d == b->d && a->g == b->g &&
-	       a->normalize == b->normalize;
+	       a->normalize == b->normalize && a->exact == b->exact;
 }
 
 int ps_trace_replay(FILE *f, const char *name, uint64_t M,
@@ -721,6 +735,7 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 				break;
 			}
 			rep->has_att = true;
+			r.exact = rep->header.dag.exact;
 			rep->header.planned_M = rep->header.M;
 			if (M)
 				rep->header.M = M;

@@ -65,7 +65,7 @@ static size_t best_candidates(const struct ps_strategy **out)
 		const struct ps_strategy *s = ps_strategies[k];
 
 		if (!(s->flags & (PS_STRATEGY_BASELINE | PS_STRATEGY_EXPLICIT |
-				  PS_STRATEGY_CHOOSER)))
+				  PS_STRATEGY_CHOOSER | PS_STRATEGY_EXACT)))
 			out[count++] = s;
 	}
 	return count;

@@ -12,6 +12,8 @@ extern const struct ps_strategy ps_strategy_naive;
 extern const struct ps_strategy ps_strategy_naive_belady;
 extern const struct ps_strategy ps_strategy_resident;
 extern const struct ps_strategy ps_strategy_best;
+extern const struct ps_strategy ps_strategy_flash;
+extern const struct ps_strategy ps_strategy_exact_matmul;
 extern const struct ps_strategy ps_strategy_lru;
 extern const struct ps_strategy ps_strategy_belady;
 
@@ -25,6 +27,8 @@ const struct ps_strategy *const ps_strategies[] = {
 	&ps_strategy_naive,
 	&ps_strategy_naive_belady,
 	&ps_strategy_best,
+	&ps_strategy_flash,
+	&ps_strategy_exact_matmul,
 	&ps_strategy_lru,
 	&ps_strategy_belady,
 };

@@ -530,11 +530,12 @@ int ps_emit_finish_n(struct ps_sink *sink, const struct ps_attention *att,
 		     struct ps_coordset is, uint64_t b0, uint64_t b1,
 		     struct ps_error *err)
 {
+	const enum ps_kind sum = att->exact ? PS_KIND_O : PS_KIND_N;
 	int rc;
 
 	if (!att->normalize) {
-		if ((rc = ps_emit(sink, PS_OP_SAVE, PS_KIND_N, is, ps_range(b0, b1), err)) ||
-		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_N, is, ps_range(b0, b1), err)))
+		if ((rc = ps_emit(sink, PS_OP_SAVE, sum, is, ps_range(b0, b1), err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, sum, is, ps_range(b0, b1), err)))
 			return rc;
 		return PS_OK;
 	}
@@ -542,7 +543,7 @@ int ps_emit_finish_n(struct ps_sink *sink, const struct ps_attention *att,
 		if (b == att->d)
 			continue;
 		if ((rc = ps_emit(sink, PS_OP_COMPUTE, PS_KIND_A, is, ps_one(b), err)) ||
-		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_N, is, ps_one(b), err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, sum, is, ps_one(b), err)) ||
 		    (rc = ps_emit(sink, PS_OP_SAVE, PS_KIND_A, is, ps_one(b), err)) ||
 		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_A, is, ps_one(b), err)))
 			return rc;

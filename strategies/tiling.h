@@ -57,8 +57,9 @@ int ps_emit_mac(struct ps_sink *sink, enum ps_kind into, bool fuse,
 		struct ps_coordset c0, struct ps_coordset c1,
 		struct ps_coordset c2, struct ps_error *err);
 
-/* A finished N tile over rows is and columns [b0, b1): A column by column
- * (N[., d] stays), or N saved without normalisation. */
+/* A finished N tile (O, for exact attention) over rows is and columns
+ * [b0, b1): A column by column (N[., d] stays), or N saved without
+ * normalisation. */
 int ps_emit_finish_n(struct ps_sink *sink, const struct ps_attention *att,
 		     struct ps_coordset is, uint64_t b0, uint64_t b1,
 		     struct ps_error *err);

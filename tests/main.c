@@ -18,6 +18,18 @@ void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 	ck_assert_msg(ps_attention_init(att, &p, &err) == 0, "%s", err.msg);
 }
 
+void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,
+			  int normalize)
+{
+	struct ps_attention_params p = {
+		.n = n, .d = d, .normalize = normalize != 0, .exact = true,
+	};
+	struct ps_error err;
+
+	ps_error_clear(&err);
+	ck_assert_msg(ps_attention_init(att, &p, &err) == 0, "%s", err.msg);
+}
+
 void test_engine_setup(struct ps_attention *att, struct ps_engine *eng,
 		       uint64_t n, uint64_t d, uint64_t g, int normalize,
 		       uint64_t M)
@@ -45,6 +57,7 @@ int main(void)
 	srunner_add_suite(sr, generic_suite());
 	srunner_add_suite(sr, strategies_suite());
 	srunner_add_suite(sr, bounds_suite());
+	srunner_add_suite(sr, exact_suite());
 	srunner_add_suite(sr, golden_suite());
 	srunner_add_suite(sr, trace_suite());
 	srunner_add_suite(sr, explicit_suite());

@@ -19,10 +19,19 @@ Suite *explicit_suite(void);
 Suite *block_suite(void);
 Suite *cli_suite(void);
 Suite *bounds_suite(void);
+Suite *exact_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 		    uint64_t g, int normalize);
+
+/* The exact-attention DAG (MODEL.md section 5) for (n, d, normalize). */
+void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,
+			  int normalize);
+
+/* Every node of att: ids round trip, parents, products and sums agree,
+ * edge bits disjoint and covering, outputs of the output kind. */
+void test_check_every_node(const struct ps_attention *att);
 
 /* The attention DAG and an engine on it under M; and both freed. */
 void test_engine_setup(struct ps_attention *att, struct ps_engine *eng,

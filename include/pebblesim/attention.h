@@ -1,11 +1,15 @@
 /*
- * The approximate-attention DAG of MODEL.md section 1, implicit: ids are
- * computed from (kind, coordinates) by arithmetic and parents enumerated on
- * demand, so no adjacency is ever stored.
+ * The attention DAGs of MODEL.md, implicit: ids are computed from (kind,
+ * coordinates) by arithmetic and parents enumerated on demand, so no
+ * adjacency is ever stored. One struct serves both: approximate attention
+ * (section 1) and exact attention (section 5, `exact`), whose kinds share
+ * one enumeration and one coordinate scheme.
  *
  * Id layout, kind after kind (row-major inside a kind, coordinates in the
- * order of MODEL.md's table): Q, K, V, U1, U2, H, N, A, then the products
- * P2 and P1, which hold no pebble state.
+ * order of MODEL.md's tables):
+ *   approximate: Q, K, V, U1, U2, H, N, A, then the products P2 and P1;
+ *   exact:       Q, K, V, E, S, O, A, then the products PS and PO.
+ * Products hold no pebble state; the two sum kinds are adjacent.
  */
 #ifndef PEBBLESIM_ATTENTION_H
 #define PEBBLESIM_ATTENTION_H
@@ -28,6 +32,12 @@ enum ps_kind {
 	PS_KIND_A,
 	PS_KIND_P2,
 	PS_KIND_P1,
+	/* exact attention (MODEL.md section 5) */
+	PS_KIND_S,
+	PS_KIND_E,
+	PS_KIND_O,
+	PS_KIND_PS,
+	PS_KIND_PO,
 	PS_KIND_COUNT
 };
 
@@ -49,20 +59,40 @@ const char *ps_coord_letter(enum ps_coord_name c);
 
 /* The parameters that fix the DAG. */
 struct ps_attention_params {
-	uint64_t n, d, g;
+	uint64_t n, d, g; /* g: approximate attention only (0 for exact) */
 	bool normalize;
+	bool exact;       /* exact attention (MODEL.md section 5) */
 };
 
 struct ps_attention {
 	struct ps_dag dag; /* first: a ps_attention is a ps_dag */
-	uint64_t n, d, g, r;
+	uint64_t n, d, g, r; /* exact: g = 0 and r = 0 (no monomials) */
 	uint64_t nb; /* |B|: d + 1 with normalisation, d without */
 	bool normalize;
+	bool exact;
 	struct ps_monomials mono;
 	uint64_t base[PS_KIND_COUNT];  /* first id of each kind */
-	uint64_t count[PS_KIND_COUNT]; /* nodes of each kind */
+	uint64_t count[PS_KIND_COUNT]; /* nodes of each kind (0: not in this DAG) */
+	uint64_t ext[PS_KIND_COUNT][3]; /* extent of each coordinate of a kind */
+	uint64_t edge_base[PS_KIND_COUNT]; /* sums: their first edge bit */
+	enum ps_kind layout[PS_KIND_COUNT]; /* the kinds of this DAG, in id order */
+	unsigned layout_count;
 	uint64_t support_total;        /* sum over m of |support(m)| */
 };
+
+/* Does this DAG have nodes of kind k ("S" is no kind of the approximate
+ * DAG, nor "A" of one without normalisation)? */
+static inline bool ps_attention_has(const struct ps_attention *att,
+				    enum ps_kind k)
+{
+	return (unsigned)k < PS_KIND_COUNT && att->count[k] > 0;
+}
+
+/* The header name of the DAG: "approx-attention" or "exact-attention". */
+static inline const char *ps_attention_kind_name(const struct ps_attention *att)
+{
+	return att->exact ? "exact-attention" : "approx-attention";
+}
 
 /*
  * Largest node count accepted: ids and edge numbers stay far from 2^64 and
@@ -89,35 +119,38 @@ int ps_attention_init(struct ps_attention *att,
 void ps_attention_free(struct ps_attention *att);
 
 /* Extent of coordinate c of kind k (n, d, |B|, or r); V's b is < d. */
-uint64_t ps_attention_extent(const struct ps_attention *att, enum ps_kind k,
-			     unsigned pos);
+static inline uint64_t ps_attention_extent(const struct ps_attention *att,
+					   enum ps_kind k, unsigned pos)
+{
+	return att->ext[k][pos];
+}
 
-/* (kind, coordinates) -> id; coordinates must be in range. */
+/* The in-degree of every sum of kind k: H n, N r, S d, O n. */
+static inline uint64_t ps_attention_in_degree(const struct ps_attention *att,
+					      enum ps_kind k)
+{
+	return k == PS_KIND_N ? att->r : k == PS_KIND_S ? att->d : att->n;
+}
+
+/* The sum a mac into kind k aggregates through which product kind, and the
+ * plain parent a fused mac regenerates (PS_KIND_COUNT: none, for S). */
+enum ps_kind ps_attention_product_kind(enum ps_kind into);
+enum ps_kind ps_attention_fused_kind(enum ps_kind into);
+
+/* (kind, coordinates) -> id; coordinates must be in range. The row
+ * stride of a two-coordinate kind is the extent of its second coordinate
+ * (V and A: d, the ones column being no node of theirs). */
 static inline ps_node ps_attention_id2(const struct ps_attention *att,
 				       enum ps_kind k, uint64_t c0, uint64_t c1)
 {
-	switch (k) {
-	case PS_KIND_Q:
-	case PS_KIND_K:
-	case PS_KIND_V:
-	case PS_KIND_A:
-		return att->base[k] + c0 * att->d + c1;
-	case PS_KIND_U1:
-	case PS_KIND_U2:
-		return att->base[k] + c0 * att->r + c1;
-	case PS_KIND_H:
-	case PS_KIND_N:
-		return att->base[k] + c0 * att->nb + c1;
-	default:
-		return UINT64_MAX;
-	}
+	return att->base[k] + c0 * att->ext[k][1] + c1;
 }
 
 static inline ps_node ps_attention_id3(const struct ps_attention *att,
 				       enum ps_kind k, uint64_t c0, uint64_t c1,
 				       uint64_t c2)
 {
-	return att->base[k] + (c0 * att->r + c1) * att->nb + c2;
+	return att->base[k] + (c0 * att->ext[k][1] + c1) * att->ext[k][2] + c2;
 }
 
 static inline ps_node ps_attention_id(const struct ps_attention *att,
@@ -145,6 +178,18 @@ static inline uint64_t ps_attention_n_edge(const struct ps_attention *att,
 					   uint64_t i, uint64_t b, uint64_t m)
 {
 	return att->r * att->nb * att->n + (i * att->nb + b) * att->r + m;
+}
+
+/*
+ * Any sum's edge bit: the sum kind k at (c0, c1), in-edge e. Exact
+ * attention: S[i,j] owns bits (i n + j) d + a, O[i,b] owns n^2 d +
+ * (i |B| + b) n + j.
+ */
+static inline uint64_t ps_attention_sum_edge(const struct ps_attention *att,
+					     enum ps_kind k, uint64_t c0,
+					     uint64_t c1, uint64_t e)
+{
+	return att->edge_base[k] + (c0 * att->ext[k][1] + c1) * ps_attention_in_degree(att, k) + e;
 }
 
 #endif

@@ -29,6 +29,9 @@ struct ps_report {
 	struct ps_plan plan;        /* summary, prediction, upper bound */
 	bool has_plan;              /* false for a trace of no known strategy */
 	struct ps_lower_bounds lower; /* every lower bound, applied or not */
+	uint64_t exact_flash_io;    /* approximate attention: flash's predicted
+				     * I/O on exact attention at the same n, d, M */
+	bool has_exact_flash;
 	bool valid;
 	struct ps_counts counts;
 	uint64_t ops;               /* set operations emitted */
@@ -45,7 +48,14 @@ double ps_now_seconds(void);
 /* The largest resident set of this process so far, in bytes. */
 uint64_t ps_peak_rss_bytes(void);
 
-/* Empty report for att under M: its case and lower bound filled. */
+/* FlashAttention's I/O on exact attention with att's n, d and
+ * normalisation under M, by flash's cost model; false when flash cannot
+ * run there. */
+bool ps_exact_flash_io(const struct ps_attention *att, uint64_t M,
+		       uint64_t *io);
+
+/* Empty report for att under M: its case and lower bound filled (and, for
+ * approximate attention, its exact counterpart's I/O). */
 void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
 		    uint64_t M);
 

@@ -75,7 +75,16 @@ enum {
 	PS_STRATEGY_EXPLICIT = 1, /* explicit DAGs only */
 	PS_STRATEGY_BASELINE = 2, /* not the paper's: best does not pick it */
 	PS_STRATEGY_CHOOSER = 4,  /* runs another strategy (plan->chosen) */
+	PS_STRATEGY_EXACT = 8,    /* the exact-attention DAG (MODEL.md section 5) */
 };
+
+/* Does s pebble the attention DAG att (approximate or exact, as s says)? */
+static inline bool ps_strategy_serves(const struct ps_strategy *s,
+				      const struct ps_attention *att)
+{
+	return !(s->flags & PS_STRATEGY_EXPLICIT) &&
+	       !(s->flags & PS_STRATEGY_EXACT) == !att->exact;
+}
 
 /* The cheapest of some candidates by their cost models. */
 struct ps_choice {
@@ -111,7 +120,7 @@ void ps_strategy_names(char *buf, size_t len);
 static inline uint64_t ps_strategy_min_memory(const struct ps_strategy *s,
 					      const struct ps_attention *att)
 {
-	return (s->flags & PS_STRATEGY_EXPLICIT) ? UINT64_MAX : s->min_memory(att);
+	return ps_strategy_serves(s, att) ? s->min_memory(att) : UINT64_MAX;
 }
 
 /* The smallest M s accepts on the explicit DAG of pb (UINT64_MAX: never). */
@@ -127,6 +136,13 @@ static inline int ps_strategy_plan(const struct ps_strategy *s,
 				   struct ps_plan *plan, struct ps_error *err)
 {
 	memset(plan, 0, sizeof(*plan));
+	if (pb->att && !ps_strategy_serves(s, pb->att))
+		return ps_error_set(err, PS_EINPUT, "%s pebbles %s, not the %s DAG",
+				    s->name,
+				    (s->flags & PS_STRATEGY_EXPLICIT) ? "a DAG from a file" :
+				    (s->flags & PS_STRATEGY_EXACT) ? "exact attention" :
+				    "approximate attention",
+				    ps_attention_kind_name(pb->att));
 	return s->plan(pb, plan, err);
 }
 
@@ -134,6 +150,9 @@ static inline int ps_strategy_run(const struct ps_strategy *s,
 				  const struct ps_problem *pb,
 				  struct ps_sink *sink, struct ps_error *err)
 {
+	if (pb->att && !ps_strategy_serves(s, pb->att))
+		return ps_error_set(err, PS_EINPUT, "%s does not pebble the %s DAG",
+				    s->name, ps_attention_kind_name(pb->att));
 	return s->run(pb, sink, err);
 }
 

@@ -1,0 +1,109 @@
+/*
+ * Exact attention (MODEL.md section 5), as Saha and Ye pebble it:
+ *
+ *   PS[i,j,a] = Q[i,a] K[j,a]        S[i,j] = sum_a PS[i,j,a]
+ *   E[i,j] = exp(S[i,j] / sqrt d)    PO[i,j,b] = E[i,j] V[j,b] (b < d; E alone at b = d)
+ *   O[i,b] = sum_j PO[i,j,b]         A[i,b] = O[i,b] / O[i,d]
+ *
+ * Ids by the shared arithmetic of attention.h; the two sums S and O are
+ * adjacent, so a sum's slot is its id less S's base.
+ */
+#include "exact.h"
+
+static const struct ps_attention *as_att(const struct ps_dag *dag)
+{
+	return (const struct ps_attention *)dag;
+}
+
+uint64_t ps_exact_parent_count(const struct ps_dag *dag, ps_node v)
+{
+	const struct ps_attention *att = as_att(dag);
+	uint64_t c[3];
+
+	switch (ps_attention_decode(att, v, c)) {
+	case PS_KIND_PS:
+	case PS_KIND_A:
+		return 2;
+	case PS_KIND_E:
+		return 1;
+	case PS_KIND_PO:
+		return c[2] < att->d ? 2 : 1;
+	case PS_KIND_S:
+		return att->d;
+	case PS_KIND_O:
+		return att->n;
+	default:
+		return 0;
+	}
+}
+
+ps_node ps_exact_parent(const struct ps_dag *dag, ps_node v, uint64_t k)
+{
+	const struct ps_attention *att = as_att(dag);
+	uint64_t c[3];
+
+	switch (ps_attention_decode(att, v, c)) {
+	case PS_KIND_PS:
+		return k == 0 ? ps_attention_id2(att, PS_KIND_Q, c[0], c[2])
+			      : ps_attention_id2(att, PS_KIND_K, c[1], c[2]);
+	case PS_KIND_S:
+		return ps_attention_id3(att, PS_KIND_PS, c[0], c[1], k);
+	case PS_KIND_E:
+		return ps_attention_id2(att, PS_KIND_S, c[0], c[1]);
+	case PS_KIND_PO:
+		return k == 0 ? ps_attention_id2(att, PS_KIND_E, c[0], c[1])
+			      : ps_attention_id2(att, PS_KIND_V, c[1], c[2]);
+	case PS_KIND_O:
+		return ps_attention_id3(att, PS_KIND_PO, c[0], k, c[1]);
+	case PS_KIND_A:
+		return ps_attention_id2(att, PS_KIND_O, c[0],
+					k == 0 ? c[1] : att->d);
+	default:
+		return UINT64_MAX;
+	}
+}
+
+void ps_exact_product(const struct ps_dag *dag, ps_node p,
+		      struct ps_product *out)
+{
+	const struct ps_attention *att = as_att(dag);
+	uint64_t c[3];
+	enum ps_kind k = ps_attention_decode(att, p, c);
+
+	out->id = p;
+	out->transient = 1;
+	out->parent_is_sum[0] = false;
+	out->parent_is_sum[1] = false;
+	if (k == PS_KIND_PS) {
+		/* (i, j, a): edge a of S[i,j] */
+		out->parent[0] = ps_attention_id2(att, PS_KIND_Q, c[0], c[2]);
+		out->parent[1] = ps_attention_id2(att, PS_KIND_K, c[1], c[2]);
+		out->parent_count = 2;
+		out->sum = ps_attention_id2(att, PS_KIND_S, c[0], c[1]);
+		out->edge = c[2];
+		out->in_degree = att->d;
+		out->edge_bit = ps_attention_sum_edge(att, PS_KIND_S, c[0], c[1], c[2]);
+	} else {
+		/* (i, j, b): edge j of O[i,b] */
+		out->parent[0] = ps_attention_id2(att, PS_KIND_E, c[0], c[1]);
+		out->parent[1] = c[2] < att->d ?
+			ps_attention_id2(att, PS_KIND_V, c[1], c[2]) : UINT64_MAX;
+		out->parent_count = c[2] < att->d ? 2 : 1;
+		out->sum = ps_attention_id2(att, PS_KIND_O, c[0], c[2]);
+		out->edge = c[1];
+		out->in_degree = att->n;
+		out->edge_bit = ps_attention_sum_edge(att, PS_KIND_O, c[0], c[2], c[1]);
+	}
+	out->sum_slot = out->sum - att->base[PS_KIND_S];
+}
+
+void ps_exact_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
+{
+	const struct ps_attention *att = as_att(dag);
+	uint64_t c[3];
+	enum ps_kind k = ps_attention_decode(att, v, c);
+
+	out->slot = v - att->base[PS_KIND_S];
+	out->in_degree = ps_attention_in_degree(att, k);
+	out->edge_base = ps_attention_sum_edge(att, k, c[0], c[1], 0);
+}

@@ -1,0 +1,172 @@
+/*
+ * flash: FlashAttention's tiling of exact attention (Dao et al. 2022), in
+ * FlashAttention-2's loop order (Dao 2023): query blocks outermost.
+ *
+ * For each block I of Br query rows, Q[I] and the accumulators O[I, B]
+ * stay in fast memory while K and V stream through in blocks J of Bc rows:
+ * the tile S[I, J] is aggregated over every feature (macs into S), then
+ * exponentiated and aggregated into O[I, B] at once (a fused mac: E[i,j]
+ * computed, used for every column, dropped), and dropped. A finished block
+ * gives A column by column. MODEL.md section 5 has no running maximum, so
+ * no rescaling moves appear.
+ *
+ * Cost model: loads n d (Q, once) + ceil(n/Br) n 2d (K and V per query
+ * block), saves n d (A; n |B| of O without normalisation). It depends on
+ * Br alone, so the plan takes the largest Br that fits beside Bc = 1, then
+ * the most even Br with the same number of blocks, then the largest Bc.
+ * docs/EXACT.md compares this with Dao et al.'s Bc = ceil(M/4d), Br =
+ * min(Bc, d) for FlashAttention-1's order.
+ */
+#include <stdio.h>
+
+#include "pebblesim/strategy.h"
+#include "tiling.h"
+
+struct flash {
+	uint64_t br, bc; /* query rows per block, key rows per block */
+};
+
+static uint64_t flash_peak(const struct flash *f, const struct ps_attention *att)
+{
+	const uint64_t d = att->d, nb = att->nb;
+	/* Q[I], O[I, B], K[J], V[J], S[I, J], and a mac's product or the
+	 * fused mac's E with its product */
+	uint64_t inner = f->br * (d + nb) + f->bc * 2 * d + f->br * f->bc + 2;
+	/* Q dropped: O[I, B] and one column of A */
+	uint64_t finish = f->br * nb + f->br;
+
+	return ps_max_u64(inner, finish);
+}
+
+static void flash_predict(const struct flash *f, const struct ps_attention *att,
+			  uint64_t *loads, uint64_t *saves)
+{
+	const uint64_t n = att->n, d = att->d;
+
+	*loads = n * d + ps_block_count(n, f->br) * n * 2 * d;
+	*saves = att->normalize ? n * d : n * att->nb;
+}
+
+/* The sizes for M; the smallest (1 x 1) when nothing fits. */
+static void flash_sizes(const struct ps_attention *att, uint64_t M,
+			struct flash *f)
+{
+	const uint64_t fixed = 2 * att->d + 2, per_row = att->d + att->nb + 1;
+	uint64_t blocks;
+
+	f->br = M > fixed ? ps_min_u64((M - fixed) / per_row, att->n) : 0;
+	f->br = ps_max_u64(f->br, 1);
+	/* as many blocks as the largest Br needs, evened out */
+	blocks = ps_block_count(att->n, f->br);
+	f->br = ps_ceil_div(att->n, blocks);
+	f->bc = 1;
+	while (f->bc < att->n) {
+		f->bc++;
+		if (flash_peak(f, att) > M) {
+			f->bc--;
+			break;
+		}
+	}
+}
+
+static uint64_t flash_min_memory(const struct ps_attention *att)
+{
+	struct flash f = { 1, 1 };
+
+	return flash_peak(&f, att);
+}
+
+static int flash_fitted(const struct ps_problem *pb, struct flash *f,
+			struct ps_error *err)
+{
+	flash_sizes(pb->att, pb->M, f);
+	if (flash_peak(f, pb->att) > pb->M)
+		return ps_error_set(err, PS_EINPUT,
+				    "M = %llu is too small for flash: it needs M >= %llu",
+				    (unsigned long long)pb->M,
+				    (unsigned long long)flash_min_memory(pb->att));
+	return PS_OK;
+}
+
+static int flash_plan(const struct ps_problem *pb, struct ps_plan *plan,
+		      struct ps_error *err)
+{
+	const struct ps_attention *att = pb->att;
+	struct flash f;
+	int rc = flash_fitted(pb, &f, err);
+
+	if (rc)
+		return rc;
+	flash_predict(&f, att, &plan->loads, &plan->saves);
+	plan->peak_red = flash_peak(&f, att);
+	plan->predicted = true;
+	plan->bounded = true;
+	plan->param_name = "br";
+	plan->param = f.br;
+	snprintf(plan->summary, sizeof(plan->summary),
+		 "FlashAttention-2 order: %llu query blocks of Br = %llu rows (Q, O kept), K and V in blocks of Bc = %llu rows",
+		 (unsigned long long)ps_block_count(att->n, f.br),
+		 (unsigned long long)f.br, (unsigned long long)f.bc);
+	plan->upper.name = "flash's accounting";
+	plan->upper.value = (double)(plan->loads + plan->saves);
+	snprintf(plan->upper.formula, sizeof(plan->upper.formula),
+		 "n d + ceil(n/Br) 2 n d loads, the outputs saved once, Br = %llu",
+		 (unsigned long long)f.br);
+	return PS_OK;
+}
+
+static int flash_block(const struct flash *f, const struct ps_attention *att,
+		       struct ps_coordset is, struct ps_sink *sink,
+		       struct ps_error *err)
+{
+	struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
+	int rc;
+
+	if ((rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_Q, is, feats, err)))
+		return rc;
+	for (uint64_t jk = 0; jk < ps_block_count(att->n, f->bc); jk++) {
+		struct ps_coordset js = ps_range(ps_block_lo(jk, f->bc),
+						 ps_block_hi(jk, f->bc, att->n));
+
+		if ((rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_K, js, feats, err)) ||
+		    (rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_V, js, feats, err)) ||
+		    (rc = ps_emit_mac(sink, PS_KIND_S, false, is, js, feats, err)) ||
+		    (rc = ps_emit_mac(sink, PS_KIND_O, true, is, js, bs, err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_S, is, js, err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_K, js, feats, err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_V, js, feats, err)))
+			return rc;
+	}
+	if ((rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_Q, is, feats, err)) ||
+	    (rc = ps_emit_finish_n(sink, att, is, 0, att->nb, err)))
+		return rc;
+	if (att->normalize &&
+	    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_O, is, ps_one(att->d), err)))
+		return rc;
+	return PS_OK;
+}
+
+static int flash_run(const struct ps_problem *pb, struct ps_sink *sink,
+		     struct ps_error *err)
+{
+	const struct ps_attention *att = pb->att;
+	struct flash f;
+	int rc = flash_fitted(pb, &f, err);
+
+	for (uint64_t ik = 0; !rc && ik < ps_block_count(att->n, f.br); ik++)
+		rc = flash_block(&f, att, ps_range(ps_block_lo(ik, f.br),
+						   ps_block_hi(ik, f.br, att->n)),
+				 sink, err);
+	return rc;
+}
+
+const struct ps_strategy ps_strategy_flash = {
+	.version = PS_STRATEGY_VERSION,
+	.name = "flash",
+	.section = "exact attention: FlashAttention (Dao et al. 2022), FlashAttention-2's loop order",
+	.summary = "query blocks of Br rows with their O kept, K and V streamed in blocks of Bc rows, S tiles exponentiated into O at once",
+	.min_memory = flash_min_memory,
+	.plan = flash_plan,
+	.run = flash_run,
+	.flags = PS_STRATEGY_EXACT,
+};
