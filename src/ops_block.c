@@ -142,6 +142,126 @@ static void edges_set(uint64_t *bits, uint64_t base, const struct edges *ed)
 }
 
 /*
+ * Exact attention's macs (MODEL.md section 5): into S (products PS[i,j,a]:
+ * edge a of S[i,j], parents Q[i,a] and K[j,a]) over rows I, J and features
+ * A; into O (PO[i,j,b]: edge j of O[i,b], parents E[i,j] and V[j,b] for
+ * b < d) over rows I, J and columns B, fused (E[i,j] computed from a red,
+ * complete S[i,j] and dropped) or not (E red).
+ */
+static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
+			   const struct ps_op *op)
+{
+	const bool into_s = op->kind == PS_KIND_S, fuse = op->fuse;
+	const struct ps_coordset *is = &op->c[0], *js = &op->c[1], *cs = &op->c[2];
+	const uint64_t n0 = ps_coordset_size(is), n1 = ps_coordset_size(js);
+	const uint64_t n2 = ps_coordset_size(cs);
+	const uint64_t sum_base = att->base[PS_KIND_S];
+	/* the sums are S[I, J] (edges A) or O[I, B] (edges J) */
+	const struct ps_coordset *sum_cols = into_s ? js : cs, *edge_set = into_s ? cs : js;
+	const uint64_t sum_col_count = into_s ? n1 : n2;
+	uint8_t *st = e->state;
+	uint64_t fresh = 0, recomputed = 0, peak;
+	struct edges ed;
+
+	if (e->failed || !n0 || !n1 || !n2 || !increasing(is) || !increasing(js) ||
+	    !increasing(cs))
+		return PS_BLOCK_DECLINED;
+	/* the parents: Q[I, A] and K[J, A]; or E[I, J] (or S[I, J] to compute
+	 * it from) and V[J, B] */
+	for (uint64_t x = 0; x < n0; x++) {
+		uint64_t i = ps_coordset_at(is, x);
+
+		for (uint64_t y = 0; y < n1; y++) {
+			uint64_t j = ps_coordset_at(js, y);
+
+			if (into_s)
+				continue;
+			if (fuse) {
+				uint8_t s = st[ps_attention_id2(att, PS_KIND_S, i, j)];
+				uint8_t ee = st[ps_attention_id2(att, PS_KIND_E, i, j)];
+
+				if ((ee & PS_ST_RED) || !(s & PS_ST_RED) || (s & PS_ST_INCOMPLETE))
+					return PS_BLOCK_DECLINED;
+				recomputed += (ee & PS_ST_COMPUTED) != 0;
+			} else if (!(st[ps_attention_id2(att, PS_KIND_E, i, j)] & PS_ST_RED)) {
+				return PS_BLOCK_DECLINED;
+			}
+		}
+		if (into_s)
+			for (uint64_t z = 0; z < n2; z++)
+				if (!(st[ps_attention_id2(att, PS_KIND_Q, i, ps_coordset_at(cs, z))] & PS_ST_RED))
+					return PS_BLOCK_DECLINED;
+	}
+	for (uint64_t y = 0; y < n1; y++) {
+		uint64_t j = ps_coordset_at(js, y);
+
+		for (uint64_t z = 0; z < n2; z++) {
+			uint64_t c = ps_coordset_at(cs, z);
+
+			if (into_s ? !(st[ps_attention_id2(att, PS_KIND_K, j, c)] & PS_ST_RED) :
+			    c < att->d && !(st[ps_attention_id2(att, PS_KIND_V, j, c)] & PS_ST_RED))
+				return PS_BLOCK_DECLINED;
+		}
+	}
+	/* the sums: not in slow memory only, and none of the block's edges */
+	edges_init(&ed, edge_set);
+	for (uint64_t x = 0; x < n0; x++)
+		for (uint64_t y = 0; y < sum_col_count; y++) {
+			uint64_t i = ps_coordset_at(is, x), c = ps_coordset_at(sum_cols, y);
+			enum ps_kind k = into_s ? PS_KIND_S : PS_KIND_O;
+			uint8_t s = st[ps_attention_id2(att, k, i, c)];
+
+			if (!(s & PS_ST_RED)) {
+				if (s & PS_ST_BLUE)
+					goto decline;
+				fresh++;
+			}
+			if (!edges_clear(e->edges, ps_attention_sum_edge(att, k, i, c, 0), &ed))
+				goto decline;
+		}
+	/* the peak is reached at the block's last mac: every new sum, E
+	 * (fused) and the product */
+	peak = e->c.red + fresh + (fuse ? 2 : 1);
+	if (peak > e->M)
+		goto decline;
+
+	/* every move would succeed: apply the block */
+	for (uint64_t x = 0; x < n0; x++)
+		for (uint64_t y = 0; y < sum_col_count; y++) {
+			uint64_t i = ps_coordset_at(is, x), c = ps_coordset_at(sum_cols, y);
+			enum ps_kind k = into_s ? PS_KIND_S : PS_KIND_O;
+			ps_node v = ps_attention_id2(att, k, i, c);
+			uint8_t s = (uint8_t)((st[v] | PS_ST_RED | PS_ST_SUM) & ~PS_ST_BLUE);
+
+			edges_set(e->edges, ps_attention_sum_edge(att, k, i, c, 0), &ed);
+			e->agg[v - sum_base] += (uint32_t)(into_s ? n2 : n1);
+			if (e->agg[v - sum_base] < ps_attention_in_degree(att, k))
+				s |= PS_ST_INCOMPLETE;
+			else
+				s &= (uint8_t)~PS_ST_INCOMPLETE;
+			st[v] = s;
+		}
+	if (fuse) {
+		for (uint64_t x = 0; x < n0; x++)
+			for (uint64_t y = 0; y < n1; y++)
+				st[ps_attention_id2(att, PS_KIND_E, ps_coordset_at(is, x),
+						    ps_coordset_at(js, y))] |= PS_ST_COMPUTED;
+		e->c.computes += n0 * n1;
+		e->c.recomputations += recomputed;
+	}
+	edges_free(&ed);
+	e->c.red += fresh;
+	e->c.macs += n0 * n1 * n2;
+	e->c.moves += n0 * n1 * (n2 + (fuse ? 2 : 0));
+	if (peak > e->c.peak_red)
+		e->c.peak_red = peak;
+	return PS_BLOCK_APPLIED;
+decline:
+	edges_free(&ed);
+	return PS_BLOCK_DECLINED;
+}
+
+/*
  * A mac into N (products P1[i,m,b]: edge m of N[i,b], parents U1[i,m] and
  * H[m,b]) or into H (P2[j,m,b]: edge j of H[m,b], parents U2[j,m] and
  * V[j,b] for b < d), fused or not.
@@ -163,8 +283,9 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 	uint8_t features[256];
 	uint64_t feature_count = 0;
 
-	/* exact attention's macs take the element path */
-	if (att->exact || e->failed || !n0 || !n1 || !n2 || !increasing(rows) ||
+	if (att->exact)
+		return block_mac_exact(att, e, op);
+	if (e->failed || !n0 || !n1 || !n2 || !increasing(rows) ||
 	    !increasing(ms) || !increasing(bs) || att->d > sizeof(features))
 		return PS_BLOCK_DECLINED;
 	/* the features the regenerated entries read, for every row */

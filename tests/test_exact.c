@@ -163,6 +163,15 @@ static uint64_t check_exact_run(const struct ps_attention *att,
 	ck_assert_double_ge((double)io, rep.lower.best.value);
 	ck_assert(!ps_report_bound_violated(&rep));
 	ck_assert(rep.case_name == NULL);
+	/* the block path against the element path, the reference */
+	{
+		struct ps_report ref;
+
+		pb.element_only = true;
+		ck_assert_int_eq(ps_run(&pb, s, NULL, &ref, &err), 0);
+		ck_assert(ref.valid);
+		ck_assert_mem_eq(&ref.counts, &rep.counts, sizeof(rep.counts));
+	}
 	return io;
 }
 
