@@ -99,7 +99,7 @@ static const char help_text[] =
 	"\n"
 	"Exit status: 0 valid and within the bounds, 1 an invalid sequence or a\n"
 	"bound contradicted, 2 bad usage or input.\n"
-	"Documentation: docs/ (MODEL.md, BOUNDS.md, STRATEGIES.md, CLI.md).\n";
+	"Documentation: README.md and docs/, installed in " PS_DOCDIR ".\n";
 
 struct options {
 	const char *strategy;

@@ -270,8 +270,9 @@ START_TEST(test_list_help_version)
 }
 END_TEST
 
-/* list: every name padded to the longest, every summary under its section */
-START_TEST(test_list_columns)
+/* list: every name padded to the longest, every summary under its section;
+ * --help: the installed documentation */
+START_TEST(test_list_columns_and_docdir)
 {
 	size_t width = 0;
 	char *line;
@@ -294,6 +295,8 @@ START_TEST(test_list_columns)
 		line = strchr(summary, '\n') + 1;
 	}
 	ck_assert_str_eq(line, "");
+	ck_assert_int_eq(cli("--help", NULL), 0);
+	HAS(out_text, "Documentation: README.md and docs/, installed in " PS_DOCDIR ".\n");
 }
 END_TEST
 
@@ -311,7 +314,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_validate_dag_and_dry_run);
 	tcase_add_test(tc, test_list_help_version);
-	tcase_add_test(tc, test_list_columns);
+	tcase_add_test(tc, test_list_columns_and_docdir);
 	suite_add_tcase(s, tc);
 	return s;
 }
