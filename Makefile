@@ -3,6 +3,7 @@
 #   make            build build/pebblesim, libpebblesim.a, libpebblesim.so and the man page
 #   make run        build and run the representative job (the README's first command)
 #   make check      build and run every test (the README's second command), then
+#                   check that build options are tracked (check-flags), and
 #                   install into build/, build examples/api against that tree
 #                   through pkg-config, run it and uninstall (check-install)
 #   make bench      time representative runs; writes build/bench.json
@@ -85,7 +86,7 @@ DOCS := $(wildcard docs/*.md)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: all run check check-install check-full bench golden install uninstall clean deps FORCE
+.PHONY: all run check check-flags check-install check-full bench golden install uninstall clean deps FORCE
 all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 
 deps:
@@ -156,7 +157,13 @@ $(MAN): $(BIN) scripts/help2man-filter.sh | deps
 
 check: $(BIN) $(TESTS) $(SHLIB) $(MAN)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
+	@$(MAKE) --no-print-directory check-flags
 	@$(MAKE) --no-print-directory check-install
+
+# one object made in a scratch build directory with the same options, then
+# with WERROR flipped: build/flags decides what is remade (scripts/check-build-flags.sh)
+check-flags:
+	MAKE='$(MAKE)' WERROR='$(WERROR)' sh scripts/check-build-flags.sh $(abspath $(BUILD))
 
 # make install into build/, examples/api built through pkg-config against
 # that tree and compared with the binary, make uninstall (scripts/check-install.sh)
