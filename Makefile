@@ -11,7 +11,7 @@
 #   make check-full the whole strategy grid (longer than make check)
 #   make install    PREFIX=/usr/local DESTDIR=: the binary, the static and shared
 #                   libraries, the headers, pebblesim.pc, the man page, the bash
-#                   completion, the docs
+#                   completion, the docs and examples
 #   make uninstall  PREFIX=/usr/local DESTDIR=: removes what install installed
 #   make clean      removes build/
 #   SANITIZE=address,undefined make check   sanitizer build in its own directory
@@ -83,6 +83,9 @@ GOLDEN := $(BUILD)/pebblesim-golden
 FLAGS := $(BUILD)/flags
 HEADERS := $(wildcard include/pebblesim/*.h)
 DOCS := $(wildcard docs/*.md)
+EXAMPLES := $(wildcard examples/*.jsonl examples/*.graphml)
+EXAMPLE_SCRIPTS := $(wildcard examples/*.sh)
+API_EXAMPLES := $(wildcard examples/api/*.c)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
@@ -189,11 +192,11 @@ bench: $(BIN) $(BENCH)
 PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 
-# README.md and docs/ keep their places, so README's docs/X.md links resolve
+# README.md, docs/ and examples/ keep their places, so README's links resolve
 install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/pebblesim $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)/docs
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/pebblesim
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libpebblesim.a
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB))
@@ -208,6 +211,9 @@ install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 	install -m 644 scripts/pebblesim.bash-completion $(DESTDIR)$(BASHCOMPDIR)/pebblesim
 	install -m 644 README.md LICENSE CITATION.cff $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
+	install -m 644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+	install -m 755 $(EXAMPLE_SCRIPTS) $(DESTDIR)$(DOCDIR)/examples/
+	install -m 644 $(API_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/api/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pebblesim
@@ -220,7 +226,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/pebblesim
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,README.md LICENSE CITATION.cff)
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS)))
-	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EXAMPLES) $(EXAMPLE_SCRIPTS) $(API_EXAMPLES))
+	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api \
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build

@@ -5,7 +5,8 @@
 #   1. make install DESTDIR=BUILD/install-test/root, and every file in its place:
 #      the binary, libpebblesim.a, libpebblesim.so.MAJOR.MINOR with its soname
 #      and links, the headers, pebblesim.pc, the man page, the bash
-#      completion, README.md and docs/ with every relative link resolving;
+#      completion, README.md, docs/ and examples/ with every relative link
+#      of the documentation resolving;
 #   2. examples/api/attention_counts.c compiled with the flags pkg-config gives
 #      for pebblesim from that tree (PKG_CONFIG_PATH, and PKG_CONFIG_SYSROOT_DIR
 #      as when building against a staged root), linked with the shared library,
@@ -45,7 +46,7 @@ done
 for h in include/pebblesim/*.h; do
 	[ -f "$root$INCLUDEDIR/pebblesim/${h##*/}" ] || fail "$INCLUDEDIR/pebblesim/${h##*/} not installed"
 done
-for d in docs/*.md; do
+for d in docs/*.md examples/*.* examples/api/*.c; do
 	[ -f "$root$DOCDIR/$d" ] || fail "$DOCDIR/$d not installed"
 done
 [ "$(readlink "$root$LIBDIR/libpebblesim.so.$major")" = "libpebblesim.so.$major.$minor" ] ||
