@@ -95,6 +95,11 @@ all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 deps:
 	@sh scripts/deps.sh
 
+define newline
+
+
+endef
+
 # The options a build was made with, one per line; rewritten only when they
 # change, so that objects are remade exactly when their flags differ.
 define FLAGS_TEXT
@@ -110,7 +115,7 @@ link = $(ALL_LDFLAGS)
 endef
 
 $(FLAGS): FORCE | deps $(BUILD)
-	$(file >$@.new,$(FLAGS_TEXT))
+	@printf '%s\n' '$(subst $(newline),' ',$(subst ','\'',$(FLAGS_TEXT)))' > $@.new
 	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; echo "pebblesim: build options changed: $@"; fi
 
 $(BUILD):
