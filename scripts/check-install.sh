@@ -56,6 +56,8 @@ done
 soname=$(readelf -d "$root$LIBDIR/libpebblesim.so.$major.$minor" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libpebblesim.so.$major" ] || fail "soname is '$soname', not libpebblesim.so.$major"
 grep -qx "prefix=$PREFIX" "$root$PKGCONFIGDIR/pebblesim.pc" || fail "pebblesim.pc: prefix is not $PREFIX"
+grep -qx "Version: $version" "$root$PKGCONFIGDIR/pebblesim.pc" || fail "pebblesim.pc: version is not $version"
+grep -qx "version: $version" "$root$DOCDIR/CITATION.cff" || fail "CITATION.cff: version is not PS_VERSION = $version"
 grep -q '^\.SH SYNOPSIS' "$root$MANDIR/man1/pebblesim.1" || fail "the man page has no SYNOPSIS"
 grep -q 'strategy' "$root$MANDIR/man1/pebblesim.1" || fail "the man page lacks the options"
 # every relative link of the installed documentation resolves
