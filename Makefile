@@ -1,19 +1,39 @@
 # pebblesim: build, check, bench, install.
 #
-#   make            build build/pebblesim
+#   make            build build/pebblesim, libpebblesim.a, libpebblesim.so and the man page
 #   make run        build and run the representative job (the README's first command)
-#   make check      build and run every test (the README's second command)
+#   make check      build and run every test (the README's second command), then
+#                   check that build options are tracked (check-flags), and
+#                   install into build/, build examples/api against that tree
+#                   through pkg-config, run it and uninstall (check-install)
 #   make bench      time representative runs; writes build/bench.json
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
 #   make check-full the whole strategy grid (longer than make check)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR=: the binary, the static and shared
+#                   libraries, the headers, pebblesim.pc, the man page, the bash
+#                   completion, the docs and examples
+#   make uninstall  PREFIX=/usr/local DESTDIR=: removes what install installed
+#   make clean      removes build/
 #   SANITIZE=address,undefined make check   sanitizer build in its own directory
 #   WERROR=1 make check                     warnings are errors (CI)
 #
+# The build options are tracked: build/flags holds CC, OPT, CFLAGS, LDFLAGS,
+# WERROR, SANITIZE, DOCDIR and the effective compile and link flags; every
+# object depends on it, and it is rewritten only when its content changes.
+#
 # Missing Debian packages are installed by scripts/deps.sh before building.
+
+VERSION := $(shell sed -n 's/^.define PS_VERSION "\(.*\)"$$/\1/p' include/pebblesim/common.h)
+MAJOR := $(word 1,$(subst ., ,$(VERSION)))
+MINOR := $(word 2,$(subst ., ,$(VERSION)))
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR ?= $(PREFIX)/share/doc/pebblesim
 
 comma := ,
@@ -36,7 +56,11 @@ PKG_LIBS = $(shell pkg-config --libs igraph jansson)
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS = $(shell pkg-config --libs check)
 
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) $(OPT) $(SAN_FLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+# -fPIC everywhere: the same objects go into libpebblesim.a and
+# libpebblesim.so (the headline run is as fast, docs/PERFORMANCE.md).
+# PS_DOCDIR: where --help says the documentation is installed.
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) $(OPT) -fPIC $(SAN_FLAGS) \
+	-DPS_DOCDIR='"$(DOCDIR)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRC := $(wildcard src/*.c dags/*.c strategies/*.c)
@@ -52,27 +76,67 @@ BIN := $(BUILD)/pebblesim
 TESTS := $(BUILD)/pebblesim-tests
 BENCH := $(BUILD)/pebblesim-bench
 LIB := $(BUILD)/libpebblesim.a
+SONAME := libpebblesim.so.$(MAJOR)
+SHLIB := $(BUILD)/libpebblesim.so.$(MAJOR).$(MINOR)
+MAN := $(BUILD)/pebblesim.1
 GOLDEN := $(BUILD)/pebblesim-golden
+FLAGS := $(BUILD)/flags
+HEADERS := $(wildcard include/pebblesim/*.h)
+DOCS := $(wildcard docs/*.md)
+EXAMPLES := $(wildcard examples/*.jsonl examples/*.graphml)
+EXAMPLE_SCRIPTS := $(wildcard examples/*.sh)
+API_EXAMPLES := $(wildcard examples/api/*.c)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: all run check check-full bench golden install clean deps
-all: $(BIN)
+.PHONY: all run check check-flags check-install check-full bench golden install uninstall clean deps FORCE
+all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 
 deps:
 	@sh scripts/deps.sh
 
-$(BUILD)/obj/%.o: %.c | deps
+define newline
+
+
+endef
+
+# The options a build was made with, one per line; rewritten only when they
+# change, so that objects are remade exactly when their flags differ.
+define FLAGS_TEXT
+CC = $(CC)
+OPT = $(OPT)
+CFLAGS = $(CFLAGS)
+LDFLAGS = $(LDFLAGS)
+WERROR = $(WERROR)
+SANITIZE = $(SANITIZE)
+DOCDIR = $(DOCDIR)
+compile = $(ALL_CFLAGS)
+link = $(ALL_LDFLAGS)
+endef
+
+$(FLAGS): FORCE | deps $(BUILD)
+	@printf '%s\n' '$(subst $(newline),' ',$(subst ','\'',$(FLAGS_TEXT)))' > $@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; echo "pebblesim: build options changed: $@"; fi
+
+$(BUILD):
+	@mkdir -p $@
+
+$(BUILD)/obj/%.o: %.c $(FLAGS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Istrategies -c $< -o $@
 
-$(BUILD)/obj/tests/%.o: tests/%.c | deps
+$(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Istrategies -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+$(SHLIB): $(LIB_OBJ)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(PKG_LIBS) -lm
+	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/libpebblesim.so
 
 $(BIN): $(MAIN_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
@@ -89,8 +153,34 @@ $(GOLDEN): $(GOLDEN_OBJ) $(LIB)
 run: $(BIN)
 	./$(BIN) $(HEADLINE)
 
-check: $(BIN) $(TESTS)
+# The man page: help2man reads `pebblesim --help` and `--version`, through a
+# script that only puts the usage lines in the form it takes for a synopsis.
+$(MAN): $(BIN) scripts/help2man-filter.sh | deps
+	@mkdir -p $(BUILD)/man
+	install -m 755 scripts/help2man-filter.sh $(BUILD)/man/pebblesim
+	PEBBLESIM_BIN=$(abspath $(BIN)) help2man --no-info --section=1 \
+		--name='the red-blue pebble game on the DAG of approximate attention' \
+		--source='pebblesim $(VERSION)' --manual='pebblesim manual' \
+		--output=$@ $(BUILD)/man/pebblesim
+
+check: $(BIN) $(TESTS) $(SHLIB) $(MAN)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
+	@$(MAKE) --no-print-directory check-flags
+	@$(MAKE) --no-print-directory check-install
+
+# one object made in a scratch build directory with the same options, then
+# with WERROR flipped: build/flags decides what is remade (scripts/check-build-flags.sh)
+check-flags:
+	MAKE='$(MAKE)' WERROR='$(WERROR)' sh scripts/check-build-flags.sh $(abspath $(BUILD))
+
+# make install into build/, examples/api built through pkg-config against
+# that tree and compared with the binary, make uninstall (scripts/check-install.sh)
+check-install: $(BIN) $(LIB) $(SHLIB) $(MAN)
+	MAKE='$(MAKE)' CC='$(CC)' EXAMPLE_CFLAGS='-std=c11 $(WARN) $(OPT) $(SAN_FLAGS) $(CFLAGS)' \
+		EXAMPLE_LDFLAGS='$(ALL_LDFLAGS)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' \
+		LIBDIR='$(LIBDIR)' INCLUDEDIR='$(INCLUDEDIR)' PKGCONFIGDIR='$(PKGCONFIGDIR)' \
+		MANDIR='$(MANDIR)' BASHCOMPDIR='$(BASHCOMPDIR)' DOCDIR='$(DOCDIR)' \
+		sh scripts/check-install.sh $(abspath $(BUILD))
 
 # the whole strategy grid, DAGs of up to 90 million products included
 check-full: $(BIN) $(TESTS)
@@ -103,10 +193,47 @@ golden: $(GOLDEN)
 bench: $(BIN) $(BENCH)
 	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json
 
-install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)
+# pebblesim.pc: libdir and includedir relative to prefix where they lie under it
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+
+# README.md, docs/ and examples/ keep their places, so README's links resolve
+install: $(BIN) $(LIB) $(SHLIB) $(MAN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/pebblesim $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/pebblesim
-	install -m 644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libpebblesim.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB))
+	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpebblesim.so
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/pebblesim/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		pebblesim.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pebblesim.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/pebblesim.pc
+	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/man1/pebblesim.1
+	install -m 644 scripts/pebblesim.bash-completion $(DESTDIR)$(BASHCOMPDIR)/pebblesim
+	install -m 644 README.md LICENSE CITATION.cff $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
+	install -m 644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
+	install -m 755 $(EXAMPLE_SCRIPTS) $(DESTDIR)$(DOCDIR)/examples/
+	install -m 644 $(API_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/api/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pebblesim
+	rm -f $(DESTDIR)$(LIBDIR)/libpebblesim.a $(DESTDIR)$(LIBDIR)/libpebblesim.so \
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB))
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/pebblesim/,$(notdir $(HEADERS)))
+	rmdir $(DESTDIR)$(INCLUDEDIR)/pebblesim 2>/dev/null || true
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/pebblesim.pc
+	rm -f $(DESTDIR)$(MANDIR)/man1/pebblesim.1
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/pebblesim
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,README.md LICENSE CITATION.cff)
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EXAMPLES) $(EXAMPLE_SCRIPTS) $(API_EXAMPLES))
+	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api \
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build

@@ -193,8 +193,10 @@ int main(int argc, char **argv)
 		       (long long)s[runs / 2].moves,
 		       (double)s[runs / 2].moves / median[j] / 1e6,
 		       median[j] * 1e9 / (double)s[runs / 2].moves);
-		row = json_pack("{s:s, s:s, s:i, s:f, s:f, s:f, s:f, s:I, s:f}",
-				"run", jobs[j].name, "n", jobs[j].n, "runs", runs,
+		/* n is a number in the JSON, as in every report */
+		row = json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:f}",
+				"run", jobs[j].name,
+				"n", (json_int_t)strtoll(jobs[j].n, NULL, 10), "runs", runs,
 				"median_seconds", median[j], "min_seconds", s[0].wall,
 				"peak_rss_mib", (double)rss / 1024.0,
 				"estimated_rss_mib", estimate[j],

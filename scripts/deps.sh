@@ -1,12 +1,14 @@
 #!/bin/sh
 # Installs the Debian packages pebblesim builds with, when they are missing:
-# a C compiler, pkg-config, and the igraph, jansson and Check libraries.
+# a C compiler, pkg-config, the igraph, jansson and Check libraries, and
+# help2man (the man page is generated from `pebblesim --help`).
 # Called by the Makefile before every build; quiet and quick when all is there.
 set -u
 
 need=""
 command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+command -v help2man >/dev/null 2>&1 || need="$need help2man"
 for pair in igraph:libigraph-dev jansson:libjansson-dev check:check; do
 	module=${pair%%:*}
 	package=${pair#*:}
@@ -27,7 +29,7 @@ else
 	exit 1
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "pebblesim: cannot install them: no apt-get here; install igraph, jansson and Check (with their pkg-config files) by hand" >&2
+	echo "pebblesim: cannot install them: no apt-get here; install igraph, jansson and Check (with their pkg-config files) and help2man by hand" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive

@@ -101,7 +101,7 @@ static const char help_text[] =
 	"\n"
 	"Exit status: 0 valid and within the bounds, 1 an invalid sequence or a\n"
 	"bound contradicted, 2 bad usage or input.\n"
-	"Documentation: docs/ (MODEL.md, BOUNDS.md, STRATEGIES.md, CLI.md).\n";
+	"Documentation: README.md and docs/, installed in " PS_DOCDIR ".\n";
 
 struct options {
 	const char *strategy;
@@ -855,9 +855,14 @@ static int cmd_validate(const struct options *o, const char *path, FILE *out,
 
 static int cmd_list(FILE *out)
 {
+	int width = 0;
+
 	for (size_t k = 0; k < ps_strategy_count; k++)
-		fprintf(out, "%-10s %s\n           %s\n", ps_strategies[k]->name,
-			ps_strategies[k]->section, ps_strategies[k]->summary);
+		if ((int)strlen(ps_strategies[k]->name) > width)
+			width = (int)strlen(ps_strategies[k]->name);
+	for (size_t k = 0; k < ps_strategy_count; k++)
+		fprintf(out, "%-*s %s\n%*s %s\n", width, ps_strategies[k]->name,
+			ps_strategies[k]->section, width, "", ps_strategies[k]->summary);
 	return PS_EXIT_VALID;
 }
 

@@ -8,6 +8,7 @@
 
 #include "pebblesim/cli.h"
 #include "pebblesim/common.h"
+#include "pebblesim/strategy.h"
 #include "tests.h"
 
 static char out_text[1 << 16], err_text[1 << 14];
@@ -328,6 +329,36 @@ START_TEST(test_list_help_version)
 }
 END_TEST
 
+/* list: every name padded to the longest, every summary under its section;
+ * --help: the installed documentation */
+START_TEST(test_list_columns_and_docdir)
+{
+	size_t width = 0;
+	char *line;
+
+	for (size_t k = 0; k < ps_strategy_count; k++)
+		width = ps_max_u64(width, strlen(ps_strategies[k]->name));
+	ck_assert_int_eq(cli("list", NULL), 0);
+	line = out_text;
+	for (size_t k = 0; k < ps_strategy_count; k++) {
+		const struct ps_strategy *s = ps_strategies[k];
+		char *summary = strchr(line, '\n') + 1;
+
+		ck_assert_msg(!strncmp(line, s->name, strlen(s->name)) &&
+			      line[width] == ' ' &&
+			      !strncmp(line + width + 1, s->section, strlen(s->section)),
+			      "%s: section not at column %zu in:\n%s", s->name, width + 1, out_text);
+		ck_assert_msg(strspn(summary, " ") == width + 1 &&
+			      !strncmp(summary + width + 1, s->summary, strlen(s->summary)),
+			      "%s: summary not at column %zu in:\n%s", s->name, width + 1, out_text);
+		line = strchr(summary, '\n') + 1;
+	}
+	ck_assert_str_eq(line, "");
+	ck_assert_int_eq(cli("--help", NULL), 0);
+	HAS(out_text, "Documentation: README.md and docs/, installed in " PS_DOCDIR ".\n");
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -343,6 +374,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_validate_dag_and_dry_run);
 	tcase_add_test(tc, test_validate_against_the_headers_plan);
 	tcase_add_test(tc, test_list_help_version);
+	tcase_add_test(tc, test_list_columns_and_docdir);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -60,13 +60,22 @@ int main(int argc, char **argv)
 			const struct ps_strategy *st = ps_strategies[s];
 			struct ps_problem pb = { .att = &att, .M = grid[k].M };
 			struct ps_report rep;
+			int rc;
 
-			/* the baselines are replays of a cache policy, not
-			 * counts of a strategy's own: they have no golden */
-			if ((st->flags & PS_STRATEGY_BASELINE) ||
-			    grid[k].M < ps_strategy_min_memory(st, &att))
+			if (grid[k].M < ps_strategy_min_memory(st, &att))
 				continue;
-			if (ps_run(&pb, st, NULL, &rep, &err) || !rep.valid) {
+			ps_error_clear(&err);
+			rc = ps_run(&pb, st, NULL, &rep, &err);
+			/* naive-belady's limit on the next uses it keeps (cache.h):
+			 * the entry is left out, as the tests leave it out */
+			if (rc == PS_ENOMEM && (st->flags & PS_STRATEGY_BASELINE)) {
+				fprintf(stderr, "pebblesim-golden: %s on n = %llu, d = %llu, g = %llu left out: %s\n",
+					st->name, (unsigned long long)p.n,
+					(unsigned long long)p.d, (unsigned long long)p.g,
+					err.msg);
+				continue;
+			}
+			if (rc || !rep.valid) {
 				fprintf(stderr, "pebblesim-golden: %s on n = %llu: %s%s\n",
 					st->name, (unsigned long long)p.n, err.msg,
 					rep.violation);
