@@ -1,0 +1,119 @@
+/*
+ * Parameter sweeps: one parameter (n, d, g or M) over a range, the others
+ * fixed, every listed strategy at every point, on the DAG each strategy
+ * pebbles (flash and exact-matmul exact attention, the others approximate
+ * attention). Points run through the engine, or through the cost models
+ * alone (predict), in parallel processes with results identical to one;
+ * rows go to CSV and JSON, the crossovers are found, and gnuplot draws the
+ * plot. docs/EXACT.md shows the crossover this answers.
+ */
+#ifndef PEBBLESIM_SWEEP_H
+#define PEBBLESIM_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pebblesim/common.h"
+
+/* The swept parameter's letter: 'n', 'd', 'g' or 'M'. */
+struct ps_sweep_range {
+	char param;
+	uint64_t lo, hi, step;
+	bool geometric; /* x step (lo, lo step, ...) rather than + step */
+};
+
+/*
+ * "LO:HI" (step +1), "LO:HI:xK" or "LO:HI:+K"; values take the size
+ * suffixes k, M, G (powers of 1024) and 2^k. Refuses lo > hi, x1 and +0,
+ * and ranges of more than PS_SWEEP_MAX_POINTS points.
+ */
+#define PS_SWEEP_MAX_POINTS 4096
+int ps_sweep_range_parse(char param, const char *text,
+			 struct ps_sweep_range *out, struct ps_error *err);
+
+/* A value with the size suffixes k, M, G (powers of 1024) or 2^k. */
+int ps_parse_size(const char *text, uint64_t *out);
+
+/* The range's points, increasing; returns how many (at most max). */
+size_t ps_sweep_points(const struct ps_sweep_range *r, uint64_t *out,
+		       size_t max);
+
+#define PS_SWEEP_MAX_STRATEGIES 16
+
+struct ps_sweep_spec {
+	uint64_t n, d, g, M;      /* the fixed values (the swept one ignored) */
+	bool normalize;
+	struct ps_sweep_range range;
+	/* names: a strategy, "case" (the case's algorithm at each point) or
+	 * "best" */
+	const char *labels[PS_SWEEP_MAX_STRATEGIES];
+	size_t label_count;
+	bool predict;             /* cost models only, no engine */
+	unsigned jobs;            /* processes; 0: the number of cores */
+	unsigned shard, shards;   /* run points with index % shards == shard */
+	FILE *progress;           /* or NULL */
+};
+
+/* One (point, strategy) of a sweep. */
+struct ps_sweep_row {
+	char label[24];      /* as asked: "case", "best", "flash", ... */
+	char strategy[24];   /* the one that ran */
+	char dag[20];        /* "approx-attention" or "exact-attention" */
+	uint64_t n, d, g, M;
+	uint64_t value;      /* the swept parameter's value */
+	char swept;          /* which: 'n', 'd', 'g' or 'M' */
+	bool ran;            /* false: why says why not */
+	bool simulated;      /* the engine ran it (else: the cost model) */
+	bool valid;
+	uint64_t loads, saves, io, predicted_io, peak_red;
+	double lower, upper; /* upper < 0: none */
+	double seconds;
+	char why[160];
+};
+
+/* Checks the spec (labels known, sizes sane) before anything runs. */
+int ps_sweep_check(const struct ps_sweep_spec *spec, struct ps_error *err);
+
+/* Runs the sweep; *rows (to free) gets points x labels rows, point-major. */
+int ps_sweep_run(const struct ps_sweep_spec *spec, struct ps_sweep_row **rows,
+		 size_t *count, struct ps_error *err);
+
+/* CSV: a header line, then one line per row; and back. */
+int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count);
+int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
+		      size_t *count, char *param, struct ps_error *err);
+
+/* Where a label's I/O stays below the baseline's from some swept value on. */
+struct ps_crossover {
+	char label[24], baseline[24];
+	bool found;
+	uint64_t at; /* the smallest such swept value */
+};
+
+/* One crossover per label other than the baseline; returns how many. */
+size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
+			   const char *baseline, struct ps_crossover *out,
+			   size_t max);
+
+/* Sorts rows by swept value, then by the order labels first appear. */
+void ps_sweep_sort(struct ps_sweep_row *rows, size_t count);
+
+/* The table for a terminal. */
+void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
+		    size_t count, const struct ps_crossover *cross,
+		    size_t cross_count);
+
+/* {"rows":[...],"crossovers":[...]} on one line. */
+int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
+			size_t count, const struct ps_crossover *cross,
+			size_t cross_count);
+
+/* Draws I/O against the swept value on log-log axes with gnuplot, into
+ * path (.svg or .png): a line per label, lower bounds dashed, crossovers
+ * marked. */
+int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
+		  size_t count, const struct ps_crossover *cross,
+		  size_t cross_count, struct ps_error *err);
+
+#endif

@@ -1,0 +1,870 @@
+/*
+ * Parameter sweeps (include/pebblesim/sweep.h). Each (point, label) is one
+ * run, computed by one function whatever process runs it, so that any
+ * number of jobs gives the same rows; children send their rows to the
+ * parent through pipes, whole structs, and the parent puts each at its
+ * index.
+ */
+#define _DEFAULT_SOURCE /* for sysconf's _SC_NPROCESSORS_ONLN */
+#include "pebblesim/sweep.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pebblesim/attention.h"
+#include "pebblesim/bounds.h"
+#include "pebblesim/run.h"
+#include "pebblesim/strategy.h"
+
+int ps_parse_size(const char *text, uint64_t *out)
+{
+	char *end;
+	unsigned long long v, shift = 0;
+
+	if (!text || *text < '0' || *text > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno)
+		return -1;
+	if (end[0] == '^' && v == 2) {
+		/* 2^k */
+		const char *k = end + 1;
+
+		if (*k < '0' || *k > '9')
+			return -1;
+		v = strtoull(k, &end, 10);
+		if (errno || *end || v > 62)
+			return -1;
+		*out = UINT64_C(1) << v;
+		return 0;
+	}
+	if (*end == 'k' || *end == 'K')
+		shift = 10;
+	else if (*end == 'M')
+		shift = 20;
+	else if (*end == 'G')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (unsigned long long)(INT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static uint64_t least_value(char param)
+{
+	return param == 'g' ? 0 : 1;
+}
+
+int ps_sweep_range_parse(char param, const char *text,
+			 struct ps_sweep_range *out, struct ps_error *err)
+{
+	char buf[128], *colon, *second;
+	const char *step = NULL;
+
+	memset(out, 0, sizeof(*out));
+	out->param = param;
+	out->step = 1;
+	if (strlen(text) >= sizeof(buf))
+		return ps_error_set(err, PS_EINPUT, "range '%s' is too long", text);
+	strcpy(buf, text);
+	colon = strchr(buf, ':');
+	if (!colon)
+		return ps_error_set(err, PS_EINPUT,
+				    "-%c %s is not a range: LO:HI, LO:HI:xK or LO:HI:+K", param, text);
+	*colon = '\0';
+	second = strchr(colon + 1, ':');
+	if (second) {
+		*second = '\0';
+		step = second + 1;
+	}
+	if (ps_parse_size(buf, &out->lo) || ps_parse_size(colon + 1, &out->hi))
+		return ps_error_set(err, PS_EINPUT,
+				    "-%c %s: the bounds are whole numbers (k, M, G and 2^k allowed)",
+				    param, text);
+	if (out->lo > out->hi)
+		return ps_error_set(err, PS_EINPUT, "-%c %s: lo = %llu is above hi = %llu",
+				    param, text, (unsigned long long)out->lo,
+				    (unsigned long long)out->hi);
+	if (out->lo < least_value(param))
+		return ps_error_set(err, PS_EINPUT, "-%c %s: %c starts at %llu", param,
+				    text, param, (unsigned long long)least_value(param));
+	if (step) {
+		if ((*step != 'x' && *step != '+') || ps_parse_size(step + 1, &out->step))
+			return ps_error_set(err, PS_EINPUT,
+					    "-%c %s: the step is xK (geometric) or +K (arithmetic)",
+					    param, text);
+		out->geometric = *step == 'x';
+		if (out->geometric && out->step < 2)
+			return ps_error_set(err, PS_EINPUT,
+					    "-%c %s: a geometric step is x2 or more", param, text);
+		if (!out->geometric && out->step < 1)
+			return ps_error_set(err, PS_EINPUT,
+					    "-%c %s: an arithmetic step is +1 or more", param, text);
+		if (out->geometric && out->lo == 0)
+			return ps_error_set(err, PS_EINPUT,
+					    "-%c %s: a geometric range starts above 0", param, text);
+	}
+	if (ps_sweep_points(out, NULL, 0) > PS_SWEEP_MAX_POINTS)
+		return ps_error_set(err, PS_EINPUT, "-%c %s: more than %d points", param,
+				    text, PS_SWEEP_MAX_POINTS);
+	return PS_OK;
+}
+
+size_t ps_sweep_points(const struct ps_sweep_range *r, uint64_t *out, size_t max)
+{
+	size_t count = 0;
+	uint64_t v = r->lo;
+
+	for (;;) {
+		if (out && count < max)
+			out[count] = v;
+		count++;
+		if (count > PS_SWEEP_MAX_POINTS)
+			return count;
+		if (r->geometric ? v > r->hi / r->step : r->hi - v < r->step)
+			break;
+		v = r->geometric ? v * r->step : v + r->step;
+		if (v > r->hi)
+			break;
+	}
+	return count;
+}
+
+/* ---- one run ----------------------------------------------------------- */
+
+int ps_sweep_check(const struct ps_sweep_spec *spec, struct ps_error *err)
+{
+	if (!spec->label_count)
+		return ps_error_set(err, PS_EINPUT, "no strategies to sweep");
+	for (size_t k = 0; k < spec->label_count; k++) {
+		const char *label = spec->labels[k];
+		const struct ps_strategy *s = ps_strategy_find(label);
+
+		if (strcmp(label, "case") && !s) {
+			char names[256];
+
+			ps_strategy_names(names, sizeof(names));
+			return ps_error_set(err, PS_EINPUT,
+					    "unknown strategy '%s'; known: case, %s", label, names);
+		}
+		if (s && (s->flags & PS_STRATEGY_EXPLICIT))
+			return ps_error_set(err, PS_EINPUT,
+					    "%s pebbles DAGs from files; a sweep runs the attention DAGs",
+					    label);
+		for (size_t q = 0; q < k; q++)
+			if (!strcmp(spec->labels[q], label))
+				return ps_error_set(err, PS_EINPUT, "strategy '%s' is listed twice", label);
+	}
+	if (spec->shards && spec->shard >= spec->shards)
+		return ps_error_set(err, PS_EINPUT, "shard %u of %u does not exist",
+				    spec->shard + 1, spec->shards);
+	return PS_OK;
+}
+
+static void not_run(struct ps_sweep_row *row, const char *why)
+{
+	row->ran = false;
+	snprintf(row->why, sizeof(row->why), "%.*s", (int)sizeof(row->why) - 1, why);
+}
+
+/* The row of label at the point where the swept parameter is value. */
+static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
+		    const char *label, struct ps_sweep_row *row)
+{
+	const struct ps_strategy *s = strcmp(label, "case") ? ps_strategy_find(label) : NULL;
+	struct ps_attention_params p = {
+		.n = spec->n, .d = spec->d, .g = spec->g, .normalize = spec->normalize,
+	};
+	struct ps_attention att;
+	struct ps_problem pb;
+	struct ps_error err;
+	char why[384];
+	uint64_t M = spec->M;
+
+	memset(row, 0, sizeof(*row));
+	switch (spec->range.param) {
+	case 'n': p.n = value; break;
+	case 'd': p.d = value; break;
+	case 'g': p.g = value; break;
+	default: M = value; break;
+	}
+	p.exact = s && (s->flags & PS_STRATEGY_EXACT);
+	if (p.exact)
+		p.g = 0;
+	snprintf(row->label, sizeof(row->label), "%s", label);
+	snprintf(row->strategy, sizeof(row->strategy), "%s", s ? s->name : label);
+	snprintf(row->dag, sizeof(row->dag), "%s", p.exact ? "exact-attention" : "approx-attention");
+	row->n = p.n;
+	row->d = p.d;
+	row->g = p.g;
+	row->M = M;
+	row->value = value;
+	row->swept = spec->range.param;
+	row->upper = -1;
+	ps_error_clear(&err);
+	/* the sizes only: the pebble state is checked before a simulation */
+	if (ps_attention_init(&att, &p, &err)) {
+		not_run(row, err.msg);
+		return;
+	}
+	memset(&pb, 0, sizeof(pb));
+	pb.att = &att;
+	pb.M = M;
+	if (!s) {
+		const char *c = ps_classify_case(&att, M, why, sizeof(why));
+
+		s = ps_case_algorithm(c, &pb, why, sizeof(why), &err);
+		if (!s) {
+			not_run(row, err.msg);
+			ps_attention_free(&att);
+			return;
+		}
+	}
+	snprintf(row->strategy, sizeof(row->strategy), "%s", s->name);
+	if (M < ps_strategy_min_memory(s, &att)) {
+		snprintf(why, sizeof(why), "needs M >= %llu",
+			 (unsigned long long)ps_strategy_min_memory(s, &att));
+		not_run(row, why);
+	} else if (spec->predict) {
+		struct ps_lower_bounds lb;
+		struct ps_plan plan;
+
+		if (ps_strategy_plan(s, &pb, &plan, &err) || !plan.predicted) {
+			not_run(row, plan.predicted ? err.msg : "no cost model: run without --predict");
+		} else {
+			row->ran = true;
+			row->loads = plan.loads;
+			row->saves = plan.saves;
+			row->io = row->predicted_io = plan.loads + plan.saves;
+			row->peak_red = plan.peak_red;
+			row->upper = plan.bounded ? plan.upper.value : -1;
+			ps_bounds_lower(&att, M, &lb);
+			row->lower = lb.best.value;
+			if (plan.chosen)
+				snprintf(row->strategy, sizeof(row->strategy), "%s", plan.chosen->name);
+		}
+	} else if (ps_attention_check(&p, &err)) {
+		snprintf(why, sizeof(why), "too large to simulate (%.300s): use --predict", err.msg);
+		not_run(row, why);
+	} else {
+		struct ps_report rep;
+
+		if (ps_run(&pb, s, NULL, &rep, &err)) {
+			not_run(row, err.msg);
+		} else {
+			row->ran = row->simulated = true;
+			row->valid = rep.valid;
+			row->loads = rep.counts.loads;
+			row->saves = rep.counts.saves;
+			row->io = rep.counts.loads + rep.counts.saves;
+			row->predicted_io = rep.plan.predicted ? rep.plan.loads + rep.plan.saves : 0;
+			row->peak_red = rep.counts.peak_red;
+			row->upper = rep.plan.bounded ? rep.plan.upper.value : -1;
+			row->lower = rep.lower.best.value;
+			row->seconds = rep.seconds;
+			if (rep.plan.chosen)
+				snprintf(row->strategy, sizeof(row->strategy), "%s", rep.plan.chosen->name);
+			if (!rep.valid)
+				snprintf(row->why, sizeof(row->why), "%.*s",
+					 (int)sizeof(row->why) - 1, rep.violation);
+		}
+	}
+	ps_attention_free(&att);
+}
+
+/* ---- running every point ---------------------------------------------- */
+
+struct job {
+	const struct ps_sweep_spec *spec;
+	const uint64_t *values;
+	size_t *indices; /* the runs of this sweep (shard), by row index */
+	size_t run_count;
+	size_t total;    /* rows allocated: points x labels */
+	struct ps_sweep_row *rows;
+};
+
+static void compute(const struct job *j, size_t k)
+{
+	size_t idx = j->indices[k], labels = j->spec->label_count;
+
+	run_one(j->spec, j->values[idx / labels], j->spec->labels[idx % labels],
+		&j->rows[idx]);
+}
+
+/* A message of one child: the row index, then the row. */
+struct message {
+	uint64_t index;
+	struct ps_sweep_row row;
+};
+
+static void show_progress(const struct ps_sweep_spec *spec, size_t done, size_t total)
+{
+	if (spec->progress) {
+		fprintf(spec->progress, "\rsweep: %zu of %zu runs", done, total);
+		if (done == total)
+			fprintf(spec->progress, "\r%*s\r", 40, "");
+		fflush(spec->progress);
+	}
+}
+
+static int run_parallel(const struct job *j, unsigned jobs, struct ps_error *err)
+{
+	pid_t pids[64];
+	struct pollfd fds[64];
+	size_t filled[64], done = 0;
+	struct message msg[64];
+	unsigned started = 0, open_count;
+	int rc = PS_OK;
+
+	fflush(NULL); /* the children leave through _exit */
+	for (unsigned c = 0; c < jobs; c++) {
+		int pipefd[2];
+
+		if (pipe(pipefd)) {
+			rc = ps_error_set(err, PS_EIO, "cannot start sweep jobs: %s", strerror(errno));
+			break;
+		}
+		pids[c] = fork();
+		if (pids[c] < 0) {
+			close(pipefd[0]);
+			close(pipefd[1]);
+			rc = ps_error_set(err, PS_EIO, "cannot start sweep jobs: %s", strerror(errno));
+			break;
+		}
+		if (pids[c] == 0) {
+			close(pipefd[0]);
+			for (unsigned q = 0; q < c; q++)
+				close(fds[q].fd);
+			for (size_t k = c; k < j->run_count; k += jobs) {
+				struct message m;
+				const char *p = (const char *)&m;
+				size_t left = sizeof(m);
+
+				compute(j, k);
+				memset(&m, 0, sizeof(m));
+				m.index = j->indices[k];
+				m.row = j->rows[j->indices[k]];
+				while (left) {
+					ssize_t w = write(pipefd[1], p, left);
+
+					if (w < 0 && errno == EINTR)
+						continue;
+					if (w <= 0)
+						_exit(3);
+					p += w;
+					left -= (size_t)w;
+				}
+			}
+			_exit(0);
+		}
+		close(pipefd[1]);
+		fds[c].fd = pipefd[0];
+		fds[c].events = POLLIN;
+		filled[c] = 0;
+		started++;
+	}
+	open_count = started;
+	while (open_count) {
+		if (poll(fds, started, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = ps_error_set(err, PS_EIO, "sweep: %s", strerror(errno));
+			break;
+		}
+		for (unsigned c = 0; c < started; c++) {
+			ssize_t got;
+
+			if (fds[c].fd < 0 || !(fds[c].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			got = read(fds[c].fd, (char *)&msg[c] + filled[c], sizeof(msg[c]) - filled[c]);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				close(fds[c].fd);
+				fds[c].fd = -1;
+				open_count--;
+				continue;
+			}
+			filled[c] += (size_t)got;
+			if (filled[c] == sizeof(msg[c])) {
+				if (msg[c].index < j->total)
+					j->rows[msg[c].index] = msg[c].row;
+				filled[c] = 0;
+				show_progress(j->spec, ++done, j->run_count);
+			}
+		}
+	}
+	for (unsigned c = 0; c < started; c++) {
+		int status;
+
+		while (waitpid(pids[c], &status, 0) < 0 && errno == EINTR)
+			;
+		if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status)))
+			rc = ps_error_set(err, PS_EIO, "a sweep job failed (status %d)", status);
+	}
+	if (!rc && done != j->run_count)
+		rc = ps_error_set(err, PS_EIO, "a sweep job ended early: %zu of %zu runs came back",
+				  done, j->run_count);
+	return rc;
+}
+
+int ps_sweep_run(const struct ps_sweep_spec *spec, struct ps_sweep_row **rows,
+		 size_t *count, struct ps_error *err)
+{
+	uint64_t values[PS_SWEEP_MAX_POINTS];
+	size_t points = ps_sweep_points(&spec->range, values, PS_SWEEP_MAX_POINTS);
+	size_t total = points * spec->label_count, kept = 0;
+	struct job j = { .spec = spec, .values = values };
+	unsigned jobs = spec->jobs;
+	int rc = ps_sweep_check(spec, err);
+
+	*rows = NULL;
+	*count = 0;
+	if (rc)
+		return rc;
+	j.rows = calloc(total ? total : 1, sizeof(*j.rows));
+	j.indices = calloc(total ? total : 1, sizeof(*j.indices));
+	if (!j.rows || !j.indices) {
+		free(j.rows);
+		free(j.indices);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the sweep");
+	}
+	for (size_t k = 0; k < total; k++)
+		if (!spec->shards || (k / spec->label_count) % spec->shards == spec->shard)
+			j.indices[kept++] = k;
+	j.run_count = kept;
+	j.total = total;
+	if (!jobs) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = cores > 0 ? (unsigned)cores : 1;
+	}
+	jobs = (unsigned)ps_min_u64(ps_min_u64(jobs, 64), kept ? kept : 1);
+	if (jobs <= 1) {
+		for (size_t k = 0; k < kept; k++) {
+			compute(&j, k);
+			show_progress(spec, k + 1, kept);
+		}
+	} else if ((rc = run_parallel(&j, jobs, err))) {
+		free(j.rows);
+		free(j.indices);
+		return rc;
+	}
+	/* the shard's rows only, in order */
+	for (size_t k = 0; k < kept; k++)
+		j.rows[k] = j.rows[j.indices[k]];
+	free(j.indices);
+	*rows = j.rows;
+	*count = kept;
+	return PS_OK;
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static const char csv_header[] =
+	"dag,n,d,g,M,strategy,valid,loads,saves,io,predicted_io,peak_red,lower,upper,seconds,label,simulated,swept,value,why";
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s == '\n' ? ' ' : *s, out);
+	}
+	fputc('"', out);
+}
+
+int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
+{
+	fprintf(out, "%s\n", csv_header);
+	for (size_t k = 0; k < count; k++) {
+		const struct ps_sweep_row *r = &rows[k];
+
+		fprintf(out, "%s,%llu,%llu,%llu,%llu,%s,", r->dag, (unsigned long long)r->n,
+			(unsigned long long)r->d, (unsigned long long)r->g,
+			(unsigned long long)r->M, r->strategy);
+		if (r->ran)
+			fprintf(out, "%s,%llu,%llu,%llu,%llu,%llu,%.0f,", r->simulated ?
+				(r->valid ? "true" : "false") : "",
+				(unsigned long long)r->loads, (unsigned long long)r->saves,
+				(unsigned long long)r->io, (unsigned long long)r->predicted_io,
+				(unsigned long long)r->peak_red, r->lower);
+		else
+			fputs(",,,,,,,", out);
+		if (r->ran && r->upper >= 0)
+			fprintf(out, "%.0f", r->upper);
+		fprintf(out, ",%.3f,%s,%s,", r->seconds, r->label, r->simulated ? "true" : "false");
+		fprintf(out, "%c,%llu,", r->swept, (unsigned long long)r->value);
+		csv_field(out, r->why);
+		fputc('\n', out);
+	}
+	return ferror(out) ? PS_EIO : PS_OK;
+}
+
+/* Splits one CSV line into at most max fields, in place. */
+static size_t csv_split(char *line, char **fields, size_t max)
+{
+	size_t count = 0;
+	char *w = line, *r = line;
+
+	while (count < max) {
+		fields[count++] = w;
+		if (*r == '"') {
+			r++;
+			while (*r && !(*r == '"' && r[1] != '"'))
+				*w++ = *r == '"' ? (r++, '"') : *r, r++;
+			if (*r == '"')
+				r++;
+		} else {
+			while (*r && *r != ',' && *r != '\n')
+				*w++ = *r++;
+		}
+		if (*r != ',') {
+			*w = '\0';
+			break;
+		}
+		*w++ = '\0';
+		r++;
+	}
+	return count;
+}
+
+static bool csv_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!*s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
+		      size_t *count, char *param, struct ps_error *err)
+{
+	char line[1024], *f[24];
+	size_t cap = *count, used = *count, lineno = 1;
+
+	if (!fgets(line, sizeof(line), in) || strncmp(line, csv_header, strlen(csv_header)))
+		return ps_error_set(err, PS_EINPUT, "%s: not a pebblesim sweep CSV (its header differs)", name);
+	while (fgets(line, sizeof(line), in)) {
+		struct ps_sweep_row r;
+		size_t nf;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(in))
+			return ps_error_set(err, PS_EINPUT, "%s:%zu: line too long", name, lineno);
+		nf = csv_split(line, f, 24);
+		memset(&r, 0, sizeof(r));
+		if (nf != 20 || !csv_u64(f[1], &r.n) || !csv_u64(f[2], &r.d) ||
+		    !csv_u64(f[3], &r.g) || !csv_u64(f[4], &r.M) || !csv_u64(f[18], &r.value) ||
+		    strlen(f[0]) >= sizeof(r.dag) || strlen(f[5]) >= sizeof(r.strategy) ||
+		    strlen(f[15]) >= sizeof(r.label))
+			return ps_error_set(err, PS_EINPUT, "%s:%zu: not a sweep row", name, lineno);
+		strcpy(r.dag, f[0]);
+		strcpy(r.strategy, f[5]);
+		strcpy(r.label, f[15]);
+		snprintf(r.why, sizeof(r.why), "%s", f[19]);
+		r.simulated = !strcmp(f[16], "true");
+		r.ran = csv_u64(f[9], &r.io);
+		if (r.ran && (!csv_u64(f[7], &r.loads) || !csv_u64(f[8], &r.saves) ||
+			      !csv_u64(f[10], &r.predicted_io) || !csv_u64(f[11], &r.peak_red)))
+			return ps_error_set(err, PS_EINPUT, "%s:%zu: not a sweep row", name, lineno);
+		r.valid = !strcmp(f[6], "true");
+		r.lower = atof(f[12]);
+		r.upper = *f[13] ? atof(f[13]) : -1;
+		r.seconds = atof(f[14]);
+		if (strlen(f[17]) != 1 || !strchr("ndgM", f[17][0]))
+			return ps_error_set(err, PS_EINPUT, "%s:%zu: the swept parameter is n, d, g or M", name, lineno);
+		r.swept = f[17][0];
+		if (*param && *param != r.swept)
+			return ps_error_set(err, PS_EINPUT, "%s:%zu: this row sweeps %c, the others %c",
+					    name, lineno, r.swept, *param);
+		*param = r.swept;
+		if (used == cap) {
+			struct ps_sweep_row *grown;
+
+			cap = cap * 2 + 64;
+			grown = realloc(*rows, cap * sizeof(**rows));
+			if (!grown)
+				return ps_error_set(err, PS_ENOMEM, "out of memory for the sweep");
+			*rows = grown;
+		}
+		(*rows)[used++] = r;
+		*count = used;
+	}
+	return PS_OK;
+}
+
+/* ---- order, crossovers, output ---------------------------------------- */
+
+static const struct ps_sweep_row *sort_base;
+static size_t sort_count;
+
+/* The first index at which a row of this label appears. */
+static size_t label_rank(const char *label)
+{
+	for (size_t k = 0; k < sort_count; k++)
+		if (!strcmp(sort_base[k].label, label))
+			return k;
+	return sort_count;
+}
+
+static int by_value_then_label(const void *a, const void *b)
+{
+	const struct ps_sweep_row *x = a, *y = b;
+	size_t rx, ry;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	rx = label_rank(x->label);
+	ry = label_rank(y->label);
+	return (rx > ry) - (rx < ry);
+}
+
+void ps_sweep_sort(struct ps_sweep_row *rows, size_t count)
+{
+	struct ps_sweep_row *copy = malloc(count * sizeof(*rows));
+
+	/* ranks come from the order before sorting */
+	if (!copy)
+		return;
+	memcpy(copy, rows, count * sizeof(*rows));
+	sort_base = copy;
+	sort_count = count;
+	qsort(rows, count, sizeof(*rows), by_value_then_label);
+	free(copy);
+}
+
+static const struct ps_sweep_row *find_row(const struct ps_sweep_row *rows,
+					   size_t count, const char *label,
+					   uint64_t value)
+{
+	for (size_t k = 0; k < count; k++)
+		if (rows[k].value == value && !strcmp(rows[k].label, label))
+			return &rows[k];
+	return NULL;
+}
+
+size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
+			   const char *baseline, struct ps_crossover *out,
+			   size_t max)
+{
+	size_t found = 0;
+
+	for (size_t k = 0; k < count && found < max; k++) {
+		const char *label = rows[k].label;
+		struct ps_crossover *c = &out[found];
+		bool seen = false;
+
+		if (!strcmp(label, baseline))
+			continue;
+		for (size_t q = 0; q < found; q++)
+			seen |= !strcmp(out[q].label, label);
+		if (seen)
+			continue;
+		memset(c, 0, sizeof(*c));
+		snprintf(c->label, sizeof(c->label), "%s", label);
+		snprintf(c->baseline, sizeof(c->baseline), "%s", baseline);
+		/* from the largest swept value down, while the label stays below */
+		for (size_t q = count; q-- > 0;) {
+			const struct ps_sweep_row *r = &rows[q], *b;
+
+			if (strcmp(r->label, label) || !r->ran)
+				continue;
+			b = find_row(rows, count, baseline, r->value);
+			if (!b || !b->ran)
+				continue;
+			if (r->io >= b->io)
+				break;
+			c->found = true;
+			c->at = r->value;
+		}
+		/* rows may come in any order: require the suffix to hold */
+		if (c->found)
+			for (size_t q = 0; q < count; q++) {
+				const struct ps_sweep_row *r = &rows[q], *b;
+
+				if (strcmp(r->label, label) || !r->ran || r->value < c->at)
+					continue;
+				b = find_row(rows, count, baseline, r->value);
+				if (b && b->ran && r->io >= b->io)
+					c->found = false;
+			}
+		found++;
+	}
+	return found;
+}
+
+void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
+		    size_t count, const struct ps_crossover *cross,
+		    size_t cross_count)
+{
+	fprintf(out, "%10c  %-10s %-12s %-6s %14s %14s %12s %9s  %s\n", param, "label",
+		"strategy", "valid", "I/O", "predicted", "lower", "seconds", "how");
+	for (size_t k = 0; k < count; k++) {
+		const struct ps_sweep_row *r = &rows[k];
+
+		if (!r->ran) {
+			fprintf(out, "%10llu  %-10s %-12s not run: %s\n",
+				(unsigned long long)r->value, r->label, r->strategy, r->why);
+			continue;
+		}
+		fprintf(out, "%10llu  %-10s %-12s %-6s %14llu %14llu %12.0f %9.2f  %s\n",
+			(unsigned long long)r->value, r->label, r->strategy,
+			r->simulated ? (r->valid ? "yes" : "NO") : "-",
+			(unsigned long long)r->io, (unsigned long long)r->predicted_io,
+			r->lower, r->seconds, r->simulated ? "simulated" : "predicted");
+	}
+	for (size_t k = 0; k < cross_count; k++) {
+		if (cross[k].found)
+			fprintf(out, "crossover: %s moves less than %s from %c = %llu on\n",
+				cross[k].label, cross[k].baseline, param,
+				(unsigned long long)cross[k].at);
+		else
+			fprintf(out, "crossover: %s does not stay below %s within the range\n",
+				cross[k].label, cross[k].baseline);
+	}
+}
+
+static json_t *bound_or_null(double v)
+{
+	return v >= 0 ? ps_bound_value_json(v) : json_null();
+}
+
+int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
+			size_t count, const struct ps_crossover *cross,
+			size_t cross_count)
+{
+	json_t *root = json_object(), *list = json_array(), *cl = json_array();
+	int rc;
+
+	for (size_t k = 0; k < count; k++) {
+		const struct ps_sweep_row *r = &rows[k];
+		json_t *row = json_pack("{s:s, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:I}",
+					"dag", r->dag, "n", (json_int_t)r->n, "d",
+					(json_int_t)r->d, "g", (json_int_t)r->g, "M",
+					(json_int_t)r->M, "label", r->label, "strategy",
+					r->strategy, "swept", (char[2]){ r->swept, 0 },
+					"value", (json_int_t)r->value);
+
+		json_object_set_new(row, "ran", json_boolean(r->ran));
+		if (r->ran) {
+			json_object_set_new(row, "simulated", json_boolean(r->simulated));
+			json_object_set_new(row, "valid", r->simulated ? json_boolean(r->valid) : json_null());
+			json_object_set_new(row, "loads", json_integer((json_int_t)r->loads));
+			json_object_set_new(row, "saves", json_integer((json_int_t)r->saves));
+			json_object_set_new(row, "io", json_integer((json_int_t)r->io));
+			json_object_set_new(row, "predicted_io", r->predicted_io ?
+					    json_integer((json_int_t)r->predicted_io) : json_null());
+			json_object_set_new(row, "peak_red", json_integer((json_int_t)r->peak_red));
+			json_object_set_new(row, "lower", bound_or_null(r->lower));
+			json_object_set_new(row, "upper", bound_or_null(r->upper));
+			json_object_set_new(row, "seconds", json_real(r->seconds));
+		}
+		if (r->why[0])
+			json_object_set_new(row, "why", json_string(r->why));
+		json_array_append_new(list, row);
+	}
+	for (size_t k = 0; k < cross_count; k++)
+		json_array_append_new(cl, json_pack("{s:s, s:s, s:o}", "strategy",
+						    cross[k].label, "baseline", cross[k].baseline,
+						    "at", cross[k].found ?
+						    json_integer((json_int_t)cross[k].at) : json_null()));
+	json_object_set_new(root, "rows", list);
+	json_object_set_new(root, "crossovers", cl);
+	rc = json_dumpf(root, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	json_decref(root);
+	return rc || ferror(out) ? PS_EIO : PS_OK;
+}
+
+int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
+		  size_t count, const struct ps_crossover *cross,
+		  size_t cross_count, struct ps_error *err)
+{
+	const char *dot = strrchr(path, '.');
+	bool svg = dot && !strcmp(dot, ".svg"), png = dot && !strcmp(dot, ".png");
+	char tmp[4096], labels[PS_SWEEP_MAX_STRATEGIES][24], cmd[64];
+	size_t label_count = 0;
+	FILE *gp;
+	int status;
+
+	if (!svg && !png)
+		return ps_error_set(err, PS_EINPUT, "cannot plot to '%s': the name ends in .svg or .png", path);
+	if (strpbrk(path, "'\"\n\\") || strlen(path) + 16 > sizeof(tmp))
+		return ps_error_set(err, PS_EINPUT, "cannot plot to '%s': quotes, backslashes and newlines are not allowed in the name", path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	for (size_t k = 0; k < count; k++) {
+		bool seen = false;
+
+		for (size_t q = 0; q < label_count; q++)
+			seen |= !strcmp(labels[q], rows[k].label);
+		if (!seen && label_count < PS_SWEEP_MAX_STRATEGIES)
+			snprintf(labels[label_count++], sizeof(labels[0]), "%s", rows[k].label);
+	}
+	snprintf(cmd, sizeof(cmd), "gnuplot 2>/dev/null");
+	gp = popen(cmd, "w");
+	if (!gp)
+		return ps_error_set(err, PS_EIO, "cannot run gnuplot: %s", strerror(errno));
+	fprintf(gp, "set terminal %s size 900,600\nset output '%s'\n",
+		svg ? "svg dynamic" : "png", tmp);
+	fprintf(gp, "set logscale xy\nset xlabel '%c'\nset ylabel 'I/O (loads + saves)'\n"
+		"set key outside right\nset grid\n", param);
+	for (size_t k = 0; k < cross_count; k++)
+		if (cross[k].found)
+			fprintf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 3 lc rgb 'gray40'\n"
+				"set label '%s < %s' at %llu, graph %.2f left offset 0.5,0 font ',9'\n",
+				(unsigned long long)cross[k].at, (unsigned long long)cross[k].at,
+				cross[k].label, cross[k].baseline, (unsigned long long)cross[k].at,
+				0.95 - 0.05 * (double)(k % 10));
+	/* one data block per label: value, I/O, lower bound */
+	for (size_t q = 0; q < label_count; q++) {
+		fprintf(gp, "$L%zu << EOD\n", q);
+		for (size_t k = 0; k < count; k++)
+			if (rows[k].ran && !strcmp(rows[k].label, labels[q]))
+				fprintf(gp, "%llu %llu %.0f\n", (unsigned long long)rows[k].value,
+					(unsigned long long)rows[k].io, rows[k].lower > 0 ? rows[k].lower : 1);
+		fprintf(gp, "EOD\n");
+	}
+	fprintf(gp, "plot ");
+	for (size_t q = 0; q < label_count; q++)
+		fprintf(gp, "%s$L%zu using 1:2 with linespoints lw 2 title '%s'", q ? ", " : "",
+			q, labels[q]);
+	/* the lower bounds of each DAG kind, dashed */
+	for (size_t q = 0; q < label_count; q++)
+		fprintf(gp, ", $L%zu using 1:3 with lines dt 2 lc rgb 'gray50' title '%s'", q,
+			q == 0 ? "lower bounds (dashed)" : "");
+	fprintf(gp, "\n");
+	status = pclose(gp);
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		unlink(tmp);
+		return ps_error_set(err, PS_EIO,
+				    WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
+				    "cannot plot: gnuplot is not installed (Debian's gnuplot-nox)" :
+				    "gnuplot could not draw '%s'", path);
+	}
+	if (rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		return ps_error_set(err, PS_EIO, "cannot write '%s': %s", path, strerror(e));
+	}
+	return PS_OK;
+}
