@@ -39,10 +39,14 @@ CHECK_LIBS = $(shell pkg-config --libs check)
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) $(OPT) $(SAN_FLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
+# the library; the command line (src/cli/, src/main.c) is linked into the
+# binary and the test runner only
 LIB_SRC := $(wildcard src/*.c dags/*.c strategies/*.c)
-LIB_SRC := $(filter-out src/main.c,$(LIB_SRC))
+LIB_SRC := $(filter-out src/main.c src/cli/%,$(LIB_SRC))
+CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(BUILD)/obj/src/main.o
 BENCH_OBJ := $(BUILD)/obj/bench/bench.o
@@ -74,10 +78,10 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(MAIN_OBJ) $(LIB)
+$(BIN): $(MAIN_OBJ) $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(TESTS): $(TEST_OBJ) $(LIB)
+$(TESTS): $(TEST_OBJ) $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm
 
 $(BENCH): $(BENCH_OBJ) $(LIB)
