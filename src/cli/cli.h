@@ -118,7 +118,7 @@ extern const struct cli_help run_help, compare_help, validate_help,
 #define CLI_OPT_JSON(help) { OPT_JSON, 0, "json", CLI_FLAG, offsetof(struct cli_args, json), 0, 0, NULL, help }
 #define CLI_OPT_DAG(help) { OPT_DAG, 0, "dag", CLI_STRING, offsetof(struct cli_args, dag_file), 0, 0, "FILE", help }
 #define CLI_OPT_DAG_FORMAT { OPT_DAG_FORMAT, 0, "dag-format", CLI_STRING, offsetof(struct cli_args, dag_format), 0, \
-	CLI_DAG_ONLY, "F", "graphml, gml or edgelist: the format of --dag, which\notherwise comes from the file's content (needed for\nnothing, accepted for -)" }
+	CLI_DAG_ONLY, "F", "graphml, gml or edgelist: the format of --dag FILE;\nwithout it the content tells (standard input too)" }
 #define CLI_OPT_ELEMENT_PATH { OPT_ELEMENT_PATH, 0, "element-path", CLI_FLAG, offsetof(struct cli_args, element_path), 0, 0, NULL, \
 	"validate move by move, without the block path (the\nsame verdicts, slower: for cross-checks)" }
 #define CLI_OPT_HELP { OPT_HELP, 'h', "help", CLI_FLAG, offsetof(struct cli_args, help), 0, 0, NULL, "this help" }
@@ -162,10 +162,14 @@ void cli_print_help(FILE *out);
 int cli_build_attention(const struct cli_args *a, struct ps_attention *att,
 			FILE *errout);
 
-/* The DAG of --dag, in --dag-format or the format its content shows;
- * *note receives what the format loses, or NULL. */
+/* What reading --dag told: the format read, and what it lost or NULL. */
+struct cli_dag_read {
+	const char *format, *note;
+};
+
+/* The DAG of --dag, in --dag-format or the format its content shows. */
 int cli_read_dag(const struct cli_args *a, struct ps_explicit *x,
-		 const char **note, FILE *errout);
+		 struct cli_dag_read *how, FILE *errout);
 
 void cli_problem(const struct cli_args *a, const struct ps_attention *att,
 		 const struct ps_explicit *xdag, struct ps_problem *pb);

@@ -139,7 +139,7 @@ int cmd_compare(const struct cli_command *cmd, const struct cli_args *a,
 	struct ps_problem pb;
 	struct ps_report head;
 	bool explicit_dag = a->dag_file != NULL;
-	const char *note = NULL;
+	struct cli_dag_read how = { NULL, NULL };
 	int status = PS_EXIT_VALID, rc;
 	size_t count;
 
@@ -156,7 +156,7 @@ int cmd_compare(const struct cli_command *cmd, const struct cli_args *a,
 		fprintf(errout, "pebblesim: out of memory\n");
 		return PS_EXIT_USAGE;
 	}
-	rc = explicit_dag ? cli_read_dag(a, &xdag, &note, errout)
+	rc = explicit_dag ? cli_read_dag(a, &xdag, &how, errout)
 			  : cli_build_attention(a, &att, errout);
 	if (rc) {
 		free(rows);
@@ -166,8 +166,8 @@ int cmd_compare(const struct cli_command *cmd, const struct cli_args *a,
 	pb.progress = cli_progress_stream(errout);
 	if (explicit_dag) {
 		ps_report_init_explicit(&head, &xdag, a->dag_file, a->M);
-		head.dag_format = a->dag_format;
-		head.dag_note = note;
+		head.dag_format = how.format;
+		head.dag_note = how.note;
 		count = explicit_rows(&pb, rows);
 	} else {
 		ps_report_init(&head, &att, a->M);

@@ -25,7 +25,7 @@ int cli_build_attention(const struct cli_args *a, struct ps_attention *att,
 }
 
 int cli_read_dag(const struct cli_args *a, struct ps_explicit *x,
-		 const char **note, FILE *errout)
+		 struct cli_dag_read *how, FILE *errout)
 {
 	const char *format = NULL;
 	struct ps_error err;
@@ -35,7 +35,8 @@ int cli_read_dag(const struct cli_args *a, struct ps_explicit *x,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
-	*note = ps_explicit_format_note(format);
+	how->format = format;
+	how->note = ps_explicit_format_note(format);
 	return 0;
 }
 

@@ -284,6 +284,8 @@ static void print_indented(const char *text, int indent, FILE *out)
 
 void cli_print_command_help(const struct cli_command *cmd, FILE *out)
 {
+	char sizes[128];
+
 	fprintf(out, "usage: pebblesim %s\n\n", cmd->help->usage);
 	fputs(cmd->help->description, out);
 	fputs("\nOptions:\n", out);
@@ -305,13 +307,18 @@ void cli_print_command_help(const struct cli_command *cmd, FILE *out)
 			fprintf(out, "%-20s", head);
 		print_indented(o->help, 20, out);
 	}
+	sizes[0] = '\0';
 	for (const struct cli_option *o = cmd->options; o->help; o++)
 		if (o->kind == CLI_SIZE) {
-			fputs("\nSizes (-n, -M, --trace-limit) take k, M or G, powers of 1024 (8k = 8192,\n"
-			      "64k = 65536, 1M = 1048576), or 2^k (2^13 = 8192); every value is at most\n"
-			      "2^63 - 1, the largest integer JSON reports carry.\n", out);
-			break;
+			char name[32];
+
+			snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%s",
+				 sizes[0] ? ", " : "", cli_option_name(o->id, name, sizeof(name)));
 		}
+	if (sizes[0])
+		fprintf(out, "\nSizes (%s) take k, M or G, powers of 1024 (8k = 8192,\n"
+			"64k = 65536, 1M = 1048576), or 2^k (2^13 = 8192); every value is at most\n"
+			"2^63 - 1, the largest integer JSON reports carry.\n", sizes);
 	fputs("\nExamples:\n", out);
 	fputs(cmd->help->examples, out);
 }

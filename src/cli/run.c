@@ -149,7 +149,7 @@ static int open_trace(const struct cli_args *a, const struct ps_problem *pb,
 
 static int dry_run(const struct cli_args *a, const struct ps_problem *pb,
 		   const struct ps_strategy *s, const char *algorithm,
-		   const char *note, FILE *out, FILE *errout)
+		   const struct cli_dag_read *how, FILE *out, FILE *errout)
 {
 	const struct ps_dag *dag = pb->att ? &pb->att->dag : &pb->xdag->dag;
 	struct cli_dry_run dr = {
@@ -164,8 +164,8 @@ static int dry_run(const struct cli_args *a, const struct ps_problem *pb,
 		ps_report_init(&rep, pb->att, pb->M);
 	else
 		ps_report_init_explicit(&rep, pb->xdag, a->dag_file, pb->M);
-	rep.dag_format = a->dag_format;
-	rep.dag_note = note;
+	rep.dag_format = how->format;
+	rep.dag_note = how->note;
 	ps_error_clear(&err);
 	if (ps_strategy_plan(s, pb, &rep.plan, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
@@ -223,7 +223,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	struct ps_error err;
 	bool explicit_dag = a->dag_file != NULL;
 	char algorithm[sizeof(rep.algorithm)];
-	const char *note = NULL;
+	struct cli_dag_read how = { NULL, NULL };
 	uint64_t min_m;
 	int rc, status;
 
@@ -231,7 +231,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 		return rc;
 	ps_error_clear(&err);
 	if (explicit_dag)
-		rc = cli_read_dag(a, &xdag, &note, errout);
+		rc = cli_read_dag(a, &xdag, &how, errout);
 	else
 		rc = cli_build_attention(a, &att, errout);
 	if (rc)
@@ -254,7 +254,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 		goto done;
 	}
 	if (a->dry_run) {
-		status = dry_run(a, &pb, s, algorithm, note, out, errout);
+		status = dry_run(a, &pb, s, algorithm, &how, out, errout);
 		goto done;
 	}
 	if (a->trace && open_trace(a, &pb, s, &writer, errout))
@@ -280,8 +280,8 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 		goto done;
 	}
 	rep.dag_name = a->dag_file;
-	rep.dag_format = a->dag_format;
-	rep.dag_note = note;
+	rep.dag_format = how.format;
+	rep.dag_note = how.note;
 	snprintf(rep.algorithm, sizeof(rep.algorithm), "%s", algorithm);
 	if (a->json)
 		cli_report_print_json(&rep, out);

@@ -29,7 +29,8 @@ const struct cli_option validate_options[] = {
 int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 		 FILE *out, FILE *errout)
 {
-	const char *path = a->operands[0], *note = NULL;
+	const char *path = a->operands[0];
+	struct cli_dag_read how = { NULL, NULL };
 	struct ps_attention_params expect = {
 		.n = a->n, .d = a->d, .g = a->g, .normalize = !a->no_normalize,
 	};
@@ -52,7 +53,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 		return cli_usage_error(cmd, errout,
 				       "the trace and the DAG cannot both come from standard input");
 	ps_error_clear(&err);
-	if (a->dag_file && cli_read_dag(a, &xdag, &note, errout))
+	if (a->dag_file && cli_read_dag(a, &xdag, &how, errout))
 		return PS_EXIT_USAGE;
 	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f) {
@@ -78,8 +79,8 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 		ps_report_init_explicit(&rep, &xdag, a->dag_file, replay.header.M);
 	else
 		ps_report_init(&rep, &replay.att, replay.header.M);
-	rep.dag_format = a->dag_format;
-	rep.dag_note = note;
+	rep.dag_format = how.format;
+	rep.dag_note = how.note;
 	rep.seconds = ps_now_seconds() - start;
 	rep.source = path;
 	rep.lines = replay.lines;
