@@ -452,6 +452,8 @@ START_TEST(test_gnu_habits)
 	ck_assert_int_eq(cli("validate", "--", "-x.jsonl", NULL), 0);
 	HAS(out_text, "trace                  -x.jsonl");
 	ck_assert_int_eq(cli("validate", "-M", "100", "--", "-x.jsonl", NULL), 0);
+	ck_assert_int_eq(cli("validate", "--json=yes", "--", "-x.jsonl", NULL), 2);
+	HAS(err_text, "pebblesim: option '--json' takes no value");
 	ck_assert_int_eq(cli("validate", "--", "-x.jsonl", "--json", NULL), 2);
 	HAS(err_text, "pebblesim: unexpected argument '--json' for validate");
 	unlink(dash);

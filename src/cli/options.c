@@ -220,6 +220,9 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv,
 		int rc;
 
 		if (c == '?') {
+			if (optopt >= 256) /* --flag=value */
+				return cli_usage_error(cmd, errout, "option '%s' takes no value",
+						       cli_option_name(id_of(optopt), name, sizeof(name)));
 			if (optopt && optopt < 256)
 				return cli_usage_error(cmd, errout, "unknown option '-%c'", optopt);
 			return cli_usage_error(cmd, errout, "unknown option '%s'",
