@@ -845,7 +845,7 @@ START_TEST(test_json_schema)
 {
 	char trace[64], why[256];
 	json_error_t jerr;
-	json_t *bad;
+	json_t *bad, *count;
 
 	schema_root = json_load_file("docs/pebblesim.schema.json", 0, &jerr);
 	ck_assert_msg(schema_root != NULL, "%s", jerr.text);
@@ -878,8 +878,9 @@ START_TEST(test_json_schema)
 	output_valid("list");
 	/* the validator refuses what the schema does: a count as a float */
 	bad = json_pack("{s:f}", "M", 1024.0);
-	ck_assert(!schema_valid(json_pack("{s:s}", "$ref", "#/$defs/count"),
-				json_object_get(bad, "M"), why, sizeof(why), "M"));
+	count = json_pack("{s:s}", "$ref", "#/$defs/count");
+	ck_assert(!schema_valid(count, json_object_get(bad, "M"), why, sizeof(why), "M"));
+	json_decref(count);
 	json_decref(bad);
 	json_decref(schema_root);
 	unlink(trace);
