@@ -63,10 +63,14 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) $(OPT) -fPIC $
 	-DPS_DOCDIR='"$(DOCDIR)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
+# the library; the command line (src/cli/, src/main.c) is linked into the
+# binary and the test runner only
 LIB_SRC := $(wildcard src/*.c dags/*.c strategies/*.c)
-LIB_SRC := $(filter-out src/main.c,$(LIB_SRC))
+LIB_SRC := $(filter-out src/main.c src/cli/%,$(LIB_SRC))
+CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(BUILD)/obj/src/main.o
 BENCH_OBJ := $(BUILD)/obj/bench/bench.o
@@ -82,7 +86,7 @@ MAN := $(BUILD)/pebblesim.1
 GOLDEN := $(BUILD)/pebblesim-golden
 FLAGS := $(BUILD)/flags
 HEADERS := $(wildcard include/pebblesim/*.h)
-DOCS := $(wildcard docs/*.md)
+DOCS := $(wildcard docs/*.md docs/*.json docs/*.svg)
 EXAMPLES := $(wildcard examples/*.jsonl examples/*.graphml)
 EXAMPLE_SCRIPTS := $(wildcard examples/*.sh)
 API_EXAMPLES := $(wildcard examples/api/*.c)
@@ -138,10 +142,10 @@ $(SHLIB): $(LIB_OBJ)
 	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libpebblesim.so
 
-$(BIN): $(MAIN_OBJ) $(LIB)
+$(BIN): $(MAIN_OBJ) $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(TESTS): $(TEST_OBJ) $(LIB)
+$(TESTS): $(TEST_OBJ) $(CLI_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm
 
 $(BENCH): $(BENCH_OBJ) $(LIB)

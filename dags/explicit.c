@@ -17,8 +17,13 @@ static void keep_reason(const char *reason, const char *file, int line,
 {
 	(void)file;
 	(void)line;
-	snprintf(igraph_reason, sizeof(igraph_reason), "%s (%s)", reason,
-		 igraph_strerror(code));
+	/* igraph's parsers may give no reason: the code's text alone, then */
+	if (reason && reason[0])
+		snprintf(igraph_reason, sizeof(igraph_reason), "%s (%s)", reason,
+			 igraph_strerror(code));
+	else
+		snprintf(igraph_reason, sizeof(igraph_reason), "%s",
+			 igraph_strerror(code));
 	/* the handler frees igraph's temporaries, as igraph asks */
 	IGRAPH_FINALLY_FREE();
 }
@@ -335,38 +340,10 @@ fail:
 	return rc;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
 int ps_explicit_read(struct ps_explicit *x, const char *path,
 		     struct ps_error *err)
 {
-	bool graphml = ends_with(path, ".graphml") || ends_with(path, ".xml");
-	FILE *f = fopen(path, "r");
-	igraph_t graph;
-	igraph_error_t rc;
-
-	memset(x, 0, sizeof(*x));
-	if (!f)
-		return ps_error_set(err, PS_EIO, "cannot open DAG '%s': %s", path,
-				    strerror(errno));
-	ps_igraph_setup();
-	igraph_reason[0] = '\0';
-	rc = graphml ? igraph_read_graph_graphml(&graph, f, 0)
-		     : igraph_read_graph_edgelist(&graph, f, 0, true);
-	fclose(f);
-	if (rc) {
-		char what[PS_ERROR_MAX / 2];
-
-		snprintf(what, sizeof(what), "cannot read DAG '%s' as %s", path,
-			 graphml ? "GraphML" : "an edge list");
-		return igraph_failed(err, what);
-	}
-	return ps_explicit_from_igraph(x, &graph, err);
+	return ps_explicit_read_as(x, path, NULL, NULL, err);
 }
 
 ps_node ps_explicit_product(const struct ps_explicit *x, uint64_t from,
@@ -463,19 +440,209 @@ int ps_attention_to_igraph(const struct ps_attention *att, igraph_t *graph,
 	return PS_OK;
 }
 
+/*
+ * GraphML through igraph, with its numeric attributes typed "long": igraph
+ * declares every numeric attribute "double", while the coordinates are
+ * integers and igraph prints them as such.
+ */
+static int write_graphml_integers(const igraph_t *graph, FILE *out,
+				  struct ps_error *err)
+{
+	static const char from[] = "attr.type=\"double\"";
+	static const char to[] = "attr.type=\"long\"";
+	char *text = NULL, *at, *rest;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	igraph_error_t rc;
+
+	if (!mem)
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+	rc = igraph_write_graph_graphml(graph, mem, false);
+	if (fclose(mem) || rc) {
+		free(text);
+		return rc ? igraph_failed(err, "cannot write the graph")
+			  : ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+	}
+	/* the declarations come first, before the first <graph> */
+	for (rest = text; (at = strstr(rest, from)) && at < strstr(text, "<graph "); rest = at + strlen(from)) {
+		fwrite(rest, 1, (size_t)(at - rest), out);
+		fputs(to, out);
+	}
+	fputs(rest, out);
+	free(text);
+	return ferror(out) ? ps_error_set(err, PS_EIO, "cannot write the graph: %s",
+					  strerror(errno))
+			   : PS_OK;
+}
+
 int ps_igraph_write(const igraph_t *graph, const char *format, FILE *out,
 		    struct ps_error *err)
 {
 	igraph_error_t rc;
 
 	if (!strcmp(format, "graphml"))
-		rc = igraph_write_graph_graphml(graph, out, false);
+		return write_graphml_integers(graph, out, err);
+	else if (!strcmp(format, "gml"))
+		rc = igraph_write_graph_gml(graph, out, IGRAPH_WRITE_GML_DEFAULT_SW,
+					    NULL, "pebblesim " PS_VERSION);
 	else if (!strcmp(format, "dot"))
 		rc = igraph_write_graph_dot(graph, out);
 	else if (!strcmp(format, "edgelist"))
 		rc = igraph_write_graph_edgelist(graph, out);
 	else
 		return ps_error_set(err, PS_EINPUT,
-				    "unknown format '%s': graphml, dot or edgelist", format);
+				    "unknown format '%s': graphml, gml, dot or edgelist", format);
 	return rc ? igraph_failed(err, "cannot write the graph") : PS_OK;
+}
+
+/* ---- reading by content: --dag-format, standard input ---------------- */
+
+static const char edgelist_note[] =
+	"edge list: no roles, sources are inputs and every other vertex plain";
+
+/* Skips white space and the comments that may open a file of each format. */
+static const char *skip_preamble(const char *p, const char *end)
+{
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+			p++;
+		if (end - p >= 2 && p[0] == '/' && p[1] == '*') {
+			const char *close = p + 2;
+
+			while (end - close >= 2 && !(close[0] == '*' && close[1] == '/'))
+				close++;
+			p = end - close >= 2 ? close + 2 : end;
+		} else if (p < end && (*p == '#' || (end - p >= 2 && p[0] == '/' && p[1] == '/'))) {
+			while (p < end && *p != '\n')
+				p++;
+		} else {
+			return p;
+		}
+	}
+}
+
+static bool starts_word(const char *p, const char *end, const char *word)
+{
+	size_t len = strlen(word);
+
+	return (size_t)(end - p) >= len && !strncmp(p, word, len) &&
+	       ((size_t)(end - p) == len || !((p[len] >= 'a' && p[len] <= 'z') ||
+					      (p[len] >= 'A' && p[len] <= 'Z')));
+}
+
+const char *ps_explicit_sniff(const char *head, size_t len)
+{
+	const char *end = head + len, *p = head;
+
+	if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+		p += 3; /* a UTF-8 byte order mark */
+	p = skip_preamble(p, end);
+	if (p < end && *p == '<')
+		return "graphml"; /* <?xml or <graphml */
+	if (starts_word(p, end, "Creator") || starts_word(p, end, "Version"))
+		return "gml";
+	if (starts_word(p, end, "digraph") || starts_word(p, end, "strict"))
+		return "dot";
+	if (starts_word(p, end, "graph")) {
+		for (p += 5; p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'); p++)
+			;
+		return p < end && *p == '[' ? "gml" : "dot";
+	}
+	if (p < end && *p >= '0' && *p <= '9')
+		return "edgelist";
+	return NULL;
+}
+
+const char *ps_explicit_format_note(const char *format)
+{
+	return format && !strcmp(format, "edgelist") ? edgelist_note : NULL;
+}
+
+/* A stream that can be read twice: the file, or standard input copied. */
+static FILE *open_rewindable(const char *path, struct ps_error *err)
+{
+	FILE *copy, *f;
+	char buf[65536];
+	size_t got;
+
+	if (strcmp(path, "-")) {
+		f = fopen(path, "r");
+		if (!f)
+			ps_error_set(err, PS_EIO, "cannot open DAG '%s': %s", path,
+				     strerror(errno));
+		return f;
+	}
+	copy = tmpfile();
+	if (!copy) {
+		ps_error_set(err, PS_EIO, "cannot buffer the DAG from standard input: %s",
+			     strerror(errno));
+		return NULL;
+	}
+	while ((got = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		if (fwrite(buf, 1, got, copy) != got)
+			break;
+	if (ferror(stdin) || ferror(copy)) {
+		ps_error_set(err, PS_EIO, "cannot read the DAG from standard input: %s",
+			     strerror(errno));
+		fclose(copy);
+		return NULL;
+	}
+	rewind(copy);
+	return copy;
+}
+
+int ps_explicit_read_as(struct ps_explicit *x, const char *path,
+			const char *format, const char **read_as,
+			struct ps_error *err)
+{
+	const char *name = strcmp(path, "-") ? path : "(standard input)";
+	char head[4096], what[PS_ERROR_MAX / 2];
+	size_t got;
+	igraph_t graph;
+	igraph_error_t rc;
+	FILE *f;
+
+	memset(x, 0, sizeof(*x));
+	if (format && strcmp(format, "graphml") && strcmp(format, "gml") &&
+	    strcmp(format, "edgelist") && strcmp(format, "dot"))
+		return ps_error_set(err, PS_EINPUT,
+				    "unknown DAG format '%s': graphml, gml or edgelist", format);
+	f = open_rewindable(path, err);
+	if (!f)
+		return PS_EIO;
+	if (!format) {
+		got = fread(head, 1, sizeof(head), f);
+		rewind(f);
+		format = ps_explicit_sniff(head, got);
+		if (!format) {
+			fclose(f);
+			return ps_error_set(err, PS_EINPUT,
+					    "cannot tell the format of DAG '%s' from its content: give --dag-format graphml, gml or edgelist",
+					    name);
+		}
+	}
+	if (!strcmp(format, "dot")) {
+		fclose(f);
+		return ps_error_set(err, PS_EINPUT,
+				    "cannot read DAG '%s': DOT is written for drawing and is not read back (igraph has no DOT reader); write the DAG as GraphML or GML",
+				    name);
+	}
+	ps_igraph_setup();
+	igraph_reason[0] = '\0';
+	if (!strcmp(format, "graphml"))
+		rc = igraph_read_graph_graphml(&graph, f, 0);
+	else if (!strcmp(format, "gml"))
+		rc = igraph_read_graph_gml(&graph, f);
+	else
+		rc = igraph_read_graph_edgelist(&graph, f, 0, true);
+	fclose(f);
+	if (rc) {
+		snprintf(what, sizeof(what), "cannot read DAG '%s' as %s", name,
+			 !strcmp(format, "graphml") ? "GraphML" :
+			 !strcmp(format, "gml") ? "GML" : "an edge list");
+		return igraph_failed(err, what);
+	}
+	if (read_as)
+		*read_as = format;
+	return ps_explicit_from_igraph(x, &graph, err);
 }

@@ -743,9 +743,14 @@ void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 	}
 }
 
+/* A bound: an integer while it is a whole number (docs/CLI.md), or null. */
 static json_t *bound_or_null(double v)
 {
-	return v >= 0 ? ps_bound_value_json(v) : json_null();
+	if (v < 0)
+		return json_null();
+	if (v == floor(v) && v < 9.0e18)
+		return json_integer((json_int_t)v);
+	return json_real(v);
 }
 
 int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,

@@ -137,6 +137,7 @@ const struct ps_strategy ps_strategy_best = {
 	.plan = best_plan,
 	.run = best_run,
 	.flags = PS_STRATEGY_CHOOSER,
+	.takes = PS_TAKES_W | PS_TAKES_TILES, /* passed to keylemma, generic */
 };
 
 /* ---- the algorithm of each case ------------------------------------- */

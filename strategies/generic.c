@@ -162,4 +162,5 @@ const struct ps_strategy ps_strategy_generic = {
 	.min_memory = generic_min_memory,
 	.plan = generic_plan,
 	.run = generic_run,
+	.takes = PS_TAKES_TILES,
 };

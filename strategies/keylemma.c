@@ -177,4 +177,5 @@ const struct ps_strategy ps_strategy_keylemma = {
 	.min_memory = keylemma_min_memory,
 	.plan = keylemma_plan,
 	.run = keylemma_run,
+	.takes = PS_TAKES_W,
 };

@@ -190,6 +190,7 @@ const struct ps_strategy ps_strategy_lru = {
 	.run = lru_run,
 	.flags = PS_STRATEGY_EXPLICIT,
 	.min_memory_explicit = policy_min_memory,
+	.takes = PS_TAKES_ORDER,
 };
 
 const struct ps_strategy ps_strategy_belady = {
@@ -202,4 +203,5 @@ const struct ps_strategy ps_strategy_belady = {
 	.run = belady_run,
 	.flags = PS_STRATEGY_EXPLICIT,
 	.min_memory_explicit = policy_min_memory,
+	.takes = PS_TAKES_ORDER,
 };

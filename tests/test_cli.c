@@ -1,4 +1,5 @@
-/* The command line: exit statuses, messages, the JSON report. */
+/* The command line: exit statuses, messages, options, DAG files, traces'
+ * size rule, and every JSON output against docs/pebblesim.schema.json. */
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -6,8 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../src/cli/cli.h"
 #include "pebblesim/cli.h"
 #include "pebblesim/common.h"
+#include "pebblesim/explicit.h"
 #include "pebblesim/strategy.h"
 #include "tests.h"
 
@@ -66,7 +69,7 @@ START_TEST(test_usage_errors)
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", NULL), 2);
 	HAS(err_text, "pebblesim: option '-M' needs a value");
 	ck_assert_int_eq(cli("-n", "8", "--bogus", NULL), 2);
-	HAS(err_text, "pebblesim: unknown argument '--bogus'");
+	HAS(err_text, "pebblesim: unknown option '--bogus'");
 	ck_assert_int_eq(cli("--strategy", "nope", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
 	HAS(err_text, "pebblesim: unknown strategy 'nope'; known: generic");
 	ck_assert_int_eq(cli("list", "extra", NULL), 2);
@@ -91,8 +94,8 @@ START_TEST(test_too_small_and_too_large)
 	HAS(err_text, "exceeds the limit of 67108864 monomials");
 	ck_assert_int_eq(cli("-n", "8", "-d", "2", "-g", "1000", "-M", "64", NULL), 2);
 	HAS(err_text, "pebblesim: degree g = 1000 exceeds the limit of 64");
-	ck_assert_int_eq(cli("-n", "18446744073709551615", "-d", "3", "-g", "2", "-M", "64", NULL), 2);
-	HAS(err_text, "pebblesim: the DAG for n = 18446744073709551615, d = 3, g = 2 is beyond 64-bit sizes");
+	ck_assert_int_eq(cli("-n", "9223372036854775807", "-d", "3", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: the DAG for n = 9223372036854775807, d = 3, g = 2 is beyond 64-bit sizes");
 }
 END_TEST
 
@@ -185,7 +188,7 @@ START_TEST(test_compare)
 
 	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", NULL), 0);
 	HAS(out_text, "Case III");
-	HAS(out_text, "keylemma     does not run: needs M >= 48");
+	HAS(out_text, "keylemma       does not run: needs M >= 48");
 	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", "--json", NULL), 0);
 	root = json_loads(out_text, 0, &jerr);
 	ck_assert_msg(root != NULL, "%s", jerr.text);
@@ -241,7 +244,7 @@ START_TEST(test_validate_dag_and_dry_run)
 	fclose(f);
 	ck_assert_int_eq(lines, 52); /* the DAG's edge count, by the closed form */
 	ck_assert_int_eq(cli("dag", "-n", "2", "-d", "1", "-g", "1", "--format", "svg", NULL), 2);
-	HAS(err_text, "pebblesim: unknown format 'svg': graphml, dot or edgelist");
+	HAS(err_text, "pebblesim: unknown format 'svg': graphml, gml, dot or edgelist");
 	ck_assert_int_eq(cli("dag", "-n", "4000", "-d", "16", "-g", "3", NULL), 2);
 	HAS(err_text, "materialising it is limited to 4000000 in all");
 	/* run --dag: the tree example, its minimum M, and the wrong strategy */
@@ -359,6 +362,622 @@ START_TEST(test_list_columns_and_docdir)
 }
 END_TEST
 
+/* ---- issue 12: the command line as a Unix tool ------------------------ */
+
+/* A fresh temporary file name (the file exists, empty). */
+static void temp_path(char *path, size_t len, const char *suffix)
+{
+	char base[] = "/tmp/pebblesim-cli-XXXXXX";
+	int fd = mkstemp(base);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(path, len, "%s%s", base, suffix);
+	ck_assert_int_eq(rename(base, path), 0);
+}
+
+static json_t *out_json(void)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(out_text, 0, &jerr);
+
+	ck_assert_msg(root != NULL, "%s in:\n%s", jerr.text, out_text);
+	return root;
+}
+
+static json_int_t json_path_int(json_t *root, const char *a, const char *b)
+{
+	json_t *v = json_object_get(root, a);
+
+	if (b)
+		v = json_object_get(v, b);
+	ck_assert_msg(json_is_integer(v), "%s.%s is not an integer", a, b ? b : "");
+	return json_integer_value(v);
+}
+
+/* The front end is not in the library; strategies declare their options. */
+START_TEST(test_front_end_apart)
+{
+	const char *bin = getenv("PEBBLESIM_BIN");
+	char cmd[1024], line[256];
+	FILE *p;
+	int cli_symbols = 0, lib_symbols = 0;
+	const struct ps_strategy *generic = ps_strategy_find("generic");
+	struct ps_strategy old = *generic;
+
+	if (bin) {
+		/* build/pebblesim beside build/libpebblesim.a */
+		snprintf(cmd, sizeof(cmd), "nm -g --defined-only \"$(dirname '%s')/libpebblesim.a\" 2>/dev/null", bin);
+		p = popen(cmd, "r");
+		ck_assert_ptr_nonnull(p);
+		while (fgets(line, sizeof(line), p)) {
+			cli_symbols += strstr(line, " cli_") || strstr(line, " cmd_") ||
+				       strstr(line, "ps_cli_main") || strstr(line, "report_print");
+			lib_symbols += strstr(line, " ps_run") != NULL;
+		}
+		pclose(p);
+		ck_assert_int_eq(lib_symbols, 1);
+		ck_assert_int_eq(cli_symbols, 0);
+	}
+	/* options as data: what each strategy takes, read through the version */
+	ck_assert(ps_strategy_takes(generic, PS_TAKES_TILES));
+	ck_assert(!ps_strategy_takes(generic, PS_TAKES_W));
+	ck_assert(ps_strategy_takes(ps_strategy_find("keylemma"), PS_TAKES_W));
+	ck_assert(ps_strategy_takes(ps_strategy_find("lru"), PS_TAKES_ORDER));
+	ck_assert(!ps_strategy_takes(ps_strategy_find("subtile"), PS_TAKES_TILES));
+	old.version = 1; /* a version 1 strategy declares nothing: takes nothing */
+	ck_assert(!ps_strategy_takes(&old, PS_TAKES_TILES));
+	/* the messages come from the registry's declarations */
+	ck_assert_int_eq(cli("--strategy", "matmul", "-n", "8", "-d", "4", "-g", "2", "-M", "64", "--tiles", "tall", NULL), 2);
+	HAS(err_text, "pebblesim: --tiles is an option of generic, not of matmul");
+	ck_assert_int_eq(cli("--strategy", "best", "-n", "8", "-d", "4", "-g", "2", "-M", "100", "--tiles", "tall", NULL), 0);
+}
+END_TEST
+
+/* Item 1: getopt_long with permutation, --opt=value, -n64, --. */
+START_TEST(test_gnu_habits)
+{
+	char trace[64], tree_trace[64], dir[] = "/tmp/pebblesim-cli-dir-XXXXXX";
+	char dash[128];
+	FILE *f, *g;
+	char buf[4096];
+	size_t got;
+	json_t *root;
+
+	temp_path(trace, sizeof(trace), ".jsonl");
+	temp_path(tree_trace, sizeof(tree_trace), ".jsonl");
+	ck_assert_int_eq(cli("-n64", "-d", "4", "-g2", "--M", NULL), 2); /* no --M */
+	ck_assert_int_eq(cli("-n64", "-d4", "-g", "2", "-M100", "--case=II", "--trace=", NULL), 2);
+	ck_assert_int_eq(cli("-n64", "-d4", "-g", "2", "-M100", "--case=II", NULL), 0);
+	HAS(out_text, "approximate attention  n = 64, d = 4, g = 2");
+	ck_assert_int_eq(cli("--case", "II", "-n", "64", "-d", "4", "-g", "2", "-M", "100",
+			     "--trace", trace, NULL), 0);
+	/* options after the file, before it, mixed */
+	ck_assert_int_eq(cli("validate", "--json", trace, NULL), 0);
+	root = out_json();
+	ck_assert_int_eq(json_path_int(root, "M", NULL), 100);
+	json_decref(root);
+	ck_assert_int_eq(cli("validate", "-M", "60", trace, NULL), 1);
+	HAS(out_text, "valid                  no");
+	ck_assert_int_eq(cli("validate", trace, "-M60", NULL), 1);
+	ck_assert_int_eq(cli("validate", "-M", "5", "examples/tiny.jsonl", NULL), 1);
+	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5",
+			     "--trace", tree_trace, NULL), 0);
+	ck_assert_int_eq(cli("validate", "--dag", "examples/tree.graphml", tree_trace, NULL), 0);
+	HAS(out_text, "explicit DAG           examples/tree.graphml: 15 vertices");
+	ck_assert_int_eq(cli("validate", "--dag=examples/tree.graphml", "--json", tree_trace, NULL), 0);
+	/* -- ends the options: a file named -x.jsonl */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(dash, sizeof(dash), "%s/-x.jsonl", dir);
+	f = fopen(trace, "r");
+	g = fopen(dash, "w");
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, got, g);
+	fclose(f);
+	fclose(g);
+	ck_assert_int_eq(chdir(dir), 0);
+	ck_assert_int_eq(cli("validate", "-x.jsonl", NULL), 2);
+	HAS(err_text, "pebblesim: unknown option '-x'");
+	ck_assert_int_eq(cli("validate", "--", "-x.jsonl", NULL), 0);
+	HAS(out_text, "trace                  -x.jsonl");
+	ck_assert_int_eq(cli("validate", "-M", "100", "--", "-x.jsonl", NULL), 0);
+	ck_assert_int_eq(cli("validate", "--json=yes", "--", "-x.jsonl", NULL), 2);
+	HAS(err_text, "pebblesim: option '--json' takes no value");
+	ck_assert_int_eq(cli("validate", "--", "-x.jsonl", "--json", NULL), 2);
+	HAS(err_text, "pebblesim: unexpected argument '--json' for validate");
+	unlink(dash);
+	rmdir(dir);
+	unlink(trace);
+	unlink(tree_trace);
+}
+END_TEST
+
+/* Item 2: each command accepts its own options; others name themselves. */
+START_TEST(test_strict_options)
+{
+	ck_assert_int_eq(cli("compare", "--trace", "c.jsonl", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: option '--trace' does not apply to compare");
+	ck_assert(access("c.jsonl", F_OK) != 0);
+	ck_assert_int_eq(cli("compare", "--dry-run", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: option '--dry-run' does not apply to compare");
+	ck_assert_int_eq(cli("dag", "--json", "-M", "4", "--strategy", "foo", NULL), 2);
+	HAS(err_text, "pebblesim: option '--json' does not apply to dag");
+	ck_assert_int_eq(cli("dag", "-n", "2", "-d", "1", "-g", "1", "-M", "4", NULL), 2);
+	HAS(err_text, "pebblesim: option '-M' does not apply to dag");
+	ck_assert_int_eq(cli("validate", "--dry-run", "--trace", "x", "--tiles", "square", NULL), 2);
+	HAS(err_text, "pebblesim: option '--dry-run' does not apply to validate");
+	ck_assert_int_eq(cli("validate", "examples/tiny.jsonl", "--tiles", "square", NULL), 2);
+	HAS(err_text, "pebblesim: option '--tiles' does not apply to validate");
+	ck_assert_int_eq(cli("run", "--dag", "X", "--case", "II", "-n", "3", NULL), 2);
+	HAS(err_text, "does not apply to run --dag: a DAG from a file has no attention parameters");
+	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--case", "II", NULL), 2);
+	HAS(err_text, "pebblesim: option '--case' does not apply to run --dag");
+	ck_assert_int_eq(cli("validate", "examples/tiny.jsonl", "--dag", "examples/tree.graphml", "-n", "2", "-d", "1", "-g", "1", NULL), 2);
+	HAS(err_text, "pebblesim: option '-n' does not apply to validate --dag");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "64", "--dag-format", "gml", NULL), 2);
+	HAS(err_text, "pebblesim: option '--dag-format' applies only with --dag FILE");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "64", "--trace-detail", "elementary", NULL), 2);
+	HAS(err_text, "pebblesim: option '--trace-detail' applies only with --trace FILE");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "64", "--dry-run", "--trace", "x.jsonl", NULL), 2);
+	HAS(err_text, "pebblesim: option '--trace' does not apply with --dry-run");
+	ck_assert_int_eq(cli("list", "--strategy", "x", NULL), 2);
+	HAS(err_text, "pebblesim: option '--strategy' does not apply to list");
+	ck_assert_int_eq(cli("frobnicate", NULL), 2);
+	HAS(err_text, "pebblesim: unknown command 'frobnicate'");
+	/* compare --dag compares the policies for explicit DAGs, both orders */
+	ck_assert_int_eq(cli("compare", "--dag", "examples/tree.graphml", "-M", "4", NULL), 0);
+	HAS(out_text, "lru/topo");
+	HAS(out_text, "lru/dfs");
+	HAS(out_text, "belady/topo");
+	HAS(out_text, "belady/dfs");
+	ck_assert_int_eq(cli("compare", "--dag", "examples/tree.graphml", "-n", "8", "-M", "4", NULL), 2);
+	HAS(err_text, "pebblesim: option '-n' does not apply to compare --dag");
+	ck_assert_int_eq(cli("compare", "--dag", "examples/tree.graphml", NULL), 2);
+	HAS(err_text, "pebblesim: -M is required");
+}
+END_TEST
+
+/* Item 3: only -h and --help print help; `help` is a value or a command. */
+START_TEST(test_help_only_by_flag)
+{
+	char dir[] = "/tmp/pebblesim-cli-dir-XXXXXX";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chdir(dir), 0);
+	ck_assert_int_eq(cli("dag", "-n", "2", "-d", "1", "-g", "1", "-o", "help", NULL), 0);
+	ck_assert_str_eq(out_text, "");
+	ck_assert_int_eq(access("help", F_OK), 0);
+	unlink("help");
+	rmdir(dir);
+	ck_assert_int_eq(cli("help", NULL), 0);
+	HAS(out_text, "Commands:");
+	ck_assert_int_eq(cli("-h", NULL), 0);
+	HAS(out_text, "Commands:");
+	ck_assert_int_eq(cli("help", "validate", NULL), 0);
+	HAS(out_text, "usage: pebblesim validate");
+	ck_assert_int_eq(cli("compare", "--help", NULL), 0);
+	HAS(out_text, "usage: pebblesim compare");
+	ck_assert(strstr(out_text, "--trace") == NULL);
+	ck_assert_int_eq(cli("dag", "-n", "2", "-h", NULL), 0);
+	HAS(out_text, "usage: pebblesim dag");
+	ck_assert_int_eq(cli("--strategy", "help", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: unknown strategy 'help'");
+}
+END_TEST
+
+/* Item 4: k, M, G as powers of 1024 and 2^k; INT64_MAX the limit. */
+START_TEST(test_size_suffixes)
+{
+	json_t *root;
+	uint64_t v;
+	char why[256];
+
+	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "8k", "--json", NULL), 0);
+	root = out_json();
+	ck_assert_int_eq(json_path_int(root, "M", NULL), 8192);
+	json_decref(root);
+	ck_assert_int_eq(cli("-n", "64k", "-d", "16", "-g", "3", "-M", "2^13", "--dry-run", "--json", NULL), 0);
+	root = out_json();
+	ck_assert_int_eq(json_path_int(root, "dag", "n"), 65536);
+	ck_assert_int_eq(json_path_int(root, "M", NULL), 8192);
+	json_decref(root);
+	ck_assert_int_eq(cli_parse_count("1M", true, 1, &v, why, sizeof(why)), 0);
+	ck_assert_uint_eq(v, UINT64_C(1) << 20);
+	ck_assert_int_eq(cli_parse_count("3G", true, 1, &v, why, sizeof(why)), 0);
+	ck_assert_uint_eq(v, UINT64_C(3) << 30);
+	ck_assert_int_eq(cli_parse_count("9223372036854775807", true, 1, &v, why, sizeof(why)), 0);
+	ck_assert_int_eq(cli_parse_count("9223372036854775808", true, 1, &v, why, sizeof(why)), -1);
+	ck_assert_int_eq(cli_parse_count("8589934592G", true, 1, &v, why, sizeof(why)), -1);
+	ck_assert_int_eq(cli_parse_count("2^63", true, 1, &v, why, sizeof(why)), -1);
+	ck_assert_int_eq(cli_parse_count("8k", false, 1, &v, why, sizeof(why)), -1);
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "8589934592G", NULL), 2);
+	HAS(err_text, "invalid value '8589934592G' for -M: above the largest value, 2^63 - 1 = 9223372036854775807");
+	ck_assert_int_eq(cli("-n", "2^63", "-d", "4", "-g", "2", "-M", "8", NULL), 2);
+	HAS(err_text, "invalid value '2^63' for -n: 2^k needs 0 <= k <= 62");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4k", "-g", "2", "-M", "8", NULL), 2);
+	HAS(err_text, "invalid value '4k' for -d: expected an integer >= 1");
+	ck_assert_int_eq(cli("run", "--help", NULL), 0);
+	HAS(out_text, "take k, M or G, powers of 1024");
+}
+END_TEST
+
+/* Item 5: every format dag writes reads back as the same game, or is
+ * refused with the reason; standard input; the format from the content. */
+START_TEST(test_dag_files_round_trip)
+{
+	static const char *const formats[] = { "graphml", "gml", "edgelist", "dot" };
+	json_int_t io[4] = { 0 }, inputs[4] = { 0 }, sums[4] = { 0 };
+	char path[4][64], upper[80];
+	json_t *root;
+	FILE *f;
+	char text[1 << 12];
+	size_t got;
+
+	for (int k = 0; k < 4; k++) {
+		temp_path(path[k], sizeof(path[k]), "");
+		ck_assert_int_eq(cli("dag", "-n", "4", "-d", "2", "-g", "2", "--format", formats[k],
+				     "-o", path[k], NULL), 0);
+		if (k == 3) {
+			ck_assert_int_eq(cli("run", "--dag", path[k], "-M", "40", NULL), 2);
+			HAS(err_text, "DOT is written for drawing and is not read back");
+			continue;
+		}
+		ck_assert_int_eq(cli("run", "--dag", path[k], "-M", "40", "--json", NULL), 0);
+		root = out_json();
+		io[k] = json_path_int(root, "io", NULL);
+		inputs[k] = json_path_int(root, "dag", "inputs");
+		sums[k] = json_path_int(root, "dag", "sums");
+		ck_assert_str_eq(json_string_value(json_object_get(json_object_get(root, "dag"), "format")),
+				 formats[k]);
+		ck_assert_int_eq(json_object_get(json_object_get(root, "dag"), "note") != NULL, k == 2);
+		json_decref(root);
+	}
+	/* GML carries the roles: the same game as GraphML */
+	ck_assert_int_eq(io[1], io[0]);
+	ck_assert_int_eq(inputs[1], inputs[0]);
+	ck_assert_int_eq(sums[1], sums[0]);
+	ck_assert_int_gt(sums[0], 0);
+	/* an edge list has no roles, and the report says so */
+	ck_assert_int_eq(sums[2], 0);
+	ck_assert_int_eq(cli("run", "--dag", path[2], "-M", "40", NULL), 0);
+	HAS(out_text, "read as              edge list: no roles, sources are inputs and every other vertex plain");
+	/* the content decides, not the extension's case */
+	snprintf(upper, sizeof(upper), "%s.GraphML", path[0]);
+	ck_assert_int_eq(rename(path[0], upper), 0);
+	ck_assert_int_eq(cli("run", "--dag", upper, "-M", "40", "--json", NULL), 0);
+	root = out_json();
+	ck_assert_int_eq(json_path_int(root, "io", NULL), io[0]);
+	json_decref(root);
+	/* GraphML coordinates are integers */
+	f = fopen(upper, "r");
+	got = fread(text, 1, sizeof(text) - 1, f);
+	text[got] = '\0';
+	fclose(f);
+	HAS(text, "attr.name=\"i\" attr.type=\"long\"");
+	ck_assert(strstr(text, "attr.type=\"double\"") == NULL);
+	/* standard input, with and without --dag-format */
+	ck_assert_ptr_nonnull(freopen(path[1], "r", stdin));
+	ck_assert_int_eq(cli("run", "--dag", "-", "--dag-format", "gml", "-M", "40", "--json", NULL), 0);
+	root = out_json();
+	ck_assert_int_eq(json_path_int(root, "io", NULL), io[0]);
+	json_decref(root);
+	ck_assert_ptr_nonnull(freopen(path[2], "r", stdin));
+	ck_assert_int_eq(cli("run", "--dag", "-", "-M", "40", "--json", NULL), 0);
+	root = out_json();
+	ck_assert_int_eq(json_path_int(root, "dag", "sums"), 0);
+	json_decref(root);
+	ck_assert_int_eq(cli("run", "--dag", path[1], "--dag-format", "graphml", "-M", "40", NULL), 2);
+	HAS(err_text, "as GraphML");
+	ck_assert_int_eq(cli("run", "--dag", path[1], "--dag-format", "pajek", "-M", "40", NULL), 2);
+	HAS(err_text, "pebblesim: unknown DAG format 'pajek': graphml, gml or edgelist");
+	f = fopen(path[3], "w");
+	fputs("hello\n", f);
+	fclose(f);
+	ck_assert_int_eq(cli("run", "--dag", path[3], "-M", "40", NULL), 2);
+	HAS(err_text, "cannot tell the format of DAG");
+	ck_assert_str_eq(ps_explicit_sniff("<?xml", 5), "graphml");
+	ck_assert_str_eq(ps_explicit_sniff("Creator \"x\"\ngraph [", 19), "gml");
+	ck_assert_str_eq(ps_explicit_sniff("graph\n[", 7), "gml");
+	ck_assert_str_eq(ps_explicit_sniff("/* c */ digraph {", 17), "dot");
+	ck_assert_str_eq(ps_explicit_sniff("0 1\n", 4), "edgelist");
+	unlink(upper);
+	for (int k = 1; k < 4; k++)
+		unlink(path[k]);
+}
+END_TEST
+
+/* Item 6: one line limit for every trace, checked before writing. */
+START_TEST(test_trace_limit)
+{
+	char path[64];
+
+	temp_path(path, sizeof(path), ".jsonl");
+	unlink(path);
+	/* a baseline's set-operation trace: 30 million lines, refused unwritten */
+	ck_assert_int_eq(cli("--strategy", "naive", "-n", "256", "-d", "16", "-g", "3", "-M", "8192",
+			     "--trace", path, NULL), 2);
+	HAS(err_text, "pebblesim: a trace of this run would have 30531794 lines; the limit is 20000000 lines: raise it with --trace-limit N (0 for none)");
+	ck_assert(access(path, F_OK) != 0);
+	ck_assert_int_eq(cli("--case", "II", "-n", "64", "-d", "4", "-g", "2", "-M", "100",
+			     "--trace", path, "--trace-limit", "1000", NULL), 2);
+	HAS(err_text, "a trace of this run would have 1148 lines; the limit is 1000 lines");
+	ck_assert_int_eq(cli("--case", "II", "-n", "64", "-d", "4", "-g", "2", "-M", "100",
+			     "--trace", path, "--trace-limit", "1148", NULL), 0);
+	ck_assert_int_eq(cli("--case", "II", "-n", "64", "-d", "4", "-g", "2", "-M", "100",
+			     "--trace", path, "--trace-detail", "elementary", "--trace-limit", "1k", NULL), 2);
+	HAS(err_text, "an elementary trace of this run would have 35548 lines; the limit is 1024 lines");
+	ck_assert_int_eq(cli("--case", "II", "-n", "64", "-d", "4", "-g", "2", "-M", "100",
+			     "--trace", path, "--trace-detail", "elementary", "--trace-limit", "0", NULL), 0);
+	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5",
+			     "--trace", path, "--trace-limit", "3", NULL), 2);
+	HAS(err_text, "the limit is 3 lines");
+	unlink(path);
+}
+END_TEST
+
+/*
+ * A validator for the subset of JSON Schema (draft 2020-12) that
+ * docs/pebblesim.schema.json uses: type, properties, required,
+ * additionalProperties false, items, $ref into $defs, anyOf, oneOf,
+ * enum, const, minimum.
+ */
+static json_t *schema_root;
+
+static bool schema_valid(json_t *schema, json_t *v, char *why, size_t len,
+			 const char *at);
+
+static bool type_is(const char *type, json_t *v)
+{
+	if (!strcmp(type, "object"))
+		return json_is_object(v);
+	if (!strcmp(type, "array"))
+		return json_is_array(v);
+	if (!strcmp(type, "string"))
+		return json_is_string(v);
+	if (!strcmp(type, "integer"))
+		return json_is_integer(v);
+	if (!strcmp(type, "number"))
+		return json_is_number(v);
+	if (!strcmp(type, "boolean"))
+		return json_is_boolean(v);
+	if (!strcmp(type, "null"))
+		return json_is_null(v);
+	ck_abort_msg("schema type '%s' outside the subset", type);
+	return false;
+}
+
+static int count_valid(json_t *list, json_t *v, const char *at)
+{
+	char ignored[256];
+	size_t k;
+	json_t *s;
+	int valid = 0;
+
+	json_array_foreach(list, k, s)
+		valid += schema_valid(s, v, ignored, sizeof(ignored), at);
+	return valid;
+}
+
+static bool schema_valid(json_t *schema, json_t *v, char *why, size_t len,
+			 const char *at)
+{
+	const char *key;
+	json_t *sub, *t;
+	char where[256];
+	size_t k;
+
+	if ((t = json_object_get(schema, "$ref"))) {
+		const char *ref = json_string_value(t);
+
+		ck_assert_msg(!strncmp(ref, "#/$defs/", 8), "ref '%s' outside the subset", ref);
+		sub = json_object_get(json_object_get(schema_root, "$defs"), ref + 8);
+		ck_assert_msg(sub != NULL, "no definition '%s'", ref);
+		return schema_valid(sub, v, why, len, at);
+	}
+	json_object_foreach(schema, key, sub)
+		ck_assert_msg(!strcmp(key, "type") || !strcmp(key, "properties") ||
+			      !strcmp(key, "required") || !strcmp(key, "additionalProperties") ||
+			      !strcmp(key, "items") || !strcmp(key, "anyOf") ||
+			      !strcmp(key, "oneOf") || !strcmp(key, "enum") ||
+			      !strcmp(key, "const") || !strcmp(key, "minimum") ||
+			      !strcmp(key, "description") || !strcmp(key, "$defs") ||
+			      !strcmp(key, "$schema") || !strcmp(key, "$id") ||
+			      !strcmp(key, "title"),
+			      "schema keyword '%s' outside the subset", key);
+	if ((t = json_object_get(schema, "type"))) {
+		bool ok = false;
+
+		if (json_is_string(t))
+			ok = type_is(json_string_value(t), v);
+		json_array_foreach(t, k, sub)
+			ok = ok || type_is(json_string_value(sub), v);
+		if (!ok) {
+			snprintf(why, len, "%s: not of type %s", at,
+				 json_is_string(t) ? json_string_value(t) : "(list)");
+			return false;
+		}
+	}
+	if ((t = json_object_get(schema, "const")) && !json_equal(t, v)) {
+		snprintf(why, len, "%s: not the constant", at);
+		return false;
+	}
+	if ((t = json_object_get(schema, "enum"))) {
+		bool ok = false;
+
+		json_array_foreach(t, k, sub)
+			ok = ok || json_equal(sub, v);
+		if (!ok) {
+			snprintf(why, len, "%s: not one of the enum", at);
+			return false;
+		}
+	}
+	if ((t = json_object_get(schema, "minimum")) && json_is_number(v) &&
+	    json_number_value(v) < json_number_value(t)) {
+		snprintf(why, len, "%s: below the minimum", at);
+		return false;
+	}
+	if ((t = json_object_get(schema, "anyOf")) && count_valid(t, v, at) < 1) {
+		snprintf(why, len, "%s: matches none of anyOf", at);
+		return false;
+	}
+	if ((t = json_object_get(schema, "oneOf")) && count_valid(t, v, at) != 1) {
+		snprintf(why, len, "%s: matches not exactly one of oneOf", at);
+		return false;
+	}
+	if (json_is_object(v)) {
+		json_t *props = json_object_get(schema, "properties");
+		json_t *extra = json_object_get(schema, "additionalProperties");
+
+		json_array_foreach(json_object_get(schema, "required"), k, sub)
+			if (!json_object_get(v, json_string_value(sub))) {
+				snprintf(why, len, "%s: no \"%s\"", at, json_string_value(sub));
+				return false;
+			}
+		json_object_foreach(v, key, sub) {
+			json_t *ps = props ? json_object_get(props, key) : NULL;
+
+			snprintf(where, sizeof(where), "%s.%s", at, key);
+			if (!ps && json_is_false(extra)) {
+				snprintf(why, len, "%s: not in the schema", where);
+				return false;
+			}
+			if (ps && !schema_valid(ps, sub, why, len, where))
+				return false;
+		}
+	}
+	if (json_is_array(v) && (t = json_object_get(schema, "items"))) {
+		json_array_foreach(v, k, sub) {
+			snprintf(where, sizeof(where), "%s[%zu]", at, k);
+			if (!schema_valid(t, sub, why, len, where))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The output of the last cli() is valid against definition def. */
+static void output_valid(const char *def)
+{
+	char why[512], ref[64];
+	json_t *root = out_json(), *schema;
+
+	snprintf(ref, sizeof(ref), "#/$defs/%s", def);
+	schema = json_pack("{s:s}", "$ref", ref);
+	ck_assert_msg(schema_valid(schema, root, why, sizeof(why), def), "%s in:\n%s", why, out_text);
+	ck_assert_msg(schema_valid(schema_root, root, why, sizeof(why), "$"), "%s", why);
+	json_decref(schema);
+	json_decref(root);
+}
+
+/* Item 9: one schema, every JSON output valid against it. */
+START_TEST(test_json_schema)
+{
+	char trace[64], why[256];
+	json_error_t jerr;
+	json_t *bad, *count;
+
+	schema_root = json_load_file("docs/pebblesim.schema.json", 0, &jerr);
+	ck_assert_msg(schema_root != NULL, "%s", jerr.text);
+	ck_assert_str_eq(json_string_value(json_object_get(schema_root, "$schema")),
+			 "https://json-schema.org/draft/2020-12/schema");
+	temp_path(trace, sizeof(trace), ".jsonl");
+	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "100", "--json", "--trace", trace, NULL), 0);
+	output_valid("report");
+	ck_assert_int_eq(cli("--strategy", "best", "-n", "64", "-d", "4", "-g", "2", "-M", "100", "--json", NULL), 0);
+	output_valid("report");
+	ck_assert_int_eq(cli("--strategy", "naive", "-n", "16", "-d", "4", "-g", "2", "-M", "100", "--json", NULL), 0);
+	output_valid("report");
+	ck_assert_int_eq(cli("validate", "--json", trace, NULL), 0);
+	output_valid("report");
+	ck_assert_int_eq(cli("validate", "--json", "examples/tiny-broken.jsonl", NULL), 1);
+	output_valid("report");
+	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--json", "--trace", trace, NULL), 0);
+	output_valid("report");
+	ck_assert_int_eq(cli("validate", "--dag", "examples/tree.graphml", "--json", trace, NULL), 0);
+	output_valid("report");
+	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "100", "--json", "--dry-run", NULL), 0);
+	output_valid("dry_run");
+	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--json", "--dry-run", NULL), 0);
+	output_valid("dry_run");
+	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", "--json", NULL), 0);
+	output_valid("compare");
+	ck_assert_int_eq(cli("compare", "--dag", "examples/tree.graphml", "-M", "4", "--json", NULL), 0);
+	output_valid("compare");
+	ck_assert_int_eq(cli("list", "--json", NULL), 0);
+	output_valid("list");
+	/* the validator refuses what the schema does: a count as a float */
+	bad = json_pack("{s:f}", "M", 1024.0);
+	count = json_pack("{s:s}", "$ref", "#/$defs/count");
+	ck_assert(!schema_valid(count, json_object_get(bad, "M"), why, sizeof(why), "M"));
+	json_decref(count);
+	json_decref(bad);
+	json_decref(schema_root);
+	unlink(trace);
+}
+END_TEST
+
+/* Compare's rows carry their DAG and M; counts and bounds are integers. */
+START_TEST(test_compare_rows_carry_parameters)
+{
+	json_t *root, *row;
+	size_t k;
+
+	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", "--json", NULL), 0);
+	root = out_json();
+	json_array_foreach(root, k, row) {
+		ck_assert_int_eq(json_path_int(row, "n", NULL), 16);
+		ck_assert_int_eq(json_path_int(row, "d", NULL), 4);
+		ck_assert_int_eq(json_path_int(row, "g", NULL), 2);
+		ck_assert_int_eq(json_path_int(row, "M", NULL), 40);
+		ck_assert_int_eq(json_path_int(row, "dag", "r"), 15);
+		if (json_is_true(json_object_get(row, "applies")))
+			ck_assert(json_is_integer(json_object_get(row, "lower")));
+	}
+	json_decref(root);
+}
+END_TEST
+
+/* Item 3 and the help: each command's help lists its own options. */
+START_TEST(test_help_teaches)
+{
+	ck_assert_int_eq(cli("--help", NULL), 0);
+	for (size_t k = 0; k < cli_command_count; k++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "  %-10s ", cli_commands[k].name);
+		HAS(out_text, line);
+	}
+	for (size_t k = 0; k < cli_command_count; k++) {
+		const struct cli_command *cmd = &cli_commands[k];
+
+		ck_assert_int_eq(cli(cmd->name, "--help", NULL), 0);
+		HAS(out_text, "Options:");
+		HAS(out_text, "Examples:\n  pebblesim ");
+		for (const struct cli_option *o = cmd->options; o->help; o++) {
+			char name[64];
+
+			if (o->long_name)
+				snprintf(name, sizeof(name), "--%s", o->long_name);
+			else
+				snprintf(name, sizeof(name), "  -%c ", o->short_name);
+			HAS(out_text, name);
+		}
+	}
+	/* an option name means one thing: the same kind in every table */
+	for (size_t a = 0; a < cli_command_count; a++)
+		for (const struct cli_option *o = cli_commands[a].options; o->help; o++)
+			for (size_t b = 0; b < cli_command_count; b++) {
+				const struct cli_option *p = cli_find_option(&cli_commands[b], o->id);
+
+				if (p) {
+					ck_assert_int_eq(p->kind, o->kind);
+					ck_assert_int_eq(p->short_name, o->short_name);
+					ck_assert_int_eq(p->offset, o->offset);
+				}
+			}
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -375,6 +994,16 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_validate_against_the_headers_plan);
 	tcase_add_test(tc, test_list_help_version);
 	tcase_add_test(tc, test_list_columns_and_docdir);
+	tcase_add_test(tc, test_front_end_apart);
+	tcase_add_test(tc, test_gnu_habits);
+	tcase_add_test(tc, test_strict_options);
+	tcase_add_test(tc, test_help_only_by_flag);
+	tcase_add_test(tc, test_size_suffixes);
+	tcase_add_test(tc, test_dag_files_round_trip);
+	tcase_add_test(tc, test_trace_limit);
+	tcase_add_test(tc, test_json_schema);
+	tcase_add_test(tc, test_compare_rows_carry_parameters);
+	tcase_add_test(tc, test_help_teaches);
 	suite_add_tcase(s, tc);
 	return s;
 }

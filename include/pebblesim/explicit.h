@@ -1,6 +1,6 @@
 /*
- * Explicit DAGs, backed by igraph: any DAG read from GraphML or an edge
- * list, and the attention DAG materialised for export and cross-checks.
+ * Explicit DAGs, backed by igraph: any DAG read from GraphML, GML or an
+ * edge list, and the attention DAG materialised for export and cross-checks.
  *
  * Vertices keep their igraph ids [0, V). Each vertex has a role: input
  * (starts in slow memory), sum (aggregated edge by edge through macs) or
@@ -53,9 +53,29 @@ void ps_igraph_setup(void);
 int ps_explicit_from_igraph(struct ps_explicit *x, igraph_t *graph,
 			    struct ps_error *err);
 
-/* Reads GraphML (".graphml" or ".xml") or an edge list ("u v" per line). */
+/* Reads a DAG file whose format is told by its content:
+ * ps_explicit_read_as(x, path, NULL, NULL, err). */
 int ps_explicit_read(struct ps_explicit *x, const char *path,
 		     struct ps_error *err);
+
+/*
+ * Reads path ("-": standard input) as format, "graphml", "gml" or
+ * "edgelist", or, when format is NULL, as the format its content shows
+ * (ps_explicit_sniff). DOT is refused with the reason. *read_as, when not
+ * NULL, receives the format read.
+ */
+int ps_explicit_read_as(struct ps_explicit *x, const char *path,
+			const char *format, const char **read_as,
+			struct ps_error *err);
+
+/* The format a file's first bytes show: "graphml" (<?xml, <graphml), "gml"
+ * (Creator, graph [), "dot" (digraph, strict, graph {), "edgelist" (a
+ * digit), or NULL. Comments and white space before them are skipped. */
+const char *ps_explicit_sniff(const char *head, size_t len);
+
+/* What reading a format loses, in words for the report, or NULL: an edge
+ * list carries no roles. */
+const char *ps_explicit_format_note(const char *format);
 
 void ps_explicit_free(struct ps_explicit *x);
 
@@ -72,7 +92,8 @@ ps_node ps_explicit_product(const struct ps_explicit *x, uint64_t from,
 int ps_attention_to_igraph(const struct ps_attention *att, igraph_t *graph,
 			   struct ps_error *err);
 
-/* Writes graph as "graphml", "dot" or "edgelist". */
+/* Writes graph as "graphml" (numeric attributes typed long: they must hold
+ * integers), "gml", "dot" or "edgelist". */
 int ps_igraph_write(const igraph_t *graph, const char *format, FILE *out,
 		    struct ps_error *err);
 

@@ -1,14 +1,13 @@
 /*
  * One job end to end: a strategy's operations validated in the engine,
- * its counts set beside its prediction and the bounds, and the report.
+ * its counts set beside its prediction and the bounds, in a report. The
+ * command line prints reports (src/cli/report.c); the library does not.
  */
 #ifndef PEBBLESIM_RUN_H
 #define PEBBLESIM_RUN_H
 
 #include <stdbool.h>
 #include <stdio.h>
-
-#include <jansson.h>
 
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
@@ -41,6 +40,8 @@ struct ps_report {
 	const char *source;         /* a replayed trace's name, or NULL */
 	uint64_t lines;             /* its lines */
 	bool has_end;               /* it had an end line, and it matched */
+	const char *dag_format;     /* the explicit DAG's format, or NULL */
+	const char *dag_note;       /* what that format lost, or NULL */
 };
 
 double ps_now_seconds(void);
@@ -73,20 +74,5 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 /* 1 when the counts contradict a bound: measured I/O above the strategy's
  * upper bound or below an applied lower bound. */
 bool ps_report_bound_violated(const struct ps_report *rep);
-
-void ps_report_print(const struct ps_report *rep, FILE *out);
-
-/* The lower bounds in words: the largest (beside io when measured), the
- * others that apply, and those not applied with why. */
-void ps_report_print_lower(const struct ps_lower_bounds *lb, uint64_t io,
-			   bool measured, FILE *out);
-
-/* A bound's value in JSON: an integer while it is a whole number. */
-json_t *ps_bound_value_json(double value);
-
-/* {"lower": the largest, "applied": [...], "skipped": [{"name","why"}]} */
-json_t *ps_lower_bounds_json(const struct ps_lower_bounds *lb);
-/* MODEL.md section 4's object, one line. */
-int ps_report_print_json(const struct ps_report *rep, FILE *out);
 
 #endif

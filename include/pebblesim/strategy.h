@@ -4,7 +4,10 @@
  * file under strategies/, listed in the registry; callers go through the
  * small dispatch functions below, never through the pointers.
  *
- * The struct names its own version and grows only at the end.
+ * The struct names its own version and grows only at the end: a member
+ * added in version k is read only where `s->version >= k` (see
+ * ps_strategy_takes), so a strategy built against an older header keeps
+ * working. Version 2 added `takes`.
  */
 #ifndef PEBBLESIM_STRATEGY_H
 #define PEBBLESIM_STRATEGY_H
@@ -19,7 +22,7 @@
 #include "pebblesim/common.h"
 #include "pebblesim/ops.h"
 
-#define PS_STRATEGY_VERSION 1
+#define PS_STRATEGY_VERSION 2
 
 /* What a strategy is asked to pebble. */
 struct ps_explicit;
@@ -69,6 +72,9 @@ struct ps_strategy {
 	 * attention DAG; its min_memory is then min_memory_explicit */
 	unsigned flags;
 	uint64_t (*min_memory_explicit)(const struct ps_problem *pb);
+	/* version 2: the options of ps_problem it reads, PS_TAKES_* bits; the
+	 * front end refuses the others instead of ignoring them */
+	unsigned takes;
 };
 
 enum {
@@ -85,6 +91,12 @@ static inline bool ps_strategy_serves(const struct ps_strategy *s,
 	return !(s->flags & PS_STRATEGY_EXPLICIT) &&
 	       !(s->flags & PS_STRATEGY_EXACT) == !att->exact;
 }
+/* What a strategy takes from ps_problem beyond the DAG and M (version 2). */
+enum {
+	PS_TAKES_W = 1,     /* pb->w: the generating set size (--w) */
+	PS_TAKES_TILES = 2, /* pb->tiles: the tile shape (--tiles) */
+	PS_TAKES_ORDER = 4, /* pb->order: the compute order (--order) */
+};
 
 /* The cheapest of some candidates by their cost models. */
 struct ps_choice {
@@ -129,6 +141,13 @@ static inline uint64_t ps_strategy_min_memory_explicit(const struct ps_strategy 
 {
 	return (s->flags & PS_STRATEGY_EXPLICIT) ? s->min_memory_explicit(pb)
 						: UINT64_MAX;
+}
+
+/* Whether s reads the option `what` (PS_TAKES_*); a strategy of version 1
+ * declares none and takes none. */
+static inline bool ps_strategy_takes(const struct ps_strategy *s, unsigned what)
+{
+	return s->version >= 2 && (s->takes & what) != 0;
 }
 
 static inline int ps_strategy_plan(const struct ps_strategy *s,

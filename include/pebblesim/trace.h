@@ -17,12 +17,6 @@
 #include "pebblesim/ops.h"
 #include "pebblesim/strategy.h"
 
-/*
- * Elementary traces have one line per move; pebblesim refuses to write one
- * of more lines than this (about 60 bytes each).
- */
-#define PS_TRACE_ELEMENTARY_MAX_LINES UINT64_C(20000000)
-
 /* What a trace's header says. */
 struct ps_trace_header {
 	bool explicit_dag;      /* "kind":"explicit": vertices and edges */

@@ -1,0 +1,95 @@
+/*
+ * pebblesim's command line: a table of commands in the manner of git.c,
+ * each with its own option table (a file per command under src/cli/),
+ * looked up by name; `run` when the first argument names none.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+const struct cli_option help_options[] = {
+	CLI_OPT_HELP,
+	CLI_OPT_END,
+};
+
+const struct cli_command cli_commands[] = {
+	{ "run", cmd_run, run_options, &run_help, 0, 0 },
+	{ "compare", cmd_compare, compare_options, &compare_help, 0, 0 },
+	{ "validate", cmd_validate, validate_options, &validate_help, 1, 1 },
+	{ "dag", cmd_dag, dag_options, &dag_help, 0, 0 },
+	{ "list", cmd_list, list_options, &list_help, 0, 0 },
+	{ "help", cmd_help, help_options, &help_help, 0, 1 },
+};
+
+const size_t cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
+
+static const struct cli_command *find_command(const char *name)
+{
+	for (size_t k = 0; k < cli_command_count; k++)
+		if (!strcmp(cli_commands[k].name, name))
+			return &cli_commands[k];
+	return NULL;
+}
+
+/* pebblesim help [COMMAND]: the top-level help, or a command's. */
+int cmd_help(const struct cli_command *cmd, const struct cli_args *a,
+	     FILE *out, FILE *errout)
+{
+	const struct cli_command *of;
+
+	if (!a->operand_count) {
+		cli_print_help(out);
+		return PS_EXIT_VALID;
+	}
+	of = find_command(a->operands[0]);
+	if (!of)
+		return cli_usage_error(cmd, errout, "unknown command '%s'", a->operands[0]);
+	cli_print_command_help(of, out);
+	return PS_EXIT_VALID;
+}
+
+const struct cli_help help_help = {
+	"help [COMMAND]",
+	"this help, or a command's (as `pebblesim COMMAND --help`)",
+	"Prints the list of commands, or the options of one command with their\n"
+	"meaning and examples.\n",
+	"  pebblesim help validate\n",
+};
+
+int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
+{
+	const struct cli_command *cmd = NULL;
+	struct cli_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		cli_print_help(out);
+		return PS_EXIT_VALID;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		fprintf(out, "pebblesim %s\n", PS_VERSION);
+		return PS_EXIT_VALID;
+	}
+	if (argc >= 2 && argv[1][0] != '-') {
+		cmd = find_command(argv[1]);
+		if (!cmd) {
+			fprintf(errout, "pebblesim: unknown command '%s'\n", argv[1]);
+			fprintf(errout, "Try 'pebblesim --help' for the list of commands.\n");
+			return PS_EXIT_USAGE;
+		}
+		/* the command's name stands where getopt expects the program's */
+		argc--;
+		argv++;
+	} else {
+		cmd = &cli_commands[0]; /* run */
+	}
+	rc = cli_parse(cmd, argc, argv, &a, errout);
+	if (rc)
+		return rc;
+	if (a.help) {
+		cli_print_command_help(cmd, out);
+		return PS_EXIT_VALID;
+	}
+	return cmd->fn(cmd, &a, out, errout);
+}

@@ -1,0 +1,231 @@
+/*
+ * Internal to the command line (src/cli/): the command table, the option
+ * tables and their parser, the report printers. libpebblesim does not
+ * include this file, and nothing outside src/cli/ and tests/ should.
+ */
+#ifndef PEBBLESIM_CLI_INTERNAL_H
+#define PEBBLESIM_CLI_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "pebblesim/attention.h"
+#include "pebblesim/bounds.h"
+#include "pebblesim/cli.h"
+#include "pebblesim/explicit.h"
+#include "pebblesim/run.h"
+#include "pebblesim/strategy.h"
+
+/* Every option any command knows; each command's table lists its own. */
+enum cli_option_id {
+	OPT_N, OPT_D, OPT_G, OPT_M, OPT_NO_NORMALIZE,
+	OPT_CASE, OPT_STRATEGY, OPT_W, OPT_TILES, OPT_ORDER,
+	OPT_DAG, OPT_DAG_FORMAT,
+	OPT_JSON, OPT_DRY_RUN, OPT_ELEMENT_PATH,
+	OPT_TRACE, OPT_TRACE_DETAIL, OPT_TRACE_LIMIT,
+	OPT_FORMAT, OPT_OUTPUT,
+	OPT_HELP,
+	CLI_OPTION_COUNT
+};
+
+/* How a value is read. */
+enum cli_kind {
+	CLI_FLAG,   /* no value: sets a bool */
+	CLI_STRING, /* any text */
+	CLI_COUNT,  /* a decimal integer <= INT64_MAX */
+	CLI_SIZE,   /* a count with k, M, G (powers of 1024) or 2^k */
+};
+
+/* When an option applies within its command: with --dag or without it. */
+enum {
+	CLI_ATTENTION_ONLY = 1, /* the attention DAG's parameters */
+	CLI_DAG_ONLY = 2,       /* a DAG from a file */
+};
+
+struct cli_option {
+	enum cli_option_id id;
+	int short_name;        /* 'n', or 0 */
+	const char *long_name; /* "strategy", or NULL */
+	enum cli_kind kind;
+	size_t offset;         /* of the value in struct cli_args */
+	uint64_t min;          /* numbers: the smallest accepted */
+	unsigned when;         /* CLI_ATTENTION_ONLY, CLI_DAG_ONLY or 0 */
+	const char *arg;       /* the value's name in help: "N" */
+	const char *help;      /* its meaning, for --help */
+};
+
+/* The values of every option; each command reads those of its table. */
+struct cli_args {
+	uint64_t n, d, g, M, w, trace_limit;
+	const char *case_name, *strategy, *tiles, *order;
+	const char *dag_file, *dag_format;
+	const char *trace, *trace_detail;
+	const char *format, *output;
+	bool no_normalize, json, dry_run, element_path, help;
+	bool given[CLI_OPTION_COUNT];
+	char **operands; /* what is left once the options are taken */
+	int operand_count;
+};
+
+struct cli_command;
+
+/* What a command's --help says, and the top-level help's line for it. */
+struct cli_help {
+	const char *usage;       /* after "usage: pebblesim " */
+	const char *summary;     /* one line for the top-level help */
+	const char *description; /* paragraphs for the command's --help */
+	const char *examples;
+};
+
+typedef int cli_fn(const struct cli_command *cmd, const struct cli_args *a,
+		   FILE *out, FILE *errout);
+
+/* A command, in the manner of git.c's table: name, function, options. */
+struct cli_command {
+	const char *name;
+	cli_fn *fn;
+	const struct cli_option *options; /* ended by an entry of NULL help */
+	const struct cli_help *help;
+	int min_operands, max_operands;   /* files after the options */
+};
+
+/* The commands, in the order the top-level help lists them. */
+extern const struct cli_command cli_commands[];
+extern const size_t cli_command_count;
+
+/* One file per command: its function, option table and help. */
+cli_fn cmd_run, cmd_compare, cmd_validate, cmd_dag, cmd_list, cmd_help;
+extern const struct cli_option run_options[], compare_options[],
+	validate_options[], dag_options[], list_options[], help_options[];
+extern const struct cli_help run_help, compare_help, validate_help,
+	dag_help, list_help, help_help;
+
+/* Default of --trace-limit: lines of any trace, set or elementary. */
+#define CLI_TRACE_MAX_LINES UINT64_C(20000000)
+
+/* The table entries every command of the attention DAG shares. */
+#define CLI_OPT_N(help) { OPT_N, 'n', NULL, CLI_SIZE, offsetof(struct cli_args, n), 1, CLI_ATTENTION_ONLY, "N", help }
+#define CLI_OPT_D { OPT_D, 'd', NULL, CLI_COUNT, offsetof(struct cli_args, d), 1, CLI_ATTENTION_ONLY, "D", \
+	"features (columns of Q, K, V), D >= 1" }
+#define CLI_OPT_G { OPT_G, 'g', NULL, CLI_COUNT, offsetof(struct cli_args, g), 0, CLI_ATTENTION_ONLY, "G", \
+	"degree of the polynomial replacing exp, 0 <= G <= 64;\nU1 and U2 have r = C(D+G, G) columns" }
+#define CLI_OPT_NO_NORMALIZE { OPT_NO_NORMALIZE, 0, "no-normalize", CLI_FLAG, offsetof(struct cli_args, no_normalize), 0, \
+	CLI_ATTENTION_ONLY, NULL, "compute U1 (U2^T V) without the normaliser column\nand D^-1: the outputs are N instead of A" }
+#define CLI_OPT_JSON(help) { OPT_JSON, 0, "json", CLI_FLAG, offsetof(struct cli_args, json), 0, 0, NULL, help }
+#define CLI_OPT_DAG(help) { OPT_DAG, 0, "dag", CLI_STRING, offsetof(struct cli_args, dag_file), 0, 0, "FILE", help }
+#define CLI_OPT_DAG_FORMAT { OPT_DAG_FORMAT, 0, "dag-format", CLI_STRING, offsetof(struct cli_args, dag_format), 0, \
+	CLI_DAG_ONLY, "F", "graphml, gml or edgelist: the format of --dag FILE;\nwithout it the content tells (standard input too)" }
+#define CLI_OPT_ELEMENT_PATH { OPT_ELEMENT_PATH, 0, "element-path", CLI_FLAG, offsetof(struct cli_args, element_path), 0, 0, NULL, \
+	"validate move by move, without the block path (the\nsame verdicts, slower: for cross-checks)" }
+#define CLI_OPT_HELP { OPT_HELP, 'h', "help", CLI_FLAG, offsetof(struct cli_args, help), 0, 0, NULL, "this help" }
+#define CLI_OPT_END { CLI_OPTION_COUNT, 0, NULL, CLI_FLAG, 0, 0, 0, NULL, NULL }
+
+/* options.c: the parser, and the help it prints. */
+
+/* Parses argv[first..argc) against cmd's table (getopt_long, arguments
+ * permuted, -- ends the options); 0, or PS_EXIT_USAGE after a message. */
+int cli_parse(const struct cli_command *cmd, int argc, char **argv,
+	      struct cli_args *a, FILE *errout);
+
+/* A decimal count, with k, M, G (x 1024^1..3) or 2^k when sizes is true,
+ * between min and INT64_MAX; 0, or -1 with why in buf. */
+int cli_parse_count(const char *text, bool sizes, uint64_t min, uint64_t *out,
+		    char *why, size_t len);
+
+/* "-n" or "--strategy": the option as users write it. */
+const char *cli_option_name(enum cli_option_id id, char *buf, size_t len);
+
+/* The entry of id in cmd's table, or NULL. */
+const struct cli_option *cli_find_option(const struct cli_command *cmd,
+					 enum cli_option_id id);
+
+/* Refuses the options given that do not apply with (dag) or without a
+ * DAG file: 0, or PS_EXIT_USAGE after a message. */
+int cli_check_when(const struct cli_command *cmd, const struct cli_args *a,
+		   bool dag, FILE *errout);
+
+/* "pebblesim: " fmt, the command's usage line, and where help is; returns
+ * PS_EXIT_USAGE. */
+int cli_usage_error(const struct cli_command *cmd, FILE *errout,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+void cli_print_command_help(const struct cli_command *cmd, FILE *out);
+void cli_print_help(FILE *out);
+
+/* job.c: what run, compare and validate share. */
+
+/* The attention DAG of -n -d -g after checking every limit. */
+int cli_build_attention(const struct cli_args *a, struct ps_attention *att,
+			FILE *errout);
+
+/* What reading --dag told: the format read, and what it lost or NULL. */
+struct cli_dag_read {
+	const char *format, *note;
+};
+
+/* The DAG of --dag, in --dag-format or the format its content shows. */
+int cli_read_dag(const struct cli_args *a, struct ps_explicit *x,
+		 struct cli_dag_read *how, FILE *errout);
+
+void cli_problem(const struct cli_args *a, const struct ps_attention *att,
+		 const struct ps_explicit *xdag, struct ps_problem *pb);
+
+/* Standard error when it is a terminal, else NULL: where progress goes. */
+FILE *cli_progress_stream(FILE *errout);
+
+/* Refuses the options s does not take (its `takes`), and a strategy of
+ * the other DAG kind; 0 or PS_EXIT_USAGE after a message. */
+int cli_check_strategy(const struct cli_args *a, const struct ps_strategy *s,
+		       bool explicit_dag, FILE *errout);
+
+/* report.c: every report printed, in words or as JSON. */
+
+void cli_report_print(const struct ps_report *rep, FILE *out);
+int cli_report_print_json(const struct ps_report *rep, FILE *out);
+
+/* The lower bounds in words: the largest (beside io when measured), the
+ * others that apply, and those not applied with why. */
+void cli_lower_bounds_print(const struct ps_lower_bounds *lb, uint64_t io,
+			    bool measured, FILE *out);
+
+/* A bound's value in JSON: an integer while it is a whole number. */
+json_t *cli_bound_value_json(double value);
+
+/* {"lower": the largest, "applied": [...], "skipped": [{"name","why"}]} */
+json_t *cli_lower_bounds_json(const struct ps_lower_bounds *lb);
+
+/* The "dag" object of every JSON report. */
+json_t *cli_dag_json(const struct ps_report *rep);
+
+/* --dry-run: what a run would take, predict and bound, without running. */
+struct cli_dry_run {
+	const struct ps_report *rep; /* plan, case and lower bounds filled */
+	const struct ps_strategy *s;
+	const struct ps_dag *dag;
+	const char *algorithm;       /* why --case chose s, or "" */
+	uint64_t state_bytes, rss_bytes;
+};
+
+void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out);
+
+/* One row of compare: a report, or why the strategy does not apply. */
+struct cli_compare_row {
+	const struct ps_strategy *s;
+	const char *order; /* explicit DAGs: the compute order */
+	struct ps_report rep;
+	char why[PS_ERROR_MAX + 64];
+	bool ran;
+};
+
+/* compare's table, or its JSON array; head gives the DAG, M, the case. */
+void cli_compare_print(const struct ps_report *head,
+		       const struct cli_compare_row *rows, size_t count,
+		       bool json, FILE *out);
+
+void cli_list_print(bool json, FILE *out);
+
+#endif

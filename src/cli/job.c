@@ -1,0 +1,128 @@
+/*
+ * What run, compare and validate share: building or reading the DAG, the
+ * problem a strategy is given, and the check of a strategy's options
+ * against what it declares it takes (struct ps_strategy's `takes`).
+ */
+#include "cli.h"
+
+#include <string.h>
+#include <unistd.h>
+
+int cli_build_attention(const struct cli_args *a, struct ps_attention *att,
+			FILE *errout)
+{
+	struct ps_attention_params p = {
+		.n = a->n, .d = a->d, .g = a->g, .normalize = !a->no_normalize,
+	};
+	struct ps_error err;
+
+	ps_error_clear(&err);
+	if (ps_attention_check(&p, &err) || ps_attention_init(att, &p, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cli_read_dag(const struct cli_args *a, struct ps_explicit *x,
+		 struct cli_dag_read *how, FILE *errout)
+{
+	const char *format = NULL;
+	struct ps_error err;
+
+	ps_error_clear(&err);
+	if (ps_explicit_read_as(x, a->dag_file, a->dag_format, &format, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	how->format = format;
+	how->note = ps_explicit_format_note(format);
+	return 0;
+}
+
+void cli_problem(const struct cli_args *a, const struct ps_attention *att,
+		 const struct ps_explicit *xdag, struct ps_problem *pb)
+{
+	memset(pb, 0, sizeof(*pb));
+	pb->att = att;
+	pb->xdag = xdag;
+	pb->M = a->M;
+	pb->tiles = a->tiles;
+	pb->w = a->w;
+	pb->order = a->order;
+	pb->element_only = a->element_path;
+}
+
+FILE *cli_progress_stream(FILE *errout)
+{
+	int fd = fileno(errout);
+
+	return fd >= 0 && isatty(fd) ? errout : NULL;
+}
+
+/* The strategy options and the bit a strategy declares for each. */
+static const struct {
+	enum cli_option_id id;
+	unsigned takes;
+} strategy_options[] = {
+	{ OPT_TILES, PS_TAKES_TILES },
+	{ OPT_W, PS_TAKES_W },
+	{ OPT_ORDER, PS_TAKES_ORDER },
+};
+
+/* A strategy that takes option bit `takes` itself (choosers pass it on),
+ * or with takes 0 one of explicit DAGs. */
+static bool picks(const struct ps_strategy *s, unsigned takes)
+{
+	if (!takes)
+		return s->flags & PS_STRATEGY_EXPLICIT;
+	return ps_strategy_takes(s, takes) && !(s->flags & PS_STRATEGY_CHOOSER);
+}
+
+/* Their names from the registry: "generic", "lru and belady". */
+static void names_of(unsigned takes, const char *last, char *buf, size_t len)
+{
+	size_t count = 0, used = 0, total = 0;
+
+	for (size_t k = 0; k < ps_strategy_count; k++)
+		total += picks(ps_strategies[k], takes);
+	buf[0] = '\0';
+	for (size_t k = 0; k < ps_strategy_count && used < len; k++) {
+		if (!picks(ps_strategies[k], takes))
+			continue;
+		count++;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 count == 1 ? "" : count == total ? last : ", ",
+					 ps_strategies[k]->name);
+	}
+}
+
+int cli_check_strategy(const struct cli_args *a, const struct ps_strategy *s,
+		       bool explicit_dag, FILE *errout)
+{
+	for (size_t k = 0; k < sizeof(strategy_options) / sizeof(strategy_options[0]); k++) {
+		char name[32], who[128];
+
+		if (!a->given[strategy_options[k].id] ||
+		    ps_strategy_takes(s, strategy_options[k].takes))
+			continue;
+		names_of(strategy_options[k].takes, " and ", who, sizeof(who));
+		fprintf(errout, "pebblesim: %s is an option of %s, not of %s\n",
+			cli_option_name(strategy_options[k].id, name, sizeof(name)),
+			who, s->name);
+		return PS_EXIT_USAGE;
+	}
+	if (explicit_dag != !!(s->flags & PS_STRATEGY_EXPLICIT)) {
+		char who[128];
+
+		names_of(0, " or ", who, sizeof(who));
+		if (explicit_dag)
+			fprintf(errout, "pebblesim: %s pebbles the attention DAG; a DAG from a file takes %s\n",
+				s->name, who);
+		else
+			fprintf(errout, "pebblesim: %s pebbles a DAG from a file (run --dag FILE), not the attention DAG\n",
+				s->name);
+		return PS_EXIT_USAGE;
+	}
+	return 0;
+}

@@ -1,0 +1,370 @@
+/*
+ * Option parsing for every command: glibc's getopt_long over the options
+ * of all commands, so that an option of another command is recognised,
+ * takes its value, and is refused by name; each command accepts only the
+ * entries of its own table. Arguments are permuted (options may follow
+ * the operands), `--` ends the options, `--opt=value` and `-n64` work.
+ */
+#define _GNU_SOURCE /* getopt_long */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* JSON integers are signed 64-bit: every parameter must round-trip. */
+#define CLI_VALUE_MAX UINT64_C(9223372036854775807)
+
+const struct cli_option *cli_find_option(const struct cli_command *cmd,
+					 enum cli_option_id id)
+{
+	for (const struct cli_option *o = cmd->options; o->help; o++)
+		if (o->id == id)
+			return o;
+	return NULL;
+}
+
+/* The first entry of id in any command's table: its name and kind. */
+static const struct cli_option *any_option(enum cli_option_id id)
+{
+	for (size_t c = 0; c < cli_command_count; c++) {
+		const struct cli_option *o = cli_find_option(&cli_commands[c], id);
+
+		if (o)
+			return o;
+	}
+	return NULL;
+}
+
+const char *cli_option_name(enum cli_option_id id, char *buf, size_t len)
+{
+	const struct cli_option *o = any_option(id);
+
+	if (!o)
+		snprintf(buf, len, "?");
+	else if (o->long_name)
+		snprintf(buf, len, "--%s", o->long_name);
+	else
+		snprintf(buf, len, "-%c", o->short_name);
+	return buf;
+}
+
+int cli_usage_error(const struct cli_command *cmd, FILE *errout,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pebblesim: ", errout);
+	va_start(ap, fmt);
+	vfprintf(errout, fmt, ap);
+	va_end(ap);
+	fprintf(errout, "\nusage: pebblesim %s\n", cmd->help->usage);
+	fprintf(errout, "Try 'pebblesim %s --help' for more information.\n",
+		cmd->name);
+	return PS_EXIT_USAGE;
+}
+
+int cli_parse_count(const char *text, bool sizes, uint64_t min, uint64_t *out,
+		    char *why, size_t len)
+{
+	const char *p = text;
+	uint64_t value = 0, scale = 1;
+	unsigned shift = 0;
+
+	if (*p < '0' || *p > '9') {
+		snprintf(why, len, "expected an integer >= %llu", (unsigned long long)min);
+		return -1;
+	}
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (value > (CLI_VALUE_MAX - (uint64_t)(*p - '0')) / 10)
+			goto too_large;
+		value = value * 10 + (uint64_t)(*p - '0');
+	}
+	if (sizes && *p == '^' && value == 2) {
+		/* 2^k */
+		uint64_t k;
+		char inner[64];
+
+		if (cli_parse_count(p + 1, false, 0, &k, inner, sizeof(inner)) || k > 62) {
+			snprintf(why, len, "2^k needs 0 <= k <= 62 (the largest value is 2^63 - 1 = 9223372036854775807)");
+			return -1;
+		}
+		value = UINT64_C(1) << k;
+		p = "";
+	} else if (sizes && *p && !p[1]) {
+		switch (*p) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		default: break;
+		}
+		if (shift)
+			p++;
+	}
+	if (*p) {
+		snprintf(why, len, sizes ? "expected an integer >= %llu, with k, M or G (x 1024, 1024^2, 1024^3) or as 2^k"
+					 : "expected an integer >= %llu",
+			 (unsigned long long)min);
+		return -1;
+	}
+	scale = UINT64_C(1) << shift;
+	if (value > CLI_VALUE_MAX / scale)
+		goto too_large;
+	value *= scale;
+	if (value < min) {
+		snprintf(why, len, "expected an integer >= %llu", (unsigned long long)min);
+		return -1;
+	}
+	*out = value;
+	return 0;
+too_large:
+	snprintf(why, len, "above the largest value, 2^63 - 1 = 9223372036854775807 (JSON's integers are signed 64-bit)");
+	return -1;
+}
+
+/* getopt_long's table: the options of every command, each once. */
+static size_t all_options(struct option *longs, size_t max, char *shorts,
+			  size_t shorts_len)
+{
+	size_t count = 0, used = 0;
+	bool seen[CLI_OPTION_COUNT] = { false };
+
+	/* ':' first: a missing value is told apart from an unknown option */
+	shorts[used++] = ':';
+	for (size_t c = 0; c < cli_command_count; c++)
+		for (const struct cli_option *o = cli_commands[c].options; o->help; o++) {
+			if (seen[o->id])
+				continue;
+			seen[o->id] = true;
+			if (o->long_name && count + 1 < max)
+				longs[count++] = (struct option){
+					o->long_name,
+					o->kind == CLI_FLAG ? no_argument : required_argument,
+					NULL, 256 + (int)o->id,
+				};
+			if (o->short_name && used + 3 < shorts_len) {
+				shorts[used++] = (char)o->short_name;
+				if (o->kind != CLI_FLAG)
+					shorts[used++] = ':';
+			}
+		}
+	shorts[used] = '\0';
+	longs[count] = (struct option){ NULL, 0, NULL, 0 };
+	return count;
+}
+
+static enum cli_option_id id_of(int c)
+{
+	if (c >= 256)
+		return (enum cli_option_id)(c - 256);
+	for (size_t k = 0; k < cli_command_count; k++)
+		for (const struct cli_option *o = cli_commands[k].options; o->help; o++)
+			if (o->short_name == c)
+				return o->id;
+	return CLI_OPTION_COUNT;
+}
+
+/* The option as the user wrote it, without its value: "--trace". */
+static const char *as_written(const char *arg, char *buf, size_t len)
+{
+	size_t n = strcspn(arg, "=");
+
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), arg);
+	return buf;
+}
+
+static int set_value(const struct cli_command *cmd, const struct cli_option *o,
+		     const char *value, struct cli_args *a, FILE *errout)
+{
+	char *base = (char *)a;
+	char name[64], why[160];
+
+	switch (o->kind) {
+	case CLI_FLAG:
+		*(bool *)(base + o->offset) = true;
+		break;
+	case CLI_STRING:
+		*(const char **)(base + o->offset) = value;
+		break;
+	case CLI_COUNT:
+	case CLI_SIZE:
+		if (cli_parse_count(value, o->kind == CLI_SIZE, o->min,
+				    (uint64_t *)(base + o->offset), why, sizeof(why)))
+			return cli_usage_error(cmd, errout, "invalid value '%s' for %s: %s",
+					       value, cli_option_name(o->id, name, sizeof(name)),
+					       why);
+		break;
+	}
+	a->given[o->id] = true;
+	return 0;
+}
+
+int cli_parse(const struct cli_command *cmd, int argc, char **argv,
+	      struct cli_args *a, FILE *errout)
+{
+	struct option longs[CLI_OPTION_COUNT + 1];
+	char shorts[2 * CLI_OPTION_COUNT + 4], name[64];
+	int c;
+
+	all_options(longs, CLI_OPTION_COUNT + 1, shorts, sizeof(shorts));
+	/* argv[0] is the command (or the program): getopt starts after it;
+	 * optind = 0 makes glibc start afresh, as each call must */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		const struct cli_option *o;
+		const char *arg = argv[optind - 1];
+		enum cli_option_id id;
+		int rc;
+
+		if (c == '?') {
+			if (optopt >= 256) /* --flag=value */
+				return cli_usage_error(cmd, errout, "option '%s' takes no value",
+						       cli_option_name(id_of(optopt), name, sizeof(name)));
+			if (optopt && optopt < 256)
+				return cli_usage_error(cmd, errout, "unknown option '-%c'", optopt);
+			return cli_usage_error(cmd, errout, "unknown option '%s'",
+					       as_written(arg, name, sizeof(name)));
+		}
+		if (c == ':')
+			return cli_usage_error(cmd, errout, "option '%s' needs a value",
+					       cli_option_name(id_of(optopt), name, sizeof(name)));
+		id = id_of(c);
+		o = cli_find_option(cmd, id);
+		if (!o)
+			return cli_usage_error(cmd, errout, "option '%s' does not apply to %s",
+					       cli_option_name(id, name, sizeof(name)), cmd->name);
+		rc = set_value(cmd, o, optarg, a, errout);
+		if (rc)
+			return rc;
+	}
+	a->operands = argv + optind;
+	a->operand_count = argc - optind;
+	if (a->help)
+		return 0;
+	if (a->operand_count < cmd->min_operands)
+		return cli_usage_error(cmd, errout, "%s needs %s", cmd->name,
+				       cmd->min_operands == 1 ? "a file (or - for standard input)"
+							      : "more arguments");
+	if (a->operand_count > cmd->max_operands)
+		return cli_usage_error(cmd, errout, "unexpected argument '%s' for %s",
+				       a->operands[cmd->max_operands], cmd->name);
+	return 0;
+}
+
+int cli_check_when(const struct cli_command *cmd, const struct cli_args *a,
+		   bool dag, FILE *errout)
+{
+	for (const struct cli_option *o = cmd->options; o->help; o++) {
+		char name[64];
+
+		if (!a->given[o->id])
+			continue;
+		if (dag && (o->when & CLI_ATTENTION_ONLY))
+			return cli_usage_error(cmd, errout,
+					       "option '%s' does not apply to %s --dag: a DAG from a file has no attention parameters",
+					       cli_option_name(o->id, name, sizeof(name)), cmd->name);
+		if (!dag && (o->when & CLI_DAG_ONLY))
+			return cli_usage_error(cmd, errout,
+					       "option '%s' applies only with --dag FILE",
+					       cli_option_name(o->id, name, sizeof(name)));
+	}
+	return 0;
+}
+
+/* Prints text indented by indent, continuing at its newlines. */
+static void print_indented(const char *text, int indent, FILE *out)
+{
+	for (const char *p = text; *p; p++) {
+		fputc(*p, out);
+		if (*p == '\n' && p[1])
+			fprintf(out, "%*s", indent, "");
+	}
+	fputc('\n', out);
+}
+
+void cli_print_command_help(const struct cli_command *cmd, FILE *out)
+{
+	char sizes[128];
+
+	fprintf(out, "usage: pebblesim %s\n\n", cmd->help->usage);
+	fputs(cmd->help->description, out);
+	fputs("\nOptions:\n", out);
+	for (const struct cli_option *o = cmd->options; o->help; o++) {
+		char head[64];
+		int used;
+
+		if (o->short_name && o->long_name)
+			used = snprintf(head, sizeof(head), "  -%c, --%s", o->short_name, o->long_name);
+		else if (o->short_name)
+			used = snprintf(head, sizeof(head), "  -%c", o->short_name);
+		else
+			used = snprintf(head, sizeof(head), "  --%s", o->long_name);
+		if (o->arg)
+			used += snprintf(head + used, sizeof(head) - (size_t)used, " %s", o->arg);
+		if (used >= 20)
+			fprintf(out, "%s\n%20s", head, "");
+		else
+			fprintf(out, "%-20s", head);
+		print_indented(o->help, 20, out);
+	}
+	sizes[0] = '\0';
+	for (const struct cli_option *o = cmd->options; o->help; o++)
+		if (o->kind == CLI_SIZE) {
+			char name[32];
+
+			snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%s",
+				 sizes[0] ? ", " : "", cli_option_name(o->id, name, sizeof(name)));
+		}
+	if (sizes[0])
+		fprintf(out, "\nSizes (%s) take k, M or G, powers of 1024 (8k = 8192,\n"
+			"64k = 65536, 1M = 1048576), or 2^k (2^13 = 8192); every value is at most\n"
+			"2^63 - 1, the largest integer JSON reports carry.\n", sizes);
+	fputs("\nExamples:\n", out);
+	fputs(cmd->help->examples, out);
+}
+
+void cli_print_help(FILE *out)
+{
+	fputs("usage: pebblesim [COMMAND] [OPTIONS] [FILE]\n"
+	      "       pebblesim COMMAND --help\n"
+	      "       pebblesim --version\n"
+	      "\n"
+	      "pebblesim plays the red-blue pebble game (Hong and Kung; with partial\n"
+	      "aggregation) on the DAG of approximate attention, A = D^-1 U1 (U2^T V)\n"
+	      "(Alman and Song), runs a tiling strategy from \"Approaching I/O-optimality\n"
+	      "for Approximate Attention\", validates every move of its sequence, and sets\n"
+	      "the loads and saves beside the paper's bounds.\n"
+	      "\n"
+	      "Commands:\n", out);
+	for (size_t k = 0; k < cli_command_count; k++)
+		fprintf(out, "  %-10s %s\n", cli_commands[k].name, cli_commands[k].help->summary);
+	fputs("\n"
+	      "Without a command, pebblesim runs `run`. Each command takes its own\n"
+	      "options, and refuses the others; `pebblesim COMMAND --help` lists them\n"
+	      "with their meaning. Options may come before or after the operands; --\n"
+	      "ends them; --opt=VALUE and -n64 work. Sizes (-n, -M) take k, M, G\n"
+	      "(powers of 1024: -M 8k) or 2^k.\n"
+	      "\n"
+	      "Examples:\n"
+	      "  pebblesim --case II -n 4096 -d 16 -g 3 -M 8k\n"
+	      "      Case II's group tiling (Key Lemma 3.2) on 4096 tokens, 16 features\n"
+	      "  pebblesim compare -n 1024 -d 16 -g 5 -M 2048\n"
+	      "      every strategy side by side, best first, on a Case III instance\n"
+	      "  pebblesim --case II -n 64 -d 4 -g 2 -M 100 --trace run.jsonl\n"
+	      "  pebblesim validate -M 60 run.jsonl\n"
+	      "      write a trace, then try it under a smaller fast memory\n"
+	      "  pebblesim run --dag examples/tree.graphml -M 5 --strategy belady\n"
+	      "      a binary tree from a GraphML file, clairvoyant eviction\n"
+	      "\n"
+	      "Exit status: 0 valid and within the bounds, 1 an invalid sequence or a\n"
+	      "bound contradicted, 2 bad usage or input.\n"
+	      "Documentation: README.md and docs/, installed in " PS_DOCDIR ".\n"
+	      "docs/ has the model (MODEL.md), bounds (BOUNDS.md), strategies\n"
+	      "(STRATEGIES.md), exact attention (EXACT.md), commands and JSON schema\n"
+	      "(CLI.md, pebblesim.schema.json), traces (TRACE_FORMAT.md), DAG files\n"
+	      "(DAG_FILES.md), performance (PERFORMANCE.md), architecture\n"
+	      "(ARCHITECTURE.md).\n", out);
+}

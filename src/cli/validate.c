@@ -1,0 +1,141 @@
+/*
+ * pebblesim validate FILE: replay any trace in the engine and report its
+ * counts, or the first rule it breaks.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "pebblesim/trace.h"
+
+const struct cli_option validate_options[] = {
+	{ OPT_M, 'M', NULL, CLI_SIZE, offsetof(struct cli_args, M), 1, 0, "M",
+	  "validate under this fast memory instead of the header's" },
+	CLI_OPT_N("with -d and -g: insist that the header names this DAG"),
+	CLI_OPT_D,
+	CLI_OPT_G,
+	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_DAG("the trace pebbles this DAG file (GraphML, GML or an\n"
+		    "edge list), its moves naming vertex ids"),
+	CLI_OPT_DAG_FORMAT,
+	CLI_OPT_JSON("print the report as one JSON object\n"
+		     "(docs/pebblesim.schema.json)"),
+	CLI_OPT_ELEMENT_PATH,
+	CLI_OPT_HELP,
+	CLI_OPT_END,
+};
+
+int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
+		 FILE *out, FILE *errout)
+{
+	const char *path = a->operands[0];
+	struct cli_dag_read how = { NULL, NULL };
+	struct ps_attention_params expect = {
+		.n = a->n, .d = a->d, .g = a->g, .normalize = !a->no_normalize,
+	};
+	bool insist = a->given[OPT_N] || a->given[OPT_D] || a->given[OPT_G];
+	struct ps_replay replay;
+	struct ps_report rep;
+	struct ps_error err;
+	struct ps_explicit xdag;
+	const struct ps_strategy *s;
+	FILE *f;
+	double start = ps_now_seconds();
+	int rc;
+
+	if ((rc = cli_check_when(cmd, a, a->dag_file != NULL, errout)))
+		return rc;
+	if (insist && !(a->given[OPT_N] && a->given[OPT_D] && a->given[OPT_G]))
+		return cli_usage_error(cmd, errout,
+				       "-n, -d and -g go together: the DAG the trace must name");
+	if (a->dag_file && !strcmp(a->dag_file, "-") && !strcmp(path, "-"))
+		return cli_usage_error(cmd, errout,
+				       "the trace and the DAG cannot both come from standard input");
+	ps_error_clear(&err);
+	if (a->dag_file && cli_read_dag(a, &xdag, &how, errout))
+		return PS_EXIT_USAGE;
+	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!f) {
+		if (a->dag_file)
+			ps_explicit_free(&xdag);
+		fprintf(errout, "pebblesim: cannot open trace '%s': %s\n", path,
+			strerror(errno));
+		return PS_EXIT_USAGE;
+	}
+	rc = ps_trace_replay(f, path, a->given[OPT_M] ? a->M : 0,
+			     insist ? &expect : NULL, a->dag_file ? &xdag : NULL,
+			     a->element_path, &replay, &err);
+	if (f != stdin)
+		fclose(f);
+	if (rc) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		ps_replay_free(&replay);
+		if (a->dag_file)
+			ps_explicit_free(&xdag);
+		return PS_EXIT_USAGE;
+	}
+	if (a->dag_file)
+		ps_report_init_explicit(&rep, &xdag, a->dag_file, replay.header.M);
+	else
+		ps_report_init(&rep, &replay.att, replay.header.M);
+	rep.dag_format = how.format;
+	rep.dag_note = how.note;
+	rep.seconds = ps_now_seconds() - start;
+	rep.source = path;
+	rep.lines = replay.lines;
+	rep.has_end = replay.has_end;
+	rep.strategy = replay.header.strategy[0] ? replay.header.strategy : "(not named)";
+	rep.counts = replay.counts;
+	rep.ops = replay.ops;
+	rep.valid = replay.valid;
+	rep.rule = replay.rule;
+	snprintf(rep.violation, sizeof(rep.violation), "%s", replay.violation);
+	/*
+	 * A trace of a known strategy is set beside that strategy's plan, made
+	 * for the header's own M and parameters (not for -M). A name of the
+	 * other DAG kind, or a plan that cannot be made, gives no prediction.
+	 */
+	s = ps_strategy_find(replay.header.strategy);
+	if (s && !(s->flags & PS_STRATEGY_EXPLICIT) == !a->dag_file) {
+		struct ps_problem pb = {
+			.att = a->dag_file ? NULL : &replay.att,
+			.xdag = a->dag_file ? &xdag : NULL, .M = replay.header.planned_M,
+			.tiles = replay.header.tiles[0] ? replay.header.tiles : NULL,
+			.w = replay.header.w,
+			.order = replay.header.order[0] ? replay.header.order : NULL,
+		};
+		struct ps_error ignored;
+
+		rep.section = s->section;
+		rep.has_plan = ps_strategy_plan(s, &pb, &rep.plan, &ignored) == 0;
+	}
+	if (a->json)
+		cli_report_print_json(&rep, out);
+	else
+		cli_report_print(&rep, out);
+	ps_replay_free(&replay);
+	if (a->dag_file)
+		ps_explicit_free(&xdag);
+	if (!rep.valid || ps_report_bound_violated(&rep))
+		return PS_EXIT_INVALID;
+	return PS_EXIT_VALID;
+}
+
+const struct cli_help validate_help = {
+	"validate [-M M] [-n N -d D -g G [--no-normalize]] [--dag FILE] [--json] TRACE|-",
+	"replay a trace (any program's) in the engine: its counts, or the first broken rule",
+	"Replays a trace (JSON Lines, docs/TRACE_FORMAT.md; - for standard input)\n"
+	"in the engine, one line at a time, and prints the same report as a run:\n"
+	"its counts, or the first broken rule as TRACE:LINE: move node: rule. When\n"
+	"the header names a strategy pebblesim knows, the report adds its plan,\n"
+	"prediction and upper bound for the header's parameters.\n",
+	"  pebblesim validate run.jsonl\n"
+	"      the counts of a trace, checked move by move\n"
+	"  pebblesim validate -M 60 run.jsonl\n"
+	"      the first rule it breaks with less fast memory\n"
+	"  pebblesim validate --dag examples/tree.graphml --json tree.jsonl\n"
+	"      a trace of a DAG from a file, the report as JSON\n"
+	"  pebblesim validate -- -odd-name.jsonl\n"
+	"      a file whose name starts with a dash\n",
+};
