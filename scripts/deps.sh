@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages pebblesim builds with, when they are missing:
-# a C compiler, pkg-config, the igraph, jansson and Check libraries, and
-# help2man (the man page is generated from `pebblesim --help`).
+# a C compiler, pkg-config, the igraph, jansson and Check libraries,
+# help2man (the man page is generated from `pebblesim --help`), and
+# gnuplot-nox (`pebblesim sweep --plot` draws with it).
 # Called by the Makefile before every build; quiet and quick when all is there.
 set -u
 
@@ -9,6 +10,7 @@ need=""
 command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 command -v help2man >/dev/null 2>&1 || need="$need help2man"
+command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
 for pair in igraph:libigraph-dev jansson:libjansson-dev check:check; do
 	module=${pair%%:*}
 	package=${pair#*:}

@@ -58,6 +58,7 @@ int main(void)
 	srunner_add_suite(sr, strategies_suite());
 	srunner_add_suite(sr, bounds_suite());
 	srunner_add_suite(sr, exact_suite());
+	srunner_add_suite(sr, sweep_suite());
 	srunner_add_suite(sr, golden_suite());
 	srunner_add_suite(sr, trace_suite());
 	srunner_add_suite(sr, explicit_suite());

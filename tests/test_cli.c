@@ -978,6 +978,107 @@ START_TEST(test_help_teaches)
 }
 END_TEST
 
+/* Exact attention from the command line, and its refusals. */
+START_TEST(test_exact_attention_cli)
+{
+	char path[] = "/tmp/pebblesim-cli-XXXXXX";
+	int fd = mkstemp(path);
+	json_t *root;
+
+	close(fd);
+	ck_assert_int_eq(cli("--attention", "exact", "-n", "32", "-d", "4", "-M", "100", NULL), 0);
+	HAS(out_text, "exact attention        n = 32, d = 4, normalised");
+	HAS(out_text, "strategy               flash");
+	/* n d + ceil(n/Br) 2 n d + n d = 128 + 4 x 256 + 128, Br = 8 */
+	HAS(out_text, "predicted I/O          1280 (cost model agrees)");
+	/* naming an exact strategy picks the DAG */
+	ck_assert_int_eq(cli("--strategy", "exact-matmul", "-n", "32", "-d", "4", "-M", "40",
+			     "--json", NULL), 0);
+	root = json_loads(out_text, 0, NULL);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(root, "dag"), "kind")),
+			 "exact-attention");
+	json_decref(root);
+	/* a trace of it replays with equal counts */
+	ck_assert_int_eq(cli("--strategy", "flash", "-n", "9", "-d", "3", "-M", "60",
+			     "--trace", path, NULL), 0);
+	HAS(out_text, "I/O                    ");
+	ck_assert_int_eq(cli("validate", path, NULL), 0);
+	HAS(out_text, "exact attention        n = 9, d = 3");
+	HAS(out_text, "(cost model agrees)");
+	unlink(path);
+	/* refusals, each with its reason */
+	ck_assert_int_eq(cli("--attention", "exact", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: -g does not apply to exact attention");
+	ck_assert_int_eq(cli("--strategy", "flash", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: -g does not apply to exact attention");
+	ck_assert_int_eq(cli("--attention", "exact", "--strategy", "keylemma", "-n", "8", "-d", "4",
+			     "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: keylemma pebbles approximate attention, not exact attention");
+	ck_assert_int_eq(cli("--attention", "exact", "--case", "II", "-n", "8", "-d", "4", "-M", "64", NULL), 2);
+	HAS(err_text, "--case does not apply to exact attention");
+	ck_assert_int_eq(cli("--attention", "softmax", "-n", "8", "-d", "4", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: unknown attention 'softmax': approx or exact");
+	/* every approximate report names its exact counterpart */
+	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "100", NULL), 0);
+	HAS(out_text, "exact attention (flash) ");
+}
+END_TEST
+
+START_TEST(test_sweep_cli)
+{
+	char csv[] = "/tmp/pebblesim-cli-XXXXXX", svg[64];
+	int fd = mkstemp(csv);
+	json_t *root;
+	FILE *f;
+	char head[64] = "";
+
+	close(fd);
+	snprintf(svg, sizeof(svg), "%s.svg", csv);
+	ck_assert_int_eq(cli("sweep", "-n", "8:32:x2", "-d", "4", "-g", "2", "-M", "200",
+			     "--strategies", "flash,keylemma,best", "-j", "2", "--csv", csv,
+			     "--plot", svg, NULL), 0);
+	HAS(out_text, "crossover: ");
+	f = fopen(svg, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(head, sizeof(head), f));
+	fclose(f);
+	HAS(head, "<?xml");
+	unlink(svg);
+	ck_assert_int_eq(cli("sweep", "--merge", csv, csv, "--json", NULL), 0);
+	root = json_loads(out_text, 0, NULL);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_uint_eq(json_array_size(json_object_get(root, "rows")), 2 * 3 * 3);
+	ck_assert(json_is_array(json_object_get(root, "crossovers")));
+	json_decref(root);
+	unlink(csv);
+	ck_assert_int_eq(cli("sweep", "-n", "8:32:x2", "-d", "4", "-g", "2", "-M", "200",
+			     "--predict", "--json", NULL), 0);
+	root = json_loads(out_text, 0, NULL);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_uint_eq(json_array_size(json_object_get(root, "rows")), 3 * 3);
+	json_decref(root);
+	/* bad input: exit 2 with the reason */
+	ck_assert_int_eq(cli("sweep", "-n", "32:8", "-d", "4", "-g", "2", "-M", "200", NULL), 2);
+	HAS(err_text, "lo = 32 is above hi = 8");
+	ck_assert_int_eq(cli("sweep", "-n", "8:32:x1", "-d", "4", "-g", "2", "-M", "200", NULL), 2);
+	HAS(err_text, "a geometric step is x2 or more");
+	ck_assert_int_eq(cli("sweep", "-n", "8:32", "-d", "4", "-g", "2", "-M", "200",
+			     "--strategies", "flash,nosuch", NULL), 2);
+	HAS(err_text, "unknown strategy 'nosuch'");
+	ck_assert_int_eq(cli("sweep", "-n", "8", "-d", "4", "-g", "2", "-M", "200", NULL), 2);
+	HAS(err_text, "sweep takes exactly one range");
+	ck_assert_int_eq(cli("sweep", "-n", "8:32", "-d", "4:8", "-g", "2", "-M", "200", NULL), 2);
+	ck_assert_int_eq(cli("sweep", "-n", "8:32", "-d", "4", "-g", "2", "-M", "200",
+			     "--shard", "3/2", NULL), 2);
+	ck_assert_int_eq(cli("sweep", "-n", "8:32", "-d", "4", "-g", "2", "-M", "200",
+			     "--plot", "/tmp/x.pdf", NULL), 2);
+	HAS(err_text, "the name ends in .svg or .png");
+	/* a range is a sweep's: run refuses it */
+	ck_assert_int_eq(cli("-n", "8:32", "-d", "4", "-g", "2", "-M", "200", NULL), 2);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -1004,6 +1105,8 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_json_schema);
 	tcase_add_test(tc, test_compare_rows_carry_parameters);
 	tcase_add_test(tc, test_help_teaches);
+	tcase_add_test(tc, test_exact_attention_cli);
+	tcase_add_test(tc, test_sweep_cli);
 	suite_add_tcase(s, tc);
 	return s;
 }

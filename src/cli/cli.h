@@ -28,6 +28,9 @@ enum cli_option_id {
 	OPT_JSON, OPT_DRY_RUN, OPT_ELEMENT_PATH,
 	OPT_TRACE, OPT_TRACE_DETAIL, OPT_TRACE_LIMIT,
 	OPT_FORMAT, OPT_OUTPUT,
+	OPT_ATTENTION,
+	OPT_STRATEGIES, OPT_PREDICT, OPT_CSV, OPT_PLOT, OPT_JOBS, OPT_SHARD,
+	OPT_MERGE, OPT_BASELINE,
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -44,6 +47,7 @@ enum cli_kind {
 enum {
 	CLI_ATTENTION_ONLY = 1, /* the attention DAG's parameters */
 	CLI_DAG_ONLY = 2,       /* a DAG from a file */
+	CLI_RANGE = 4,          /* a number, or a range LO:HI[:STEP] (sweep) */
 };
 
 struct cli_option {
@@ -65,6 +69,11 @@ struct cli_args {
 	const char *dag_file, *dag_format;
 	const char *trace, *trace_detail;
 	const char *format, *output;
+	const char *attention; /* "approx" or "exact" */
+	const char *strategies, *csv, *plot, *shard, *baseline; /* sweep */
+	uint64_t jobs;
+	bool predict, merge;
+	const char *text[CLI_OPTION_COUNT]; /* a number's text as given */
 	bool no_normalize, json, dry_run, element_path, help;
 	bool given[CLI_OPTION_COUNT];
 	char **operands; /* what is left once the options are taken */
@@ -98,11 +107,13 @@ extern const struct cli_command cli_commands[];
 extern const size_t cli_command_count;
 
 /* One file per command: its function, option table and help. */
-cli_fn cmd_run, cmd_compare, cmd_validate, cmd_dag, cmd_list, cmd_help;
+cli_fn cmd_run, cmd_compare, cmd_validate, cmd_dag, cmd_list, cmd_help,
+	cmd_sweep;
 extern const struct cli_option run_options[], compare_options[],
-	validate_options[], dag_options[], list_options[], help_options[];
+	validate_options[], dag_options[], list_options[], help_options[],
+	sweep_options[];
 extern const struct cli_help run_help, compare_help, validate_help,
-	dag_help, list_help, help_help;
+	dag_help, list_help, help_help, sweep_help;
 
 /* Default of --trace-limit: lines of any trace, set or elementary. */
 #define CLI_TRACE_MAX_LINES UINT64_C(20000000)
@@ -121,6 +132,9 @@ extern const struct cli_help run_help, compare_help, validate_help,
 	CLI_DAG_ONLY, "F", "graphml, gml or edgelist: the format of --dag FILE;\nwithout it the content tells (standard input too)" }
 #define CLI_OPT_ELEMENT_PATH { OPT_ELEMENT_PATH, 0, "element-path", CLI_FLAG, offsetof(struct cli_args, element_path), 0, 0, NULL, \
 	"validate move by move, without the block path (the\nsame verdicts, slower: for cross-checks)" }
+#define CLI_OPT_ATTENTION { OPT_ATTENTION, 0, "attention", CLI_STRING, offsetof(struct cli_args, attention), 0, \
+	CLI_ATTENTION_ONLY, "KIND", "approx (the default): approximate attention, n, d, g;\n" \
+	"exact: exact attention (MODEL.md section 5), n and d,\nno -g; flash by default. Naming a strategy of\nexact attention (flash, exact-matmul) implies it" }
 #define CLI_OPT_HELP { OPT_HELP, 'h', "help", CLI_FLAG, offsetof(struct cli_args, help), 0, 0, NULL, "this help" }
 #define CLI_OPT_END { CLI_OPTION_COUNT, 0, NULL, CLI_FLAG, 0, 0, 0, NULL, NULL }
 
@@ -158,8 +172,18 @@ void cli_print_help(FILE *out);
 
 /* job.c: what run, compare and validate share. */
 
-/* The attention DAG of -n -d -g after checking every limit. */
+/* The attention DAG of -n -d -g after checking every limit: exact
+ * attention with --attention exact or a strategy of it. */
 int cli_build_attention(const struct cli_args *a, struct ps_attention *att,
+			FILE *errout);
+
+/* Exact attention asked for: --attention exact, or --strategy flash or
+ * exact-matmul. */
+bool cli_wants_exact(const struct cli_args *a);
+
+/* The checks of --attention against -g, --case and --strategy; 0 or
+ * PS_EXIT_USAGE after a message. */
+int cli_check_attention(const struct cli_command *cmd, const struct cli_args *a,
 			FILE *errout);
 
 /* What reading --dag told: the format read, and what it lost or NULL. */

@@ -8,11 +8,44 @@
 #include <string.h>
 #include <unistd.h>
 
+bool cli_wants_exact(const struct cli_args *a)
+{
+	const struct ps_strategy *s = a->strategy ? ps_strategy_find(a->strategy) : NULL;
+
+	if (a->attention)
+		return !strcmp(a->attention, "exact");
+	return s && (s->flags & PS_STRATEGY_EXACT);
+}
+
+int cli_check_attention(const struct cli_command *cmd, const struct cli_args *a,
+			FILE *errout)
+{
+	const struct ps_strategy *s = a->strategy ? ps_strategy_find(a->strategy) : NULL;
+	bool exact = cli_wants_exact(a);
+
+	if (a->attention && strcmp(a->attention, "approx") && strcmp(a->attention, "exact"))
+		return cli_usage_error(cmd, errout, "unknown attention '%s': approx or exact",
+				       a->attention);
+	if (!exact)
+		return 0;
+	if (a->given[OPT_G])
+		return cli_usage_error(cmd, errout,
+				       "-g does not apply to exact attention (MODEL.md section 5): it has no polynomial");
+	if (a->given[OPT_CASE])
+		return cli_usage_error(cmd, errout,
+				       "--case does not apply to exact attention: the paper's cases are of approximate attention");
+	if (s && !(s->flags & PS_STRATEGY_EXACT))
+		return cli_usage_error(cmd, errout,
+				       "%s pebbles approximate attention, not exact attention", s->name);
+	return 0;
+}
+
 int cli_build_attention(const struct cli_args *a, struct ps_attention *att,
 			FILE *errout)
 {
 	struct ps_attention_params p = {
 		.n = a->n, .d = a->d, .g = a->g, .normalize = !a->no_normalize,
+		.exact = cli_wants_exact(a),
 	};
 	struct ps_error err;
 

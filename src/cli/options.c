@@ -190,6 +190,10 @@ static int set_value(const struct cli_command *cmd, const struct cli_option *o,
 		break;
 	case CLI_COUNT:
 	case CLI_SIZE:
+		a->text[o->id] = value;
+		/* sweep: a range, read by the command */
+		if ((o->when & CLI_RANGE) && strchr(value, ':'))
+			break;
 		if (cli_parse_count(value, o->kind == CLI_SIZE, o->min,
 				    (uint64_t *)(base + o->offset), why, sizeof(why)))
 			return cli_usage_error(cmd, errout, "invalid value '%s' for %s: %s",

@@ -16,6 +16,7 @@ const struct cli_option run_options[] = {
 	{ OPT_M, 'M', NULL, CLI_SIZE, offsetof(struct cli_args, M), 1, 0, "M",
 	  "fast memory capacity in words (red pebbles), M >= 1" },
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_ATTENTION,
 	{ OPT_CASE, 0, "case", CLI_STRING, offsetof(struct cli_args, case_name), 0, CLI_ATTENTION_ONLY, "C",
 	  "I, II, III, IV or auto (the default): the algorithm of the\n"
 	  "theorem of the paper's case C: I caseI, II keylemma, III\n"
@@ -89,6 +90,8 @@ static const struct ps_strategy *select_strategy(const struct cli_args *a,
 		fprintf(errout, "pebblesim: no strategy pebbles a DAG from a file\n");
 		return NULL;
 	}
+	if (pb->att->exact) /* FlashAttention, by default */
+		return ps_strategy_find("flash");
 	actual = ps_classify_case(pb->att, a->M, reason, sizeof(reason));
 	wanted = !a->case_name || !strcmp(a->case_name, "auto") ? actual : a->case_name;
 	if (strcmp(wanted, actual))
@@ -187,8 +190,14 @@ static int check_args(const struct cli_command *cmd, const struct cli_args *a,
 		return rc;
 	if (dag && !a->given[OPT_M])
 		return cli_usage_error(cmd, errout, "-M is required");
-	if (!dag && !(a->given[OPT_N] && a->given[OPT_D] && a->given[OPT_G] &&
-		      a->given[OPT_M]))
+	if ((rc = cli_check_attention(cmd, a, errout)))
+		return rc;
+	if (!dag && cli_wants_exact(a) &&
+	    !(a->given[OPT_N] && a->given[OPT_D] && a->given[OPT_M]))
+		return cli_usage_error(cmd, errout,
+				       "exact attention needs -n, -d and -M");
+	if (!dag && !cli_wants_exact(a) &&
+	    !(a->given[OPT_N] && a->given[OPT_D] && a->given[OPT_G] && a->given[OPT_M]))
 		return cli_usage_error(cmd, errout,
 				       "the parameters -n, -d, -g and -M are all required");
 	if (!a->trace && (a->given[OPT_TRACE_DETAIL] || a->given[OPT_TRACE_LIMIT]))
@@ -299,6 +308,7 @@ done:
 
 const struct cli_help run_help = {
 	"[run] -n N -d D -g G -M M [--case C | --strategy NAME] [OPTIONS]\n"
+	"       pebblesim [run] --attention exact -n N -d D -M M [--strategy flash|exact-matmul] [OPTIONS]\n"
 	"       pebblesim run --dag FILE|- -M M [--strategy lru|belady] [--order topo|dfs] [OPTIONS]",
 	"build the DAG, run a strategy, validate every move, report (the default)",
 	"Builds the approximate-attention DAG for n, d, g (or reads a DAG with\n"
@@ -315,5 +325,7 @@ const struct cli_help run_help = {
 	"  pebblesim --case II -n 64 -d 4 -g 2 -M 100 --trace run.jsonl\n"
 	"      write the pebbling sequence as JSON Lines\n"
 	"  pebblesim dag -n 8 -d 3 -g 2 | pebblesim run --dag - -M 64 --strategy belady\n"
-	"      a DAG from standard input, its format told by its content\n",
+	"      a DAG from standard input, its format told by its content\n"
+	"  pebblesim --attention exact -n 4096 -d 16 -M 8k\n"
+	"      FlashAttention on exact attention, the same n, d and M\n",
 };

@@ -1,0 +1,270 @@
+/*
+ * pebblesim sweep: one parameter over a range, the others fixed, every
+ * listed strategy at every point (src/sweep.c does the work); a table,
+ * CSV, JSON, crossovers and a plot. `sweep --merge A.csv B.csv ...` joins
+ * the CSV of shards run apart (--shard K/N).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pebblesim/sweep.h"
+
+#define SWEEP_SIZE(id, letter, field, least, what) \
+	{ id, letter, NULL, CLI_SIZE, offsetof(struct cli_args, field), least, CLI_RANGE, "V", what }
+
+const struct cli_option sweep_options[] = {
+	SWEEP_SIZE(OPT_N, 'n', n, 1, "rows, or a range of them: LO:HI, LO:HI:xK, LO:HI:+K\n(k, M, G and 2^k allowed)"),
+	{ OPT_D, 'd', NULL, CLI_COUNT, offsetof(struct cli_args, d), 1, CLI_RANGE, "V",
+	  "features, or a range" },
+	{ OPT_G, 'g', NULL, CLI_COUNT, offsetof(struct cli_args, g), 0, CLI_RANGE, "V",
+	  "degree, or a range (approximate attention; exact\nattention has none)" },
+	SWEEP_SIZE(OPT_M, 'M', M, 1, "fast memory, or a range"),
+	CLI_OPT_NO_NORMALIZE,
+	{ OPT_STRATEGIES, 0, "strategies", CLI_STRING, offsetof(struct cli_args, strategies), 0, 0, "LIST",
+	  "comma-separated names across both DAGs: case (the case's\n"
+	  "algorithm at each point), best, flash, keylemma, ...;\n"
+	  "default case,best,flash" },
+	{ OPT_BASELINE, 0, "baseline", CLI_STRING, offsetof(struct cli_args, baseline), 0, 0, "NAME",
+	  "the strategy crossovers are measured against (default flash)" },
+	{ OPT_PREDICT, 0, "predict", CLI_FLAG, offsetof(struct cli_args, predict), 0, 0, NULL,
+	  "cost models only, no engine: for sizes too big to simulate" },
+	{ OPT_JOBS, 'j', NULL, CLI_COUNT, offsetof(struct cli_args, jobs), 1, 0, "N",
+	  "points in N parallel processes (default: the cores);\nthe results are those of -j 1" },
+	{ OPT_SHARD, 0, "shard", CLI_STRING, offsetof(struct cli_args, shard), 0, 0, "K/N",
+	  "run every N-th point, from the K-th (1 <= K <= N)" },
+	{ OPT_CSV, 0, "csv", CLI_STRING, offsetof(struct cli_args, csv), 0, 0, "FILE",
+	  "write one row per (point, strategy) as CSV" },
+	{ OPT_PLOT, 0, "plot", CLI_STRING, offsetof(struct cli_args, plot), 0, 0, "FILE",
+	  "draw I/O against the swept parameter (log-log) into\nFILE.svg or FILE.png, with gnuplot" },
+	{ OPT_MERGE, 0, "merge", CLI_FLAG, offsetof(struct cli_args, merge), 0, 0, NULL,
+	  "join the CSV files given as arguments (shards) instead\nof running" },
+	CLI_OPT_JSON("print {\"rows\":[...],\"crossovers\":[...]} on one line"),
+	CLI_OPT_HELP,
+	CLI_OPT_END,
+};
+
+/* Writes the rows as CSV to path, through a temporary file renamed over it. */
+static int write_csv(const char *path, const struct ps_sweep_row *rows,
+		     size_t count, FILE *errout)
+{
+	char tmp[4096];
+	FILE *f;
+	int bad;
+
+	if (!strcmp(path, "-"))
+		return ps_sweep_write_csv(stdout, rows, count) ? PS_EXIT_USAGE : 0;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
+		fprintf(errout, "pebblesim: cannot write '%s': name too long\n", path);
+		return PS_EXIT_USAGE;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(errout, "pebblesim: cannot write '%s': %s\n", path, strerror(errno));
+		return PS_EXIT_USAGE;
+	}
+	bad = ps_sweep_write_csv(f, rows, count) != 0;
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path)) {
+		fprintf(errout, "pebblesim: cannot write '%s': %s\n", path, strerror(errno));
+		unlink(tmp);
+		return PS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The swept parameter and the fixed ones; 0 or PS_EXIT_USAGE. */
+static int read_spec(const struct cli_command *cmd, const struct cli_args *a,
+		     struct ps_sweep_spec *spec, FILE *errout)
+{
+	static const struct {
+		enum cli_option_id id;
+		char letter;
+	} params[] = { { OPT_N, 'n' }, { OPT_D, 'd' }, { OPT_G, 'g' }, { OPT_M, 'M' } };
+	struct ps_error err;
+	int ranges = 0;
+
+	spec->n = a->n;
+	spec->d = a->d;
+	spec->g = a->g;
+	spec->M = a->M;
+	spec->normalize = !a->no_normalize;
+	for (size_t k = 0; k < 4; k++) {
+		const char *text = a->text[params[k].id];
+
+		if (!a->given[params[k].id] && params[k].id != OPT_G)
+			return cli_usage_error(cmd, errout, "sweep needs -n, -d and -M (and -g for approximate attention)");
+		if (!text || !strchr(text, ':'))
+			continue;
+		ranges++;
+		ps_error_clear(&err);
+		if (ps_sweep_range_parse(params[k].letter, text, &spec->range, &err))
+			return cli_usage_error(cmd, errout, "%s", err.msg);
+	}
+	if (ranges != 1)
+		return cli_usage_error(cmd, errout,
+				       "sweep takes exactly one range (-n, -d, -g or -M as LO:HI[:STEP]), here %d",
+				       ranges);
+	return 0;
+}
+
+/* --strategies a,b,c into spec->labels (pointing into buf). */
+static int read_labels(const struct cli_command *cmd, const struct cli_args *a,
+		       struct ps_sweep_spec *spec, char *buf, size_t len,
+		       FILE *errout)
+{
+	char *save = NULL;
+
+	snprintf(buf, len, "%s", a->strategies ? a->strategies : "case,best,flash");
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (spec->label_count == PS_SWEEP_MAX_STRATEGIES)
+			return cli_usage_error(cmd, errout, "at most %d strategies", PS_SWEEP_MAX_STRATEGIES);
+		spec->labels[spec->label_count++] = tok;
+	}
+	return 0;
+}
+
+static int finish(const struct cli_args *a, char param, struct ps_sweep_row *rows,
+		  size_t count, FILE *out, FILE *errout)
+{
+	struct ps_crossover cross[PS_SWEEP_MAX_STRATEGIES];
+	const char *baseline = a->baseline ? a->baseline : "flash";
+	size_t cross_count;
+	struct ps_error err;
+	int status = PS_EXIT_VALID;
+
+	ps_sweep_sort(rows, count);
+	cross_count = ps_sweep_crossovers(rows, count, baseline, cross,
+					  PS_SWEEP_MAX_STRATEGIES);
+	if (a->csv && write_csv(a->csv, rows, count, errout))
+		return PS_EXIT_USAGE;
+	ps_error_clear(&err);
+	if (a->plot && ps_sweep_plot(a->plot, param, rows, count, cross, cross_count, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	if (a->json)
+		ps_sweep_print_json(out, rows, count, cross, cross_count);
+	else if (!a->csv || strcmp(a->csv, "-"))
+		ps_sweep_print(out, param, rows, count, cross, cross_count);
+	/* an invalid sequence anywhere is a failed sweep */
+	for (size_t k = 0; k < count; k++)
+		if (rows[k].ran && rows[k].simulated && !rows[k].valid)
+			status = PS_EXIT_INVALID;
+	return status;
+}
+
+static int merge(const struct cli_command *cmd, const struct cli_args *a,
+		 FILE *out, FILE *errout)
+{
+	struct ps_sweep_row *rows = NULL;
+	size_t count = 0;
+	char param = 0;
+	int status;
+
+	if (a->operand_count < 1)
+		return cli_usage_error(cmd, errout, "sweep --merge needs CSV files");
+	for (int k = 0; k < a->operand_count; k++) {
+		FILE *f = fopen(a->operands[k], "r");
+		struct ps_error err;
+		int rc;
+
+		if (!f) {
+			fprintf(errout, "pebblesim: cannot open '%s': %s\n", a->operands[k],
+				strerror(errno));
+			free(rows);
+			return PS_EXIT_USAGE;
+		}
+		ps_error_clear(&err);
+		rc = ps_sweep_read_csv(f, a->operands[k], &rows, &count, &param, &err);
+		fclose(f);
+		if (rc) {
+			fprintf(errout, "pebblesim: %s\n", err.msg);
+			free(rows);
+			return PS_EXIT_USAGE;
+		}
+	}
+	status = finish(a, param ? param : 'n', rows, count, out, errout);
+	free(rows);
+	return status;
+}
+
+int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
+	      FILE *out, FILE *errout)
+{
+	struct ps_sweep_spec spec;
+	struct ps_sweep_row *rows;
+	struct ps_error err;
+	char labels[512];
+	size_t count;
+	int rc;
+
+	if (a->merge) {
+		if (a->given[OPT_N] || a->given[OPT_D] || a->given[OPT_G] || a->given[OPT_M] ||
+		    a->strategies || a->predict || a->shard || a->given[OPT_JOBS])
+			return cli_usage_error(cmd, errout,
+					       "sweep --merge takes CSV files, not the parameters of a sweep");
+		return merge(cmd, a, out, errout);
+	}
+	if (a->operand_count)
+		return cli_usage_error(cmd, errout, "unexpected argument '%s' for sweep (--merge joins CSV files)",
+				       a->operands[0]);
+	memset(&spec, 0, sizeof(spec));
+	if ((rc = read_spec(cmd, a, &spec, errout)) ||
+	    (rc = read_labels(cmd, a, &spec, labels, sizeof(labels), errout)))
+		return rc;
+	if (a->shard) {
+		unsigned k, n;
+		char tail;
+
+		if (sscanf(a->shard, "%u/%u%c", &k, &n, &tail) != 2 || k < 1 || k > n || n > 65536)
+			return cli_usage_error(cmd, errout, "--shard %s: K/N with 1 <= K <= N", a->shard);
+		spec.shard = k - 1;
+		spec.shards = n;
+	}
+	spec.predict = a->predict;
+	spec.jobs = a->given[OPT_JOBS] ? (unsigned)ps_min_u64(a->jobs, 64) : 0;
+	spec.progress = cli_progress_stream(errout);
+	ps_error_clear(&err);
+	if (ps_sweep_check(&spec, &err))
+		return cli_usage_error(cmd, errout, "%s", err.msg);
+	if (a->baseline) {
+		bool listed = false;
+
+		for (size_t k = 0; k < spec.label_count; k++)
+			listed |= !strcmp(spec.labels[k], a->baseline);
+		if (!listed)
+			return cli_usage_error(cmd, errout, "the baseline '%s' is not among the strategies swept",
+					       a->baseline);
+	}
+	if (ps_sweep_run(&spec, &rows, &count, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	rc = finish(a, spec.range.param, rows, count, out, errout);
+	free(rows);
+	return rc;
+}
+
+const struct cli_help sweep_help = {
+	"sweep (-n|-d|-g|-M) LO:HI[:xK|:+K] [the others fixed] [--strategies LIST] [OPTIONS]\n"
+	"       pebblesim sweep --merge A.csv B.csv ... [--csv FILE] [--json] [--plot FILE]",
+	"one parameter over a range, every listed strategy at every point",
+	"Sweeps one parameter over a range and holds the others fixed; runs every\n"
+	"listed strategy (of either DAG: flash and exact-matmul pebble exact\n"
+	"attention, the others approximate attention) at every point, validating\n"
+	"every move, or with --predict only its cost model. Prints a table, the\n"
+	"crossovers (the smallest swept value from which a strategy's I/O stays\n"
+	"below the baseline's), and writes CSV, JSON and a gnuplot plot on request.\n"
+	"A sweep too large for one machine runs in shards (--shard K/N, one per\n"
+	"job of GNU parallel or a Slurm array) joined by --merge (docs/EXACT.md).\n",
+	"  pebblesim sweep -n 1024:16384:x2 -d 16 -g 3 -M 8k --strategies flash,keylemma,caseI,generic\n"
+	"      where approximate attention starts to move less data than FlashAttention\n"
+	"  pebblesim sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict --plot crossover.svg\n"
+	"      the cost models only, drawn with gnuplot\n"
+	"  pebblesim sweep -M 1k:64k:x2 -n 4096 -d 16 -g 3 --csv m.csv\n"
+	"      the I/O against the fast memory, as CSV\n",
+};
