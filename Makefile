@@ -8,6 +8,7 @@
 #                   through pkg-config, run it and uninstall (check-install)
 #   make bench      time representative runs; writes build/bench.json
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
+#   make docs-plot  regenerate docs/exact-crossover.svg (docs/EXACT.md) with gnuplot
 #   make check-full the whole strategy grid (longer than make check)
 #   make install    PREFIX=/usr/local DESTDIR=: the binary, the static and shared
 #                   libraries, the headers, pebblesim.pc, the man page, the bash
@@ -93,7 +94,7 @@ API_EXAMPLES := $(wildcard examples/api/*.c)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: all run check check-flags check-install check-full bench golden install uninstall clean deps FORCE
+.PHONY: docs-plot all run check check-flags check-install check-full bench golden install uninstall clean deps FORCE
 all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 
 deps:
@@ -193,6 +194,11 @@ check-full: $(BIN) $(TESTS)
 # regenerates the golden counts: a deliberate change, reviewed as a diff
 golden: $(GOLDEN)
 	./$(GOLDEN) tests/golden/io_counts.json
+
+# the crossover of docs/EXACT.md: approximate attention against FlashAttention
+docs-plot: $(BIN)
+	./$(BIN) sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict \
+		--strategies flash,keylemma,caseI,generic,best --plot docs/exact-crossover.svg
 
 bench: $(BIN) $(BENCH)
 	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json

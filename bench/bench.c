@@ -43,6 +43,9 @@ static const struct job jobs[] = {
 	{ "Case II", "16384", RUN("16384") },
 	{ "Case II", "65536", RUN("65536") },
 	{ "Case II", "262144", RUN("262144") },
+	/* exact attention, FlashAttention's tiling (docs/EXACT.md) */
+	{ "flash", "4096", { "--attention", "exact", "-n", "4096", "-d", "16", "-M", "8192",
+			     "--json", NULL } },
 };
 
 #define JOBS (sizeof(jobs) / sizeof(jobs[0]))
