@@ -1019,6 +1019,11 @@ START_TEST(test_exact_attention_cli)
 	HAS(err_text, "--case does not apply to exact attention");
 	ck_assert_int_eq(cli("--attention", "softmax", "-n", "8", "-d", "4", "-M", "64", NULL), 2);
 	HAS(err_text, "pebblesim: unknown attention 'softmax': approx or exact");
+	/* exported with igraph, and pebbled back as a DAG from a file */
+	ck_assert_int_eq(cli("dag", "--attention", "exact", "-n", "3", "-d", "2", "-o", path, NULL), 0);
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "200", NULL), 0);
+	HAS(out_text, "loads                  18\n"); /* Q, K, V once: 3 n d */
+	unlink(path);
 	/* every approximate report names its exact counterpart */
 	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "100", NULL), 0);
 	HAS(out_text, "exact attention (flash) ");

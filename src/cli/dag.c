@@ -11,6 +11,7 @@ const struct cli_option dag_options[] = {
 	CLI_OPT_D,
 	CLI_OPT_G,
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_ATTENTION,
 	{ OPT_FORMAT, 0, "format", CLI_STRING, offsetof(struct cli_args, format), 0, 0, "F",
 	  "graphml (the default) or gml, which `run --dag` reads\n"
 	  "back as the same game; edgelist, read back without\n"
@@ -32,8 +33,10 @@ int cmd_dag(const struct cli_command *cmd, const struct cli_args *a,
 	FILE *f = out;
 	int rc;
 
-	if (!(a->given[OPT_N] && a->given[OPT_D] && a->given[OPT_G]))
-		return cli_usage_error(cmd, errout, "dag needs -n, -d and -g");
+	if ((rc = cli_check_attention(cmd, a, errout)))
+		return rc;
+	if (!(a->given[OPT_N] && a->given[OPT_D] && (a->given[OPT_G] || cli_wants_exact(a))))
+		return cli_usage_error(cmd, errout, "dag needs -n, -d and -g (exact attention: -n and -d)");
 	if (strcmp(format, "graphml") && strcmp(format, "gml") &&
 	    strcmp(format, "dot") && strcmp(format, "edgelist"))
 		return cli_usage_error(cmd, errout,
@@ -65,9 +68,10 @@ int cmd_dag(const struct cli_command *cmd, const struct cli_args *a,
 }
 
 const struct cli_help dag_help = {
-	"dag -n N -d D -g G [--no-normalize] [--format graphml|gml|edgelist|dot] [-o FILE]",
+	"dag -n N -d D (-g G | --attention exact) [--no-normalize] [--format graphml|gml|edgelist|dot] [-o FILE]",
 	"write the attention DAG with igraph (GraphML, GML, edge list, DOT)",
-	"Materialises the approximate-attention DAG (vertex v is node v, an edge\n"
+	"Materialises the approximate-attention DAG, or exact attention's with\n"
+	"--attention exact (vertex v is node v, an edge\n"
 	"from each parent) with the vertex attributes kind, label, role and the\n"
 	"coordinates i, j, a, b, m (integers, -1 where a kind has none), and\n"
 	"writes it with igraph (docs/DAG_FILES.md). GraphML and GML read back with\n"
