@@ -9,6 +9,8 @@
  */
 #include "pebblesim/engine.h"
 
+#include "bits.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,32 +234,13 @@ int ps_engine_save(struct ps_engine *e, ps_node v)
 	return PS_OK;
 }
 
-/* Clears bits [base, base + count) of a bitset. */
-static void clear_bits(uint64_t *bits, uint64_t base, uint64_t count)
-{
-	uint64_t end = base + count;
-
-	while (base < end && base % 64) {
-		bits[base / 64] &= ~(UINT64_C(1) << (base % 64));
-		base++;
-	}
-	if (end - base >= 64) {
-		memset(bits + base / 64, 0, (end - base) / 64 * 8);
-		base += (end - base) / 64 * 64;
-	}
-	while (base < end) {
-		bits[base / 64] &= ~(UINT64_C(1) << (base % 64));
-		base++;
-	}
-}
-
 void ps_engine_forget_sum(struct ps_engine *e, ps_node v)
 {
 	/* the only copy is gone: the sum starts again from nothing */
 	struct ps_sum s;
 
 	ps_dag_sum(e->dag, v, &s);
-	clear_bits(e->edges, s.edge_base, s.in_degree);
+	ps_bits_fill(e->edges, s.edge_base, s.edge_base + s.in_degree, false);
 	e->agg[s.slot] = 0;
 	e->state[v] &= (uint8_t)~PS_ST_INCOMPLETE;
 }

@@ -15,42 +15,10 @@
  */
 #include "ops_block.h"
 
+#include "bits.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-/* Is bits[lo, hi) all clear? */
-static bool bits_clear(const uint64_t *bits, uint64_t lo, uint64_t hi)
-{
-	while (lo < hi && lo % 64) {
-		if (bits[lo / 64] & (UINT64_C(1) << (lo % 64)))
-			return false;
-		lo++;
-	}
-	for (; lo + 64 <= hi; lo += 64)
-		if (bits[lo / 64])
-			return false;
-	for (; lo < hi; lo++)
-		if (bits[lo / 64] & (UINT64_C(1) << (lo % 64)))
-			return false;
-	return true;
-}
-
-static void bits_set(uint64_t *bits, uint64_t lo, uint64_t hi)
-{
-	while (lo < hi && lo % 64) {
-		bits[lo / 64] |= UINT64_C(1) << (lo % 64);
-		lo++;
-	}
-	for (; lo + 64 <= hi; lo += 64)
-		bits[lo / 64] = ~UINT64_C(0);
-	for (; lo < hi; lo++)
-		bits[lo / 64] |= UINT64_C(1) << (lo % 64);
-}
-
-static bool bit(const uint64_t *bits, uint64_t k)
-{
-	return bits[k / 64] & (UINT64_C(1) << (k % 64));
-}
 
 /* A list that is not strictly increasing may repeat a value: element path. */
 static bool increasing(const struct ps_coordset *s)
@@ -112,9 +80,9 @@ static bool edges_clear(const uint64_t *bits, uint64_t base,
 		return true;
 	}
 	if (!s->list)
-		return bits_clear(bits, base + s->lo, base + s->hi);
+		return ps_bits_none(bits, base + s->lo, base + s->hi);
 	for (size_t k = 0; k < s->len; k++)
-		if (bit(bits, base + s->list[k]))
+		if (ps_bits_test(bits, base + s->list[k]))
 			return false;
 	return true;
 }
@@ -134,7 +102,7 @@ static void edges_set(uint64_t *bits, uint64_t base, const struct edges *ed)
 		return;
 	}
 	if (!s->list) {
-		bits_set(bits, base + s->lo, base + s->hi);
+		ps_bits_fill(bits, base + s->lo, base + s->hi, true);
 		return;
 	}
 	for (size_t k = 0; k < s->len; k++)

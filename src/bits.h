@@ -1,0 +1,69 @@
+/*
+ * Internal to the engine and the block path (src/): ranges of bits in a
+ * bitset, a word at a time. Not part of the public API.
+ */
+#ifndef PEBBLESIM_SRC_BITS_H
+#define PEBBLESIM_SRC_BITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Bits [lo, hi) of one word, 0 <= lo < hi <= 64. */
+static inline uint64_t ps_bits_word_mask(unsigned lo, unsigned hi)
+{
+	uint64_t upto = hi == 64 ? ~UINT64_C(0) : (UINT64_C(1) << hi) - 1;
+
+	return upto & ~((UINT64_C(1) << lo) - 1);
+}
+
+/* Sets (set) or clears bits [lo, hi). */
+static inline void ps_bits_fill(uint64_t *bits, uint64_t lo, uint64_t hi, bool set)
+{
+	while (lo < hi) {
+		uint64_t w = lo / 64, word_end = (w + 1) * 64;
+		unsigned a = (unsigned)(lo % 64);
+
+		if (a == 0 && hi >= word_end) {
+			/* whole words */
+			uint64_t words = (hi - lo) / 64;
+
+			memset(bits + w, set ? 0xff : 0, words * 8);
+			lo += words * 64;
+			continue;
+		}
+		{
+			unsigned b = hi < word_end ? (unsigned)(hi - w * 64) : 64;
+			uint64_t mask = ps_bits_word_mask(a, b);
+
+			if (set)
+				bits[w] |= mask;
+			else
+				bits[w] &= ~mask;
+			lo = w * 64 + b;
+		}
+	}
+}
+
+/* Are bits [lo, hi) all clear? */
+static inline bool ps_bits_none(const uint64_t *bits, uint64_t lo, uint64_t hi)
+{
+	while (lo < hi) {
+		uint64_t w = lo / 64, word_end = (w + 1) * 64;
+		unsigned a = (unsigned)(lo % 64);
+		unsigned b = hi < word_end ? (unsigned)(hi - w * 64) : 64;
+
+		if (bits[w] & ps_bits_word_mask(a, b))
+			return false;
+		lo = w * 64 + b;
+	}
+	return true;
+}
+
+/* Bit k. */
+static inline bool ps_bits_test(const uint64_t *bits, uint64_t k)
+{
+	return bits[k / 64] & (UINT64_C(1) << (k % 64));
+}
+
+#endif
