@@ -1,6 +1,6 @@
 #include <stdio.h>
 
-#include "pebblesim/cli.h"
+#include "cli/cli.h"
 #include "pebblesim/explicit.h"
 
 int main(int argc, char **argv)

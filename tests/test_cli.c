@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "../src/cli/cli.h"
-#include "pebblesim/cli.h"
 #include "pebblesim/common.h"
 #include "pebblesim/explicit.h"
 #include "pebblesim/strategy.h"
