@@ -904,6 +904,14 @@ START_TEST(test_json_schema)
 	output_valid("compare");
 	ck_assert_int_eq(cli("list", "--json", NULL), 0);
 	output_valid("list");
+	ck_assert_int_eq(cli("sweep", "-n", "8:16:x2", "-d", "4", "-g", "2", "-M", "60",
+			     "--strategies", "flash,case,naive", "--json", NULL), 0);
+	output_valid("sweep");
+	ck_assert_int_eq(cli("sweep", "-M", "8:64:x8", "-n", "8", "-d", "4", "-g", "2",
+			     "--predict", "--json", NULL), 0);
+	output_valid("sweep");
+	ck_assert_int_eq(cli("--attention", "exact", "-n", "8", "-d", "4", "-M", "60", "--json", NULL), 0);
+	output_valid("report");
 	/* the validator refuses what the schema does: a count as a float */
 	bad = json_pack("{s:f}", "M", 1024.0);
 	count = json_pack("{s:s}", "$ref", "#/$defs/count");
