@@ -14,6 +14,8 @@ extern const struct ps_strategy ps_strategy_resident;
 extern const struct ps_strategy ps_strategy_best;
 extern const struct ps_strategy ps_strategy_flash;
 extern const struct ps_strategy ps_strategy_exact_matmul;
+extern const struct ps_strategy ps_strategy_naive_exact;
+extern const struct ps_strategy ps_strategy_naive_exact_belady;
 extern const struct ps_strategy ps_strategy_lru;
 extern const struct ps_strategy ps_strategy_belady;
 
@@ -29,6 +31,8 @@ const struct ps_strategy *const ps_strategies[] = {
 	&ps_strategy_best,
 	&ps_strategy_flash,
 	&ps_strategy_exact_matmul,
+	&ps_strategy_naive_exact,
+	&ps_strategy_naive_exact_belady,
 	&ps_strategy_lru,
 	&ps_strategy_belady,
 };
