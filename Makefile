@@ -188,8 +188,10 @@ check-install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 		sh scripts/check-install.sh $(abspath $(BUILD))
 
 # the whole strategy grid, DAGs of up to 90 million products included
+# the whole grid takes longer than a test's 600 s on two busy cores: Check's
+# timeouts are multiplied for it
 check-full: $(BIN) $(TESTS)
-	PS_TEST_GRID=full PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
+	CK_TIMEOUT_MULTIPLIER=6 PS_TEST_GRID=full PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
 
 # regenerates the golden counts: a deliberate change, reviewed as a diff
 golden: $(GOLDEN)

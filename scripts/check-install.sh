@@ -111,10 +111,12 @@ complete_words() {
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _pebblesim; echo "${COMPREPLY[*]}"' \
 		completion "$root$BASHCOMPDIR/pebblesim" "$root$BINDIR/pebblesim" "$@"
 }
-[ "$(complete_words '')" = "run validate compare dag list" ] || fail "completion of commands: '$(complete_words '')'"
+[ "$(complete_words '')" = "run validate compare dag sweep list help" ] || fail "completion of commands: '$(complete_words '')'"
 [ "$(complete_words --strat)" = "--strategy" ] || fail "completion of --strat: '$(complete_words --strat)'"
-[ "$(complete_words --strategy naive)" = "naive naive-belady" ] ||
-	fail "completion of --strategy naive: '$(complete_words --strategy naive)'"
+[ "$(complete_words --strategy naive-b)" = "naive-belady" ] ||
+	fail "completion of --strategy naive-b: '$(complete_words --strategy naive-b)'"
+[ "$(complete_words --attention e)" = "exact" ] ||
+	fail "completion of --attention e: '$(complete_words --attention e)'"
 [ "$(complete_words run --case I)" = "I II III IV" ] || fail "completion of --case I: '$(complete_words run --case I)'"
 
 # ---- 4. make uninstall ------------------------------------------------------
