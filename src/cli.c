@@ -18,6 +18,7 @@
 #include "pebblesim/bounds.h"
 #include "pebblesim/engine.h"
 #include "pebblesim/explicit.h"
+#include "pebblesim/output.h"
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
 #include "pebblesim/trace.h"
@@ -126,7 +127,8 @@ static int usage_error(FILE *errout, const char *fmt, const char *arg)
 	return PS_EXIT_USAGE;
 }
 
-/* A decimal integer >= min, without sign or trailing garbage. */
+/* A decimal integer from min to PS_PARAM_MAX, without sign or trailing
+ * garbage: every parameter must round-trip through JSON's integers. */
 static int parse_u64(const char *s, uint64_t min, uint64_t *out)
 {
 	char *end;
@@ -136,7 +138,7 @@ static int parse_u64(const char *s, uint64_t min, uint64_t *out)
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min)
+	if (errno || *end || v < min || v > PS_PARAM_MAX)
 		return -1;
 	*out = v;
 	return 0;
@@ -173,8 +175,8 @@ static int parse_number(FILE *errout, int argc, char **argv, int *k,
 		return PS_EXIT_USAGE;
 	}
 	if (parse_u64(v, min, out)) {
-		fprintf(errout, "pebblesim: invalid value '%s' for %s: expected an integer >= %llu\n",
-			v, name, (unsigned long long)min);
+		fprintf(errout, "pebblesim: invalid value '%s' for %s: expected an integer >= %llu and <= %llu\n",
+			v, name, (unsigned long long)min, (unsigned long long)PS_PARAM_MAX);
 		return PS_EXIT_USAGE;
 	}
 	if (has)
@@ -514,6 +516,10 @@ static int cmd_run(const struct options *o, FILE *out, FILE *errout)
 		status = dry_run(&pb, s, o->json, out, errout);
 		goto done;
 	}
+	if (o->trace && ps_output_check_inputs(o->trace, &o->dag_file, 1, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		goto done;
+	}
 	if (o->trace && open_trace(o, &pb, s, &writer, errout))
 		goto done;
 	pb.progress = progress_stream(errout);
@@ -556,8 +562,8 @@ static int cmd_dag(const struct options *o, FILE *out, FILE *errout)
 {
 	struct ps_attention att;
 	struct ps_error err;
+	struct ps_output file;
 	igraph_t graph;
-	FILE *f = out;
 	int rc = build_dag(o, &att, errout);
 
 	if (rc)
@@ -567,17 +573,16 @@ static int cmd_dag(const struct options *o, FILE *out, FILE *errout)
 		ps_attention_free(&att);
 		return PS_EXIT_USAGE;
 	}
-	if (o->output && strcmp(o->output, "-") && !(f = fopen(o->output, "w"))) {
-		fprintf(errout, "pebblesim: cannot write '%s': %s\n", o->output,
-			strerror(errno));
-		rc = PS_EXIT_USAGE;
-	} else if (ps_igraph_write(&graph, o->format ? o->format : "graphml", f, &err)) {
+	if (ps_output_open(&file, o->output ? o->output : "-", "DAG file", &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		rc = PS_EXIT_USAGE;
-	}
-	if (f != out && f && fclose(f)) {
-		fprintf(errout, "pebblesim: cannot write '%s': %s\n", o->output,
-			strerror(errno));
+	} else if (ps_igraph_write(&graph, o->format ? o->format : "graphml",
+				   file.file == stdout ? out : file.file, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		ps_output_close(&file, false, "DAG file", NULL);
+		rc = PS_EXIT_USAGE;
+	} else if (ps_output_close(&file, true, "DAG file", &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
 		rc = PS_EXIT_USAGE;
 	}
 	igraph_destroy(&graph);
@@ -801,7 +806,7 @@ static int cmd_validate(const struct options *o, const char *path, FILE *out,
 	rep.rule = replay.rule;
 	snprintf(rep.violation, sizeof(rep.violation), "%s", replay.violation);
 	/* a trace of a known strategy is set beside that strategy's plan */
-	s = ps_strategy_find(replay.header.strategy);
+	s = ps_strategy_find_for(replay.header.strategy, o->dag_file != NULL);
 	if (s) {
 		struct ps_problem pb = {
 			.att = o->dag_file ? NULL : &replay.att,
@@ -835,7 +840,16 @@ static int cmd_list(FILE *out)
 	return PS_EXIT_VALID;
 }
 
+static int cli_dispatch(int argc, char **argv, FILE *out, FILE *errout);
+
+/* A command whose output could not be written fails (exit status 2). */
 int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
+{
+	return ps_output_finish_stream(out, cli_dispatch(argc, argv, out, errout),
+				       errout);
+}
+
+static int cli_dispatch(int argc, char **argv, FILE *out, FILE *errout)
 {
 	struct options o = { .normalize = true };
 	int first = 1, rc;

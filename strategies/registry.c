@@ -37,6 +37,14 @@ const struct ps_strategy *ps_strategy_find(const char *name)
 	return NULL;
 }
 
+const struct ps_strategy *ps_strategy_find_for(const char *name,
+					       bool explicit_dag)
+{
+	const struct ps_strategy *s = ps_strategy_find(name);
+
+	return s && !!(s->flags & PS_STRATEGY_EXPLICIT) == explicit_dag ? s : NULL;
+}
+
 const struct ps_strategy *ps_strategy_for_case(const char *case_name)
 {
 	static const struct {

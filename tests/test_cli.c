@@ -89,8 +89,8 @@ START_TEST(test_too_small_and_too_large)
 	HAS(err_text, "exceeds the limit of 67108864 monomials");
 	ck_assert_int_eq(cli("-n", "8", "-d", "2", "-g", "1000", "-M", "64", NULL), 2);
 	HAS(err_text, "pebblesim: degree g = 1000 exceeds the limit of 64");
-	ck_assert_int_eq(cli("-n", "18446744073709551615", "-d", "3", "-g", "2", "-M", "64", NULL), 2);
-	HAS(err_text, "pebblesim: the DAG for n = 18446744073709551615, d = 3, g = 2 is beyond 64-bit sizes");
+	ck_assert_int_eq(cli("-n", "9223372036854775807", "-d", "3", "-g", "2", "-M", "64", NULL), 2);
+	HAS(err_text, "pebblesim: the DAG for n = 9223372036854775807, d = 3, g = 2 is beyond 64-bit sizes");
 }
 END_TEST
 

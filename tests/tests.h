@@ -18,6 +18,7 @@ Suite *trace_suite(void);
 Suite *explicit_suite(void);
 Suite *block_suite(void);
 Suite *cli_suite(void);
+Suite *untrusted_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,

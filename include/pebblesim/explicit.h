@@ -57,6 +57,11 @@ int ps_explicit_from_igraph(struct ps_explicit *x, igraph_t *graph,
 int ps_explicit_read(struct ps_explicit *x, const char *path,
 		     struct ps_error *err);
 
+/* The same from an open stream, named name in messages: GraphML (which it
+ * reads twice: f must be seekable) or an edge list. */
+int ps_explicit_read_stream(struct ps_explicit *x, FILE *f, const char *name,
+			    bool graphml, struct ps_error *err);
+
 void ps_explicit_free(struct ps_explicit *x);
 
 /* The product (a sum's in-edge) from u into v, or UINT64_MAX. */

@@ -85,6 +85,11 @@ extern const size_t ps_strategy_count;
 
 const struct ps_strategy *ps_strategy_find(const char *name);
 
+/* The strategy of that name when it serves the DAG's kind (explicit or the
+ * attention DAG), else NULL: a name read from a file selects nothing else. */
+const struct ps_strategy *ps_strategy_find_for(const char *name,
+					       bool explicit_dag);
+
 /* Writes the registered names, comma separated, into buf. */
 void ps_strategy_names(char *buf, size_t len);
 

@@ -15,6 +15,7 @@
 #include "pebblesim/engine.h"
 #include "pebblesim/explicit.h"
 #include "pebblesim/ops.h"
+#include "pebblesim/output.h"
 #include "pebblesim/strategy.h"
 
 /*
@@ -22,6 +23,12 @@
  * of more lines than this (about 60 bytes each).
  */
 #define PS_TRACE_ELEMENTARY_MAX_LINES UINT64_C(20000000)
+
+/*
+ * The longest line a trace may have, in bytes without its newline: a
+ * longer one is refused before it is all read (docs/SECURITY.md).
+ */
+#define PS_TRACE_MAX_LINE ((size_t)16 << 20)
 
 /* What a trace's header says. */
 struct ps_trace_header {
@@ -44,8 +51,7 @@ struct ps_trace_writer {
 	bool elementary;
 	bool failed;
 	uint64_t lines;
-	char *path;     /* the target, NULL for standard output */
-	char *tmp_path; /* written beside it and renamed by ps_trace_close */
+	struct ps_output out; /* file is out.file (output.h: how it is written) */
 };
 
 /* Opens path ("-" for standard output) and writes the header; the DAG is
