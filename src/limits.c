@@ -13,6 +13,13 @@
 static const char src_physical[] = "this machine has";
 static const char src_rlimit[] = "the address-space limit (ulimit -v) is";
 static const char src_cgroup[] = "the cgroup's memory limit is";
+static const char src_cap[] = "pebblesim's own cap is";
+static uint64_t memory_cap;
+
+void ps_memory_limit_cap(uint64_t bytes)
+{
+	memory_cap = bytes;
+}
 
 /* A cgroup limit file's value: bytes, or UINT64_MAX for "max" or junk. */
 static uint64_t cgroup_value(const char *text)
@@ -123,13 +130,23 @@ uint64_t ps_memory_limit(const char **source)
 	uint64_t phys = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size
 					      : UINT64_MAX;
 	uint64_t as = UINT64_MAX, cg = cgroup_limit();
+	uint64_t limit;
 	struct rlimit rl;
 	char text[32];
 
 	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		as = (uint64_t)rl.rlim_cur;
-	if (cg == UINT64_MAX)
-		return ps_memory_limit_of(phys, as, NULL, source);
-	snprintf(text, sizeof(text), "%llu", (unsigned long long)cg);
-	return ps_memory_limit_of(phys, as, text, source);
+
+	if (cg == UINT64_MAX) {
+		limit = ps_memory_limit_of(phys, as, NULL, source);
+	} else {
+		snprintf(text, sizeof(text), "%llu", (unsigned long long)cg);
+		limit = ps_memory_limit_of(phys, as, text, source);
+	}
+	if (memory_cap && memory_cap < limit) {
+		limit = memory_cap;
+		if (source)
+			*source = src_cap;
+	}
+	return limit;
 }

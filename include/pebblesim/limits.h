@@ -14,6 +14,13 @@
 uint64_t ps_memory_limit(const char **source);
 
 /*
+ * Lowers the limit further for this process (0: no cap), as the fuzz
+ * targets do so that a large DAG is refused before libFuzzer's own memory
+ * limit is reached. The cap is then the source ("the cap is").
+ */
+void ps_memory_limit_cap(uint64_t bytes);
+
+/*
  * The same from given values, for tests: phys and rlimit_as in bytes
  * (UINT64_MAX for none), cgroup the text of a memory.max file ("max\n",
  * a number) or NULL.
