@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!ready) {
 		ready = 1;
-		ps_memory_limit_cap(UINT64_C(64) << 20);
+		ps_memory_limit_cap(UINT64_C(8) << 20);
 	}
 	if (size < 2)
 		return 0;

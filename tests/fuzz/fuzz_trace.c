@@ -25,7 +25,7 @@ static void setup(void)
 
 	ready = 1;
 	/* a header may name any DAG: far below libFuzzer's 2 GiB */
-	ps_memory_limit_cap(UINT64_C(64) << 20);
+	ps_memory_limit_cap(UINT64_C(8) << 20);
 	snprintf(text, sizeof(text), "%s", dag_text);
 	f = fmemopen(text, sizeof(text) - 1, "r");
 	if (!f || ps_explicit_read_stream(&xdag, f, "fuzz.txt", false, &err))
