@@ -26,7 +26,6 @@
 static char tmp_slots[PS_OUTPUT_SLOTS][PS_OUTPUT_PATH_MAX];
 static volatile sig_atomic_t tmp_used[PS_OUTPUT_SLOTS];
 static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static bool handlers_installed;
 
 static void remove_temporaries(int sig)
 {
@@ -41,18 +40,17 @@ static void remove_temporaries(int sig)
 	errno = saved;
 }
 
+/* Checked at every temporary: a caller may have reset a handler since. */
 static void install_handlers(void)
 {
-	if (handlers_installed)
-		return;
-	handlers_installed = true;
 	for (size_t k = 0; k < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); k++) {
 		struct sigaction sa, old;
 
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = remove_temporaries;
 		sigemptyset(&sa.sa_mask);
-		/* a signal ignored by the caller (nohup) stays ignored */
+		/* a signal ignored by the caller (nohup) stays ignored, and
+		 * a handler of the caller's own stays in place */
 		if (sigaction(cleanup_signals[k], NULL, &old) == 0 &&
 		    old.sa_handler == SIG_DFL)
 			sigaction(cleanup_signals[k], &sa, NULL);

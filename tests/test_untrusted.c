@@ -392,6 +392,9 @@ START_TEST(test_signal_removes_temporary)
 			struct ps_error err;
 			struct ps_attention_params p = { .n = 2, .d = 1, .g = 1, .normalize = true };
 
+			/* the runner's own handlers (Check's kill the process
+			 * group) and an ignored SIGHUP (nohup) give way to the
+			 * default action, which pebblesim then takes over */
 			signal(signals[k], SIG_DFL);
 			if (ps_attention_init(&att, &p, &err) ||
 			    ps_trace_open(&w, path, &att, NULL, 9, "x", NULL, NULL, false, &err))
