@@ -57,7 +57,7 @@ static void empty_directory(void)
 	struct dirent *e;
 
 	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.' && strcmp(e->d_name, "d.txt"))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
 			unlink(e->d_name);
 	if (d)
 		closedir(d);
@@ -68,14 +68,11 @@ static char scratch[] = "/tmp/pebblesim-fuzz-cli-XXXXXX";
 static void remove_scratch(void)
 {
 	empty_directory();
-	unlink("d.txt");
 	rmdir(scratch);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	FILE *f;
-
 	absolute_paths(*argc, *argv);
 
 	ps_igraph_setup();
@@ -86,12 +83,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!freopen("/dev/null", "r", stdin) || !freopen("/dev/null", "w", stdout))
 		__builtin_trap();
 	sink = fopen("/dev/null", "w");
-	/* two files to name: a DAG and a trace */
-	if ((f = fopen("d.txt", "w"))) {
+	return 0;
+}
+
+/* A DAG file to name, the same before every run (a run may overwrite it). */
+static void write_dag(void)
+{
+	FILE *f = fopen("d.txt", "w");
+
+	if (f) {
 		fputs("0 2\n1 2\n2 3\n", f);
 		fclose(f);
 	}
-	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -117,6 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		a = stop + 1;
 	}
 	argv[argc] = NULL;
+	write_dag();
 	ps_cli_main(argc, argv, sink, sink);
 	clearerr(sink);
 	empty_directory();
