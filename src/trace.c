@@ -161,15 +161,16 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 		  const char *order, bool elementary, struct ps_error *err)
 {
 	json_t *header, *params = json_object(), *dag;
+	int rc;
 
 	memset(w, 0, sizeof(*w));
 	w->sink.emit = trace_emit;
 	w->att = att;
 	w->xdag = xdag;
 	w->elementary = elementary;
-	if (ps_output_open(&w->out, path, "trace", err)) {
+	if ((rc = ps_output_open(&w->out, path, "trace", err))) {
 		json_decref(params);
-		return err->code;
+		return rc;
 	}
 	w->file = w->out.file;
 	if (plan && plan->param_name)
@@ -198,7 +199,7 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 int ps_trace_close(struct ps_trace_writer *w, const struct ps_counts *counts,
 		   bool keep, struct ps_error *err)
 {
-	int rc = PS_OK;
+	int rc = PS_OK, closed;
 
 	if (counts && !w->failed)
 		write_line(w, json_pack("{s:s, s:I, s:I}", "op", "end", "loads",
@@ -207,8 +208,9 @@ int ps_trace_close(struct ps_trace_writer *w, const struct ps_counts *counts,
 	if (w->failed && keep)
 		rc = ps_error_set(err, PS_EIO, "cannot write the trace '%s': %s",
 				  w->out.path ? w->out.path : "-", strerror(errno));
-	if (ps_output_close(&w->out, keep && !w->failed, "trace", err) && !rc)
-		rc = err->code;
+	closed = ps_output_close(&w->out, keep && !w->failed, "trace", err);
+	if (closed && !rc)
+		rc = closed;
 	w->file = NULL;
 	return rc;
 }
