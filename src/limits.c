@@ -129,11 +129,18 @@ uint64_t ps_memory_limit(const char **source)
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
 	uint64_t phys = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size
 					      : UINT64_MAX;
-	uint64_t as = UINT64_MAX, cg = cgroup_limit();
+	static uint64_t cg;
+	static int cg_read;
+	uint64_t as = UINT64_MAX;
 	uint64_t limit;
 	struct rlimit rl;
 	char text[32];
 
+	/* the cgroup's files once a process: a run does not outlive a change */
+	if (!cg_read) {
+		cg = cgroup_limit();
+		cg_read = 1;
+	}
 	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		as = (uint64_t)rl.rlim_cur;
 
