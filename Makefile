@@ -251,3 +251,45 @@ clean:
 	rm -rf build
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# ---- fuzzing: libFuzzer targets of tests/fuzz/ (clang only; docs/SECURITY.md)
+#   make fuzz                    build build/fuzz/fuzz-{trace,dag,cli}
+#   make fuzz-smoke              run each for FUZZ_SMOKE_SECONDS (20) seconds
+#   make fuzz FUZZ_SECONDS=600   build, then run each that long
+# New inputs go to build/fuzz/corpus-TARGET; the seeds in tests/fuzz/TARGET
+# are only read. A crash leaves build/fuzz/crash-* and fails the target.
+FUZZ_CC ?= clang
+FUZZ_BUILD := build/fuzz
+FUZZ_TARGETS := trace dag cli
+FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Istrategies $(WARN) -O1 -g \
+	$(FUZZ_SAN) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -MMD -MP
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(CLI_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
+FUZZ_RUN = for t in $(FUZZ_TARGETS); do \
+	mkdir -p $(FUZZ_BUILD)/corpus-$$t && \
+	./$(FUZZ_BUILD)/fuzz-$$t -max_total_time=$(1) -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus-$$t tests/fuzz/$$t \
+		|| exit 1; done
+
+.PHONY: fuzz fuzz-smoke fuzz-deps
+fuzz-deps:
+	@PEBBLESIM_FUZZ=1 sh scripts/deps.sh
+
+$(FUZZ_BUILD)/obj/%.o: %.c | fuzz-deps
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) -lm
+
+fuzz: $(FUZZ_BINS)
+ifneq ($(FUZZ_SECONDS),)
+	$(call FUZZ_RUN,$(FUZZ_SECONDS))
+endif
+
+fuzz-smoke: $(FUZZ_BINS)
+	$(call FUZZ_RUN,$(FUZZ_SMOKE_SECONDS))
+# the objects of the pattern rules above are kept, not rebuilt each time
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o)

@@ -4,6 +4,7 @@
  * the id layout and the decoding are shared.
  */
 #include "pebblesim/attention.h"
+#include "pebblesim/limits.h"
 
 #include "exact.h"
 
@@ -448,18 +449,11 @@ int ps_attention_estimate(const struct ps_attention_params *p,
 	return 0;
 }
 
-/* Physical memory, to refuse a DAG whose state cannot fit. */
-static uint64_t physical_memory(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-
-	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
-}
-
 int ps_attention_check(const struct ps_attention_params *p,
 		       struct ps_error *err)
 {
-	uint64_t bytes, r, phys = physical_memory();
+	const char *source;
+	uint64_t bytes, r, limit = ps_memory_limit(&source);
 
 	if (p->g > 64)
 		return ps_error_set(err, PS_ENOMEM,
@@ -475,11 +469,12 @@ int ps_attention_check(const struct ps_attention_params *p,
 				    "the DAG for n = %llu, d = %llu, g = %llu is beyond 64-bit sizes",
 				    (unsigned long long)p->n, (unsigned long long)p->d,
 				    (unsigned long long)p->g);
-	if (bytes > phys / 10 * 9)
+	/* a tenth is left for the process itself */
+	if (bytes > limit / 10 * 9)
 		return ps_error_set(err, PS_ENOMEM,
-				    "the pebble state for n = %llu, d = %llu, g = %llu needs about %.1f GiB; this machine has %.1f GiB",
+				    "the pebble state for n = %llu, d = %llu, g = %llu needs about %.1f GiB; %s %.1f GiB",
 				    (unsigned long long)p->n, (unsigned long long)p->d,
 				    (unsigned long long)p->g, (double)bytes / (1 << 30),
-				    (double)phys / (1 << 30));
+				    source, (double)limit / (1 << 30));
 	return PS_OK;
 }

@@ -188,6 +188,42 @@ static int read_role(const igraph_t *g, bool has_role, uint64_t v,
 	return -1;
 }
 
+/*
+ * Whether the vertex attribute name exists, after checking through
+ * igraph's attribute table that it holds strings: VAS() on a numeric or
+ * boolean attribute reads the wrong type.
+ */
+static int string_attribute(const igraph_t *graph, const char *name,
+			    bool *has, struct ps_error *err)
+{
+	igraph_strvector_t names;
+	igraph_vector_int_t types;
+	int rc = PS_OK;
+
+	*has = igraph_cattribute_has_attr(graph, IGRAPH_ATTRIBUTE_VERTEX, name);
+	if (!*has)
+		return PS_OK;
+	if (igraph_strvector_init(&names, 0))
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+	if (igraph_vector_int_init(&types, 0)) {
+		igraph_strvector_destroy(&names);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+	}
+	if (igraph_cattribute_list(graph, NULL, NULL, &names, &types, NULL, NULL)) {
+		rc = igraph_failed(err, "cannot list the attributes");
+	} else {
+		for (igraph_integer_t k = 0; k < igraph_strvector_size(&names); k++)
+			if (!strcmp(igraph_strvector_get(&names, k), name) &&
+			    VECTOR(types)[k] != IGRAPH_ATTRIBUTE_STRING)
+				rc = ps_error_set(err, PS_EINPUT,
+						  "the \"%s\" attribute must be a string",
+						  name);
+	}
+	igraph_vector_int_destroy(&types);
+	igraph_strvector_destroy(&names);
+	return rc;
+}
+
 int ps_explicit_from_igraph(struct ps_explicit *x, igraph_t *graph,
 			    struct ps_error *err)
 {
@@ -251,12 +287,9 @@ int ps_explicit_from_igraph(struct ps_explicit *x, igraph_t *graph,
 		igraph_edge(graph, (igraph_integer_t)e, &from, &to);
 		x->in_from[x->in_start[to] + fill[to]++] = (uint64_t)from;
 	}
-	has_role = igraph_cattribute_has_attr(graph, IGRAPH_ATTRIBUTE_VERTEX, "role");
-	has_label = igraph_cattribute_has_attr(graph, IGRAPH_ATTRIBUTE_VERTEX, "label");
-	if (has_role && igraph_cattribute_VAS(graph, "role", 0) == NULL && V) {
-		rc = ps_error_set(err, PS_EINPUT, "the \"role\" attribute must be a string");
+	if ((rc = string_attribute(graph, "role", &has_role, err)) ||
+	    (rc = string_attribute(graph, "label", &has_label, err)))
 		goto fail;
-	}
 	for (uint64_t v = 0; v < V; v++) {
 		uint64_t deg = x->in_start[v + 1] - x->in_start[v];
 		int role = read_role(graph, has_role, v, deg);
@@ -338,6 +371,271 @@ fail:
 	free(out_degree);
 	ps_explicit_free(x);
 	return rc;
+}
+
+static bool too_many(uint64_t vertices, uint64_t edges)
+{
+	return vertices > PS_EXPLICIT_MAX_ELEMENTS || edges > PS_EXPLICIT_MAX_ELEMENTS ||
+	       vertices + edges > PS_EXPLICIT_MAX_ELEMENTS;
+}
+
+static int size_refused(struct ps_error *err, const char *name,
+			uint64_t vertices, uint64_t edges)
+{
+	return ps_error_set(err, PS_ENOMEM,
+			    "DAG '%s' has more than %llu vertices and edges in all (%llu vertices, %llu edges so far): the limit is %llu",
+			    name, (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS,
+			    (unsigned long long)vertices, (unsigned long long)edges,
+			    (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS);
+}
+
+/*
+ * An edge list (docs/DAG_FILES.md): pairs of vertex ids, decimal integers
+ * separated by white space; the vertices are 0 .. the largest id. Read here
+ * rather than by igraph so that the size limit holds before anything is
+ * allocated for the graph: a single pair "0 2000000000" names two billion
+ * vertices.
+ */
+static int read_edgelist(FILE *f, const char *name, igraph_t *graph,
+			 struct ps_error *err)
+{
+	igraph_vector_int_t edges;
+	uint64_t vertices = 0, count = 0, line = 1;
+	int c = getc_unlocked(f);
+	igraph_error_t rc;
+
+	if (igraph_vector_int_init(&edges, 0))
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+	for (;;) {
+		uint64_t id = 0;
+
+		while (c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
+		       c == '\f' || c == '\v') {
+			line += c == '\n';
+			c = getc_unlocked(f);
+		}
+		if (c == EOF)
+			break;
+		if (c < '0' || c > '9') {
+			igraph_vector_int_destroy(&edges);
+			return ps_error_set(err, PS_EINPUT,
+					    "%s:%llu: an edge list holds vertex ids, integers >= 0 (found '%c')",
+					    name, (unsigned long long)line,
+					    c >= 32 && c < 127 ? c : '?');
+		}
+		for (; c >= '0' && c <= '9'; c = getc_unlocked(f)) {
+			id = id * 10 + (uint64_t)(c - '0');
+			if (id >= PS_EXPLICIT_MAX_ELEMENTS) {
+				igraph_vector_int_destroy(&edges);
+				return ps_error_set(err, PS_ENOMEM,
+						    "%s:%llu: vertex id beyond the limit of %llu vertices and edges in all",
+						    name, (unsigned long long)line,
+						    (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS);
+			}
+		}
+		if (c != EOF && c != ' ' && c != '\t' && c != '\r' && c != '\n' &&
+		    c != '\f' && c != '\v') {
+			igraph_vector_int_destroy(&edges);
+			return ps_error_set(err, PS_EINPUT,
+					    "%s:%llu: an edge list holds vertex ids, integers >= 0 (found '%c')",
+					    name, (unsigned long long)line,
+					    c >= 32 && c < 127 ? c : '?');
+		}
+		vertices = ps_max_u64(vertices, id + 1);
+		count++;
+		if (too_many(vertices, count / 2)) {
+			igraph_vector_int_destroy(&edges);
+			return size_refused(err, name, vertices, count / 2);
+		}
+		if (igraph_vector_int_push_back(&edges, (igraph_integer_t)id)) {
+			igraph_vector_int_destroy(&edges);
+			return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+		}
+	}
+	if (ferror(f)) {
+		igraph_vector_int_destroy(&edges);
+		return ps_error_set(err, PS_EIO, "cannot read DAG '%s': %s", name,
+				    strerror(errno));
+	}
+	if (count % 2) {
+		igraph_vector_int_destroy(&edges);
+		return ps_error_set(err, PS_EINPUT,
+				    "%s: an edge list holds pairs of ids; this one has an odd count, %llu",
+				    name, (unsigned long long)count);
+	}
+	rc = igraph_create(graph, &edges, (igraph_integer_t)vertices, IGRAPH_DIRECTED);
+	igraph_vector_int_destroy(&edges);
+	if (rc) {
+		char what[PS_ERROR_MAX / 2];
+
+		snprintf(what, sizeof(what), "cannot read DAG '%s' as an edge list", name);
+		return igraph_failed(err, what);
+	}
+	return PS_OK;
+}
+
+/* What the GraphML pre-scan finds. */
+struct graphml_scan {
+	uint64_t nodes, edges; /* <node> and <edge> elements */
+};
+
+static int scan_refused(struct ps_error *err, const char *name, uint64_t line,
+			const char *what)
+{
+	return ps_error_set(err, PS_EINPUT, "%s:%llu: %s", name,
+			    (unsigned long long)line, what);
+}
+
+/*
+ * GraphML is read by igraph through libxml2, which drops what it does not
+ * understand without a word. Before it runs, one pass over the text
+ * refuses a document type declaration (internal entities, which libxml2
+ * drops, and external ones), any entity but the five of XML and character
+ * references, and more elements than the size limit; and counts the
+ * <node> elements, to be set against the vertices igraph makes (an edge to
+ * an undeclared node makes one). Comments, CDATA and processing
+ * instructions are skipped; '<' cannot occur raw anywhere else but in
+ * markup.
+ */
+static int scan_graphml(FILE *f, const char *name, struct graphml_scan *scan,
+			struct ps_error *err)
+{
+	static const char *const entities[] = { "lt", "gt", "amp", "quot", "apos" };
+	uint64_t line = 1;
+	int c;
+
+	memset(scan, 0, sizeof(*scan));
+	while ((c = getc_unlocked(f)) != EOF) {
+		char word[16];
+		size_t len = 0;
+
+		if (c == '\n') {
+			line++;
+			continue;
+		}
+		if (c == '&') {
+			bool known = false;
+
+			while ((c = getc_unlocked(f)) != EOF && c != ';' && len < sizeof(word) - 1)
+				word[len++] = (char)c;
+			word[len] = '\0';
+			for (size_t k = 0; k < sizeof(entities) / sizeof(entities[0]); k++)
+				known |= !strcmp(word, entities[k]);
+			if (c != ';' || (!known && word[0] != '#'))
+				return scan_refused(err, name, line,
+						    "an entity reference other than &lt; &gt; &amp; &quot; &apos; or a character reference: pebblesim reads no entities");
+			continue;
+		}
+		if (c != '<')
+			continue;
+		c = getc_unlocked(f);
+		if (c == '!') {
+			/* a comment, CDATA, or a declaration */
+			int a = 0, b = 0;
+
+			c = getc_unlocked(f);
+			if (c == '-' && (c = getc_unlocked(f)) == '-') {
+				/* to "-->" */
+				while ((c = getc_unlocked(f)) != EOF &&
+				       !(a == '-' && b == '-' && c == '>')) {
+					line += c == '\n';
+					a = b;
+					b = c;
+				}
+				continue;
+			}
+			while (c != EOF && len < 7) {
+				word[len++] = (char)c;
+				if (len < 7)
+					c = getc_unlocked(f);
+			}
+			if (len == 7 && !strncmp(word, "[CDATA[", 7)) {
+				/* to "]]>" */
+				while ((c = getc_unlocked(f)) != EOF &&
+				       !(a == ']' && b == ']' && c == '>')) {
+					line += c == '\n';
+					a = b;
+					b = c;
+				}
+				continue;
+			}
+			return scan_refused(err, name, line,
+					    "a document type or entity declaration: pebblesim reads GraphML without DTDs or entities");
+		}
+		if (c == '?') {
+			int a = 0;
+
+			while ((c = getc_unlocked(f)) != EOF && !(a == '?' && c == '>')) {
+				line += c == '\n';
+				a = c;
+			}
+			continue;
+		}
+		/* an element: its name, after a namespace prefix */
+		for (; c != EOF && c != '>' && c != '/' && c != ' ' && c != '\t' &&
+		       c != '\n' && c != '\r'; c = getc_unlocked(f)) {
+			if (c == ':')
+				len = 0;
+			else if (len < sizeof(word) - 1)
+				word[len++] = (char)c;
+		}
+		word[len] = '\0';
+		if (c == '\n')
+			line++;
+		scan->nodes += !strcmp(word, "node");
+		scan->edges += !strcmp(word, "edge") || !strcmp(word, "hyperedge");
+		if (too_many(scan->nodes, scan->edges))
+			return size_refused(err, name, scan->nodes, scan->edges);
+	}
+	if (ferror(f))
+		return ps_error_set(err, PS_EIO, "cannot read DAG '%s': %s", name,
+				    strerror(errno));
+	return PS_OK;
+}
+
+static int read_graphml(FILE *f, const char *name, igraph_t *graph,
+			struct ps_error *err)
+{
+	struct graphml_scan scan;
+	uint64_t vertices;
+	int rc = scan_graphml(f, name, &scan, err);
+
+	if (rc)
+		return rc;
+	if (fseek(f, 0, SEEK_SET))
+		return ps_error_set(err, PS_EIO,
+				    "cannot read DAG '%s': a GraphML file is read twice, and this one cannot be rewound (%s)",
+				    name, strerror(errno));
+	if (igraph_read_graph_graphml(graph, f, 0)) {
+		char what[PS_ERROR_MAX / 2];
+
+		snprintf(what, sizeof(what), "cannot read DAG '%s' as GraphML", name);
+		return igraph_failed(err, what);
+	}
+	vertices = (uint64_t)igraph_vcount(graph);
+	if (vertices != scan.nodes) {
+		igraph_destroy(graph);
+		return ps_error_set(err, PS_EINPUT, vertices > scan.nodes ?
+				    "DAG '%s': an edge names a node that is not declared (%llu <node> elements, %llu vertices)" :
+				    "DAG '%s': a node is declared twice, or inside a nested graph (%llu <node> elements, %llu vertices)",
+				    name, (unsigned long long)scan.nodes,
+				    (unsigned long long)vertices);
+	}
+	return PS_OK;
+}
+
+int ps_explicit_read_stream(struct ps_explicit *x, FILE *f, const char *name,
+			    bool graphml, struct ps_error *err)
+{
+	igraph_t graph;
+	int rc;
+
+	memset(x, 0, sizeof(*x));
+	ps_igraph_setup();
+	igraph_reason[0] = '\0';
+	rc = graphml ? read_graphml(f, name, &graph, err)
+		     : read_edgelist(f, name, &graph, err);
+	return rc ? rc : ps_explicit_from_igraph(x, &graph, err);
 }
 
 int ps_explicit_read(struct ps_explicit *x, const char *path,
@@ -629,18 +927,22 @@ int ps_explicit_read_as(struct ps_explicit *x, const char *path,
 	}
 	ps_igraph_setup();
 	igraph_reason[0] = '\0';
-	if (!strcmp(format, "graphml"))
-		rc = igraph_read_graph_graphml(&graph, f, 0);
-	else if (!strcmp(format, "gml"))
+	/* GraphML and edge lists through the readers that check the sizes
+	 * and the oddities first; GML through igraph */
+	if (strcmp(format, "gml")) {
+		int prc = !strcmp(format, "graphml") ? read_graphml(f, name, &graph, err)
+						     : read_edgelist(f, name, &graph, err);
+
+		fclose(f);
+		if (prc)
+			return prc;
+	} else {
 		rc = igraph_read_graph_gml(&graph, f);
-	else
-		rc = igraph_read_graph_edgelist(&graph, f, 0, true);
-	fclose(f);
-	if (rc) {
-		snprintf(what, sizeof(what), "cannot read DAG '%s' as %s", name,
-			 !strcmp(format, "graphml") ? "GraphML" :
-			 !strcmp(format, "gml") ? "GML" : "an edge list");
-		return igraph_failed(err, what);
+		fclose(f);
+		if (rc) {
+			snprintf(what, sizeof(what), "cannot read DAG '%s' as GML", name);
+			return igraph_failed(err, what);
+		}
 	}
 	if (read_as)
 		*read_as = format;

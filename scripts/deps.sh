@@ -2,7 +2,8 @@
 # Installs the Debian packages pebblesim builds with, when they are missing:
 # a C compiler, pkg-config, the igraph, jansson and Check libraries,
 # help2man (the man page is generated from `pebblesim --help`), and
-# gnuplot-nox (`pebblesim sweep --plot` draws with it).
+# gnuplot-nox (`pebblesim sweep --plot` draws with it); clang and its
+# runtimes when the fuzz targets or a clang sanitizer build need them.
 # Called by the Makefile before every build; quiet and quick when all is there.
 set -u
 
@@ -19,6 +20,20 @@ for pair in igraph:libigraph-dev jansson:libjansson-dev check:check; do
 		need="$need $package"
 	fi
 done
+# clang and its runtimes (sanitizers, libFuzzer): for the fuzz targets
+# (PEBBLESIM_FUZZ=1, from `make fuzz`) and a sanitizer build with CC=clang
+want_clang=""
+[ "${PEBBLESIM_FUZZ:-}" = 1 ] && want_clang=1
+case "${CC:-}" in
+*clang*) [ -n "${SANITIZE:-}" ] && want_clang=1 ;;
+esac
+if [ -n "$want_clang" ]; then
+	command -v clang >/dev/null 2>&1 || need="$need clang"
+	if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' |
+	   clang -x c -fsanitize=fuzzer,address,undefined -o /dev/null - >/dev/null 2>&1; then
+		need="$need libclang-rt-14-dev"
+	fi
+fi
 [ -z "$need" ] && exit 0
 
 echo "pebblesim: missing build dependencies; installing Debian packages:$need" >&2

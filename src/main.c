@@ -1,11 +1,23 @@
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "pebblesim/explicit.h"
 
 int main(int argc, char **argv)
 {
+	int status;
+
 	/* igraph's default handler aborts; errors come back as codes instead */
 	ps_igraph_setup();
-	return ps_cli_main(argc, argv, stdout, stderr);
+	status = ps_cli_main(argc, argv, stdout, stderr);
+	/* ps_cli_main flushed and checked standard output; closing it can
+	 * still fail (a file system that reports errors at close) */
+	if (fclose(stdout) == EOF && status != PS_EXIT_USAGE) {
+		fprintf(stderr, "pebblesim: cannot write the output: %s\n",
+			strerror(errno));
+		status = PS_EXIT_USAGE;
+	}
+	return status;
 }

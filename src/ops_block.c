@@ -249,7 +249,6 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 	uint64_t fresh = 0, recomputed = 0, peak;
 	struct edges ed;
 	uint8_t features[256];
-	uint64_t feature_count = 0;
 
 	if (att->exact)
 		return block_mac_exact(att, e, op);
@@ -266,8 +265,6 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 			for (uint8_t q = 0; q < att->mono.support_size[m]; q++)
 				features[sup[q]] = 1;
 		}
-		for (uint64_t a = 0; a < att->d; a++)
-			feature_count += features[a];
 	}
 	for (uint64_t x = 0; x < n0; x++) {
 		uint64_t row = ps_coordset_at(rows, x);

@@ -152,7 +152,7 @@ static int trace_emit(struct ps_sink *sink, const struct ps_op *op,
 	}
 	if (rc && w->failed)
 		return ps_error_set(err, PS_EIO, "cannot write the trace '%s': %s",
-				    w->path ? w->path : "-", strerror(errno));
+				    w->out.path ? w->out.path : "-", strerror(errno));
 	return rc;
 }
 
@@ -162,50 +162,18 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 		  const char *order, bool elementary, struct ps_error *err)
 {
 	json_t *header, *params = json_object(), *dag;
+	int rc;
 
 	memset(w, 0, sizeof(*w));
 	w->sink.emit = trace_emit;
 	w->att = att;
 	w->xdag = xdag;
 	w->elementary = elementary;
-	if (strcmp(path, "-")) {
-		size_t len = strlen(path);
-		int fd;
-
-		w->path = strdup(path);
-		w->tmp_path = malloc(len + 16);
-		if (!w->path || !w->tmp_path) {
-			free(w->path);
-			free(w->tmp_path);
-			json_decref(params);
-			return ps_error_set(err, PS_ENOMEM, "out of memory");
-		}
-		/* written beside the target, renamed when complete */
-		snprintf(w->tmp_path, len + 16, "%s.tmp.XXXXXX", path);
-		fd = mkstemp(w->tmp_path);
-		if (fd >= 0) {
-			/* mkstemp makes it private; a trace gets the usual mode */
-			mode_t mask = umask(0);
-
-			umask(mask);
-			fchmod(fd, 0666 & ~mask);
-		}
-		if (fd < 0 || !(w->file = fdopen(fd, "w"))) {
-			int saved = errno;
-
-			if (fd >= 0) {
-				close(fd);
-				unlink(w->tmp_path);
-			}
-			free(w->path);
-			free(w->tmp_path);
-			json_decref(params);
-			return ps_error_set(err, PS_EIO, "cannot write the trace '%s': %s",
-					    path, strerror(saved));
-		}
-	} else {
-		w->file = stdout;
+	if ((rc = ps_output_open(&w->out, path, "trace", err))) {
+		json_decref(params);
+		return rc;
 	}
+	w->file = w->out.file;
 	if (plan && plan->param_name)
 		json_object_set_new(params, plan->param_name,
 				    json_integer((json_int_t)plan->param));
@@ -236,31 +204,18 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 int ps_trace_close(struct ps_trace_writer *w, const struct ps_counts *counts,
 		   bool keep, struct ps_error *err)
 {
-	int rc = PS_OK;
+	int rc = PS_OK, closed;
 
 	if (counts && !w->failed)
 		write_line(w, json_pack("{s:s, s:I, s:I}", "op", "end", "loads",
 					(json_int_t)counts->loads, "saves",
 					(json_int_t)counts->saves));
-	if (fflush(w->file) == EOF)
-		w->failed = true;
-	if (w->path) {
-		if (fclose(w->file) == EOF)
-			w->failed = true;
-		if (keep && !w->failed && rename(w->tmp_path, w->path) == 0) {
-			rc = PS_OK;
-		} else {
-			if (keep)
-				rc = ps_error_set(err, PS_EIO, "cannot write the trace '%s': %s",
-						  w->path, strerror(errno));
-			unlink(w->tmp_path);
-		}
-	} else if (w->failed) {
-		rc = ps_error_set(err, PS_EIO, "cannot write the trace to standard output");
-	}
-	free(w->path);
-	free(w->tmp_path);
-	w->path = w->tmp_path = NULL;
+	if (w->failed && keep)
+		rc = ps_error_set(err, PS_EIO, "cannot write the trace '%s': %s",
+				  w->out.path ? w->out.path : "-", strerror(errno));
+	closed = ps_output_close(&w->out, keep && !w->failed, "trace", err);
+	if (closed && !rc)
+		rc = closed;
 	w->file = NULL;
 	return rc;
 }
@@ -291,6 +246,8 @@ struct reader {
 	uint64_t *values[3]; /* storage for the listed coordinates */
 	size_t cap[3];
 	bool exact;          /* the header's DAG is exact attention */
+	uint64_t *sorted;    /* a sorted copy of one, for check_distinct */
+	size_t sorted_cap;
 };
 
 #define BAD(r, ...) bad_input((r), __VA_ARGS__)
@@ -422,6 +379,41 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	return PS_OK;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A list names each value once (docs/TRACE_FORMAT.md): a value listed twice
+ * would only repeat moves that cannot both be valid, and a set operation
+ * over lists with repeats costs the product of their lengths. Checked on a
+ * sorted copy, in O(len log len).
+ */
+static int check_distinct(struct reader *r, const uint64_t *values, size_t len,
+			  const char *letter)
+{
+	if (len < 2)
+		return PS_OK;
+	if (len > r->sorted_cap) {
+		uint64_t *grown = realloc(r->sorted, len * sizeof(uint64_t));
+
+		if (!grown)
+			return ps_error_set(r->err, PS_ENOMEM, "out of memory");
+		r->sorted = grown;
+		r->sorted_cap = len;
+	}
+	memcpy(r->sorted, values, len * sizeof(uint64_t));
+	qsort(r->sorted, len, sizeof(uint64_t), cmp_u64);
+	for (size_t k = 1; k < len; k++)
+		if (r->sorted[k] == r->sorted[k - 1])
+			return BAD(r, "coordinate '%s' lists %llu twice", letter,
+				   (unsigned long long)r->sorted[k]);
+	return PS_OK;
+}
+
 /* A coordinate: an integer, an array of integers, or {"lo":L,"hi":H}. */
 static int parse_coord(struct reader *r, json_t *v, const char *letter,
 		       unsigned pos, struct ps_coordset *out)
@@ -453,7 +445,7 @@ static int parse_coord(struct reader *r, json_t *v, const char *letter,
 			r->values[pos][k] = (uint64_t)json_integer_value(x);
 		}
 		*out = ps_list(r->values[pos], len);
-		return PS_OK;
+		return check_distinct(r, r->values[pos], len, letter);
 	}
 	if (json_is_object(v)) {
 		static const char *const keys[] = { "lo", "hi", NULL };
@@ -592,6 +584,44 @@ static int replay_vertex_op(struct reader *r, json_t *obj,
 	return PS_OK;
 }
 
+/*
+ * One line into *line (without its newline), at most PS_TRACE_MAX_LINE
+ * bytes: 1 and its length in *len, 0 at the end of the file, -1 for a
+ * line over the limit (the rest of it is not read) or out of memory.
+ */
+static int read_line(FILE *f, char **line, size_t *cap, size_t *len,
+		     bool *too_long)
+{
+	size_t used = 0;
+	int c;
+
+	*too_long = false;
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (used >= PS_TRACE_MAX_LINE) {
+			*too_long = true;
+			return -1;
+		}
+		if (used + 1 >= *cap) {
+			size_t grown_cap = *cap ? *cap * 2 : 4096;
+			char *grown;
+
+			grown = realloc(*line, grown_cap);
+			if (!grown)
+				return -1;
+			*line = grown;
+			*cap = grown_cap;
+		}
+		(*line)[used++] = (char)c;
+	}
+	if (c == EOF && used == 0)
+		return 0;
+	if (!*line && !(*line = malloc(*cap = 1)))
+		return -1;
+	(*line)[used] = '\0';
+	*len = used;
+	return 1;
+}
+
 void ps_replay_free(struct ps_replay *rep)
 {
 	if (rep->has_att)
@@ -656,16 +686,25 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 	struct ps_engine engine;
 	bool engine_ready = false, ended = false;
 	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int rc = PS_OK;
+	size_t cap = 0, len;
+	bool too_long;
+	int got, rc = PS_OK;
 
 	memset(rep, 0, sizeof(*rep));
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while ((got = read_line(f, &line, &cap, &len, &too_long)) != 0) {
 		json_error_t jerr;
 		json_t *obj;
 
 		r.line++;
+		if (got < 0) {
+			rc = too_long ? ps_error_set(err, PS_EINPUT,
+					"%s:%llu: the line is longer than the limit of %llu bytes",
+					name, (unsigned long long)r.line,
+					(unsigned long long)PS_TRACE_MAX_LINE)
+				      : ps_error_set(err, PS_ENOMEM, "out of memory");
+			err->line = r.line;
+			break;
+		}
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		if (ended) {
@@ -805,5 +844,6 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 	free(line);
 	for (int p = 0; p < 3; p++)
 		free(r.values[p]);
+	free(r.sorted);
 	return rc;
 }

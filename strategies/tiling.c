@@ -114,6 +114,10 @@ static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
 		tile->gen_count = count;
 		used += count;
 	}
+	/* gen is never NULL, even without features (g = 0): the executors
+	 * point into it at gen_first, and NULL + 0 is undefined in C */
+	if (!t->gen && !(t->gen = malloc(sizeof(uint64_t))))
+		goto oom;
 	t->all_count = ps_support_union(&att->mono, t->order, att->r, cols, mark);
 	t->all = malloc((t->all_count ? t->all_count : 1) * sizeof(uint64_t));
 	if (!t->all)

@@ -64,6 +64,7 @@ int main(void)
 	srunner_add_suite(sr, explicit_suite());
 	srunner_add_suite(sr, block_suite());
 	srunner_add_suite(sr, cli_suite());
+	srunner_add_suite(sr, untrusted_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

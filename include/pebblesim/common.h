@@ -26,6 +26,20 @@ enum ps_result_code {
 	PS_EIO = -4,      /* the operating system refused a read or write */
 };
 
+/*
+ * The largest value of a parameter (n, d, g, M, w, ...): JSON integers are
+ * read and written as int64 (jansson's json_int_t), and every parameter
+ * must round-trip through a trace header or a report exactly.
+ */
+#define PS_PARAM_MAX UINT64_C(9223372036854775807)
+
+/* The command line's exit statuses (MODEL.md section 4). */
+enum ps_exit_status {
+	PS_EXIT_VALID = 0,   /* valid sequence, bounds hold */
+	PS_EXIT_INVALID = 1, /* invalid sequence, or a bound contradicted */
+	PS_EXIT_USAGE = 2,   /* bad usage or input */
+};
+
 #define PS_ERROR_MAX 512
 
 /* Where a failure is described for the user. */

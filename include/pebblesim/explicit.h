@@ -76,6 +76,10 @@ const char *ps_explicit_sniff(const char *head, size_t len);
 /* What reading a format loses, in words for the report, or NULL: an edge
  * list carries no roles. */
 const char *ps_explicit_format_note(const char *format);
+/* The same from an open stream, named name in messages: GraphML (which it
+ * reads twice: f must be seekable) or an edge list. */
+int ps_explicit_read_stream(struct ps_explicit *x, FILE *f, const char *name,
+			    bool graphml, struct ps_error *err);
 
 void ps_explicit_free(struct ps_explicit *x);
 

@@ -15,7 +15,14 @@
 #include "pebblesim/engine.h"
 #include "pebblesim/explicit.h"
 #include "pebblesim/ops.h"
+#include "pebblesim/output.h"
 #include "pebblesim/strategy.h"
+
+/*
+ * The longest line a trace may have, in bytes without its newline: a
+ * longer one is refused before it is all read (docs/SECURITY.md).
+ */
+#define PS_TRACE_MAX_LINE ((size_t)16 << 20)
 
 /* What a trace's header says. */
 struct ps_trace_header {
@@ -39,8 +46,7 @@ struct ps_trace_writer {
 	bool elementary;
 	bool failed;
 	uint64_t lines;
-	char *path;     /* the target, NULL for standard output */
-	char *tmp_path; /* written beside it and renamed by ps_trace_close */
+	struct ps_output out; /* file is out.file (output.h: how it is written) */
 };
 
 /* Opens path ("-" for standard output) and writes the header; the DAG is

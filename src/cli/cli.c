@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "pebblesim/output.h"
+
 const struct cli_option help_options[] = {
 	CLI_OPT_HELP,
 	CLI_OPT_END,
@@ -57,7 +59,7 @@ const struct cli_help help_help = {
 	"  pebblesim help validate\n",
 };
 
-int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
+static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 {
 	const struct cli_command *cmd = NULL;
 	struct cli_args a;
@@ -93,4 +95,10 @@ int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
 		return PS_EXIT_VALID;
 	}
 	return cmd->fn(cmd, &a, out, errout);
+}
+
+/* A command whose output could not be written fails (exit status 2). */
+int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
+{
+	return ps_output_finish_stream(out, dispatch(argc, argv, out, errout), errout);
 }

@@ -19,13 +19,6 @@
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
 
-/* Exit statuses (MODEL.md section 4). */
-enum {
-	PS_EXIT_VALID = 0,   /* valid sequence, bounds hold */
-	PS_EXIT_INVALID = 1, /* invalid sequence, or a bound contradicted */
-	PS_EXIT_USAGE = 2,   /* bad usage or input */
-};
-
 /* The command line, callable from tests: output and diagnostics go to the
  * given streams and the exit status is returned. */
 int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout);

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pebblesim/output.h"
+
 const struct cli_option dag_options[] = {
 	CLI_OPT_N("rows of Q, K, V (the sequence length), N >= 1"),
 	CLI_OPT_D,
@@ -29,8 +31,8 @@ int cmd_dag(const struct cli_command *cmd, const struct cli_args *a,
 	const char *format = a->format ? a->format : "graphml";
 	struct ps_attention att;
 	struct ps_error err;
+	struct ps_output file;
 	igraph_t graph;
-	FILE *f = out;
 	int rc;
 
 	if ((rc = cli_check_attention(cmd, a, errout)))
@@ -49,17 +51,16 @@ int cmd_dag(const struct cli_command *cmd, const struct cli_args *a,
 		ps_attention_free(&att);
 		return PS_EXIT_USAGE;
 	}
-	if (a->output && strcmp(a->output, "-") && !(f = fopen(a->output, "w"))) {
-		fprintf(errout, "pebblesim: cannot write '%s': %s\n", a->output,
-			strerror(errno));
-		rc = PS_EXIT_USAGE;
-	} else if (ps_igraph_write(&graph, format, f, &err)) {
+	/* atomic for a file, in place for a special file (docs/SECURITY.md) */
+	if (ps_output_open(&file, a->output ? a->output : "-", "DAG file", &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		rc = PS_EXIT_USAGE;
-	}
-	if (f != out && f && fclose(f)) {
-		fprintf(errout, "pebblesim: cannot write '%s': %s\n", a->output,
-			strerror(errno));
+	} else if (ps_igraph_write(&graph, format, file.file == stdout ? out : file.file, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		ps_output_close(&file, false, "DAG file", NULL);
+		rc = PS_EXIT_USAGE;
+	} else if (ps_output_close(&file, true, "DAG file", &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
 		rc = PS_EXIT_USAGE;
 	}
 	igraph_destroy(&graph);

@@ -8,6 +8,12 @@
 #define _GNU_SOURCE /* getopt_long */
 #include "cli.h"
 
+/* Where --help says the documentation is installed: the Makefile sets it
+ * from DOCDIR; a build without it names the default. */
+#ifndef PS_DOCDIR
+#define PS_DOCDIR "/usr/local/share/doc/pebblesim"
+#endif
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pebblesim/engine.h"
+#include "pebblesim/output.h"
 #include "pebblesim/trace.h"
 
 const struct cli_option run_options[] = {
@@ -264,6 +265,11 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	}
 	if (a->dry_run) {
 		status = dry_run(a, &pb, s, algorithm, &how, out, errout);
+		goto done;
+	}
+	/* the trace must not overwrite the DAG it pebbles (docs/SECURITY.md) */
+	if (a->trace && ps_output_check_inputs(a->trace, &a->dag_file, 1, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
 		goto done;
 	}
 	if (a->trace && open_trace(a, &pb, s, &writer, errout))

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebblesim/output.h"
 #include "pebblesim/sweep.h"
 
 #define SWEEP_SIZE(id, letter, field, least, what) \
@@ -47,30 +48,22 @@ const struct cli_option sweep_options[] = {
 	CLI_OPT_END,
 };
 
-/* Writes the rows as CSV to path, through a temporary file renamed over it. */
+/* Writes the rows as CSV to path (docs/SECURITY.md: atomic for a file). */
 static int write_csv(const char *path, const struct ps_sweep_row *rows,
-		     size_t count, FILE *errout)
+		     size_t count, FILE *out, FILE *errout)
 {
-	char tmp[4096];
-	FILE *f;
+	struct ps_output file;
+	struct ps_error err;
 	int bad;
 
-	if (!strcmp(path, "-"))
-		return ps_sweep_write_csv(stdout, rows, count) ? PS_EXIT_USAGE : 0;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
-		fprintf(errout, "pebblesim: cannot write '%s': name too long\n", path);
+	ps_error_clear(&err);
+	if (ps_output_open(&file, path, "CSV file", &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(errout, "pebblesim: cannot write '%s': %s\n", path, strerror(errno));
-		return PS_EXIT_USAGE;
-	}
-	bad = ps_sweep_write_csv(f, rows, count) != 0;
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path)) {
-		fprintf(errout, "pebblesim: cannot write '%s': %s\n", path, strerror(errno));
-		unlink(tmp);
+	bad = ps_sweep_write_csv(file.file == stdout ? out : file.file, rows, count) != 0;
+	if (ps_output_close(&file, !bad, "CSV file", &err) || bad) {
+		fprintf(errout, "pebblesim: %s\n", bad ? "cannot write the CSV" : err.msg);
 		return PS_EXIT_USAGE;
 	}
 	return 0;
@@ -139,7 +132,7 @@ static int finish(const struct cli_args *a, char param, struct ps_sweep_row *row
 	ps_sweep_sort(rows, count);
 	cross_count = ps_sweep_crossovers(rows, count, baseline, cross,
 					  PS_SWEEP_MAX_STRATEGIES);
-	if (a->csv && write_csv(a->csv, rows, count, errout))
+	if (a->csv && write_csv(a->csv, rows, count, out, errout))
 		return PS_EXIT_USAGE;
 	ps_error_clear(&err);
 	if (a->plot && ps_sweep_plot(a->plot, param, rows, count, cross, cross_count, &err)) {

@@ -1,0 +1,31 @@
+/*
+ * The memory pebblesim lets itself use (docs/SECURITY.md): the least of
+ * physical memory, the address-space limit (RLIMIT_AS, `ulimit -v`) and
+ * the memory limit of the process's cgroup (memory.max in cgroup v2,
+ * memory.limit_in_bytes in v1), of its cgroup and every parent.
+ */
+#ifndef PEBBLESIM_LIMITS_H
+#define PEBBLESIM_LIMITS_H
+
+#include <stdint.h>
+
+/* The limit in bytes (UINT64_MAX: none known); *source, when not NULL,
+ * says which one it is, for messages ("this machine has", ...). */
+uint64_t ps_memory_limit(const char **source);
+
+/*
+ * Lowers the limit further for this process (0: no cap), as the fuzz
+ * targets do so that a large DAG is refused before libFuzzer's own memory
+ * limit is reached. The cap is then the source ("the cap is").
+ */
+void ps_memory_limit_cap(uint64_t bytes);
+
+/*
+ * The same from given values, for tests: phys and rlimit_as in bytes
+ * (UINT64_MAX for none), cgroup the text of a memory.max file ("max\n",
+ * a number) or NULL.
+ */
+uint64_t ps_memory_limit_of(uint64_t phys, uint64_t rlimit_as,
+			    const char *cgroup, const char **source);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * Output files (docs/SECURITY.md): what stands at an output's path is
+ * never destroyed by writing it.
+ *
+ * - A regular file, or a path where nothing stands, is written to a
+ *   temporary file beside it and renamed over it when complete: readers
+ *   see the old file or the new one, never a partial one.
+ * - A symbolic link is followed; its target is written the same way.
+ * - A device, FIFO, socket or other special file is written in place,
+ *   streaming, and never replaced.
+ * - "-" is standard output.
+ *
+ * A temporary file is removed on SIGINT, SIGTERM and SIGHUP (the signal
+ * then takes its default action); SIGKILL cannot be caught and leaves it.
+ */
+#ifndef PEBBLESIM_OUTPUT_H
+#define PEBBLESIM_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pebblesim/common.h"
+
+struct ps_output {
+	FILE *file;     /* write here */
+	char *path;     /* as given, for messages; NULL for standard output */
+	char *target;   /* the file that appears: path with links resolved */
+	char *tmp_path; /* the temporary beside target, or NULL (in place) */
+	int slot;       /* where the signal handlers find tmp_path, or -1 */
+};
+
+/* Opens path for writing ("-": standard output); what the message calls it
+ * is `what` ("trace", "DAG file"). */
+int ps_output_open(struct ps_output *o, const char *path, const char *what,
+		   struct ps_error *err);
+
+/*
+ * Flushes and closes; with keep, makes the file appear under its name
+ * (renames the temporary), else removes the temporary. Returns PS_EIO with
+ * a message when a write, the flush, the close or the rename failed (the
+ * temporary is then removed).
+ */
+int ps_output_close(struct ps_output *o, bool keep, const char *what,
+		    struct ps_error *err);
+
+/*
+ * Refuses (PS_EINPUT) an output path that names one of the inputs (a
+ * NULL-terminated list; NULL entries before the end are skipped by
+ * passing count): the same file after links, or the same new path.
+ */
+int ps_output_check_inputs(const char *path, const char *const *inputs,
+			   size_t count, struct ps_error *err);
+
+/*
+ * Standard output at the end of a command: flushed and checked. Returns
+ * status, or PS_EXIT_USAGE (2) after a message on errout when a write
+ * to out failed.
+ */
+int ps_output_finish_stream(FILE *out, int status, FILE *errout);
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * The memory limit (include/pebblesim/limits.h).
+ */
+#include "pebblesim/limits.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static const char src_physical[] = "this machine has";
+static const char src_rlimit[] = "the address-space limit (ulimit -v) is";
+static const char src_cgroup[] = "the cgroup's memory limit is";
+static const char src_cap[] = "pebblesim's own cap is";
+static uint64_t memory_cap;
+
+void ps_memory_limit_cap(uint64_t bytes)
+{
+	memory_cap = bytes;
+}
+
+/* A cgroup limit file's value: bytes, or UINT64_MAX for "max" or junk. */
+static uint64_t cgroup_value(const char *text)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!text || text[0] < '0' || text[0] > '9')
+		return UINT64_MAX; /* "max": no limit */
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || (*end && *end != '\n'))
+		return UINT64_MAX;
+	return v;
+}
+
+uint64_t ps_memory_limit_of(uint64_t phys, uint64_t rlimit_as,
+			    const char *cgroup, const char **source)
+{
+	uint64_t limit = phys, cg = cgroup_value(cgroup);
+	const char *why = src_physical;
+
+	if (rlimit_as < limit)
+		limit = rlimit_as, why = src_rlimit;
+	if (cg < limit)
+		limit = cg, why = src_cgroup;
+	if (source)
+		*source = why;
+	return limit;
+}
+
+static uint64_t read_limit_file(const char *path)
+{
+	char text[64];
+	FILE *f = fopen(path, "r");
+	uint64_t v = UINT64_MAX;
+
+	if (!f)
+		return v;
+	if (fgets(text, sizeof(text), f))
+		v = cgroup_value(text);
+	fclose(f);
+	return v;
+}
+
+/* The least limit in dir/file and in each parent directory up to root. */
+static uint64_t hierarchy_limit(const char *root, const char *cgroup_path,
+				const char *file)
+{
+	char path[4096];
+	uint64_t least = UINT64_MAX;
+	size_t len;
+
+	if (snprintf(path, sizeof(path), "%s%s", root, cgroup_path) >= (int)sizeof(path))
+		return least;
+	len = strlen(path);
+	while (len >= strlen(root)) {
+		char full[4096 + 32];
+		uint64_t v;
+
+		path[len] = '\0';
+		snprintf(full, sizeof(full), "%s/%s", path, file);
+		v = read_limit_file(full);
+		least = v < least ? v : least;
+		while (len > strlen(root) && path[len - 1] != '/')
+			len--;
+		if (len == strlen(root))
+			break;
+		len--; /* the slash */
+	}
+	return least;
+}
+
+/* cgroup v2 ("0::/path") and v1 ("N:memory:/path") from /proc/self/cgroup;
+ * the mount's own root file too, as a container sees it. */
+static uint64_t cgroup_limit(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[4096];
+	uint64_t least = read_limit_file("/sys/fs/cgroup/memory.max"), v;
+
+	v = read_limit_file("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+	least = v < least ? v : least;
+	if (!f)
+		return least;
+	while (fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(line, "0::/", 4))
+			v = hierarchy_limit("/sys/fs/cgroup", line + 3, "memory.max");
+		else if (strstr(line, ":memory:/"))
+			v = hierarchy_limit("/sys/fs/cgroup/memory",
+					    strstr(line, ":memory:/") + 8,
+					    "memory.limit_in_bytes");
+		else
+			continue;
+		least = v < least ? v : least;
+	}
+	fclose(f);
+	return least;
+}
+
+uint64_t ps_memory_limit(const char **source)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t phys = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size
+					      : UINT64_MAX;
+	static uint64_t cg;
+	static int cg_read;
+	uint64_t as = UINT64_MAX;
+	uint64_t limit;
+	struct rlimit rl;
+	char text[32];
+
+	/* the cgroup's files once a process: a run does not outlive a change */
+	if (!cg_read) {
+		cg = cgroup_limit();
+		cg_read = 1;
+	}
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		as = (uint64_t)rl.rlim_cur;
+
+	if (cg == UINT64_MAX) {
+		limit = ps_memory_limit_of(phys, as, NULL, source);
+	} else {
+		snprintf(text, sizeof(text), "%llu", (unsigned long long)cg);
+		limit = ps_memory_limit_of(phys, as, text, source);
+	}
+	if (memory_cap && memory_cap < limit) {
+		limit = memory_cap;
+		if (source)
+			*source = src_cap;
+	}
+	return limit;
+}

@@ -1,0 +1,287 @@
+/*
+ * Output files written without destroying what stands at their path
+ * (include/pebblesim/output.h, docs/SECURITY.md).
+ */
+#include "pebblesim/output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pebblesim/common.h"
+
+/*
+ * The temporaries the signal handlers remove. A handler may only call
+ * async-signal-safe functions: it reads these fixed buffers, unlinks and
+ * re-raises. A slot is filled before its flag is set, and its flag cleared
+ * before the buffer is reused.
+ */
+#define PS_OUTPUT_SLOTS 4
+#define PS_OUTPUT_PATH_MAX 4096
+
+static char tmp_slots[PS_OUTPUT_SLOTS][PS_OUTPUT_PATH_MAX];
+static volatile sig_atomic_t tmp_used[PS_OUTPUT_SLOTS];
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void remove_temporaries(int sig)
+{
+	int saved = errno;
+
+	for (int k = 0; k < PS_OUTPUT_SLOTS; k++)
+		if (tmp_used[k])
+			unlink(tmp_slots[k]);
+	/* then the signal's own action: the process ends as it would have */
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = saved;
+}
+
+/* Checked at every temporary: a caller may have reset a handler since. */
+static void install_handlers(void)
+{
+	for (size_t k = 0; k < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); k++) {
+		struct sigaction sa, old;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = remove_temporaries;
+		sigemptyset(&sa.sa_mask);
+		/* a signal ignored by the caller (nohup) stays ignored, and
+		 * a handler of the caller's own stays in place */
+		if (sigaction(cleanup_signals[k], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_DFL)
+			sigaction(cleanup_signals[k], &sa, NULL);
+	}
+}
+
+static int register_temporary(const char *path)
+{
+	if (strlen(path) >= PS_OUTPUT_PATH_MAX)
+		return -1;
+	for (int k = 0; k < PS_OUTPUT_SLOTS; k++)
+		if (!tmp_used[k]) {
+			install_handlers();
+			memcpy(tmp_slots[k], path, strlen(path) + 1);
+			tmp_used[k] = 1;
+			return k;
+		}
+	return -1;
+}
+
+static void unregister_temporary(int slot)
+{
+	if (slot >= 0)
+		tmp_used[slot] = 0;
+}
+
+/* The directory part of path, with a final slash, or "" (malloc'd). */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) + 1 : 0;
+	char *dir = malloc(len + 1);
+
+	if (dir) {
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+	}
+	return dir;
+}
+
+/*
+ * The file that writing path writes: path itself, or where its chain of
+ * symbolic links ends (possibly a path where nothing stands yet).
+ */
+static int resolve_target(const char *path, char **target)
+{
+	char *cur = strdup(path);
+
+	for (int hops = 0; cur; hops++) {
+		struct stat st;
+		char link[PS_OUTPUT_PATH_MAX], *dir, *next;
+		ssize_t len;
+
+		if (lstat(cur, &st) || !S_ISLNK(st.st_mode)) {
+			*target = cur;
+			return 0;
+		}
+		if (hops == 40) {
+			free(cur);
+			errno = ELOOP;
+			return -1;
+		}
+		len = readlink(cur, link, sizeof(link) - 1);
+		if (len < 0) {
+			free(cur);
+			return -1;
+		}
+		link[len] = '\0';
+		/* a relative link is relative to the directory it lies in */
+		dir = link[0] == '/' ? strdup("") : dir_of(cur);
+		next = dir ? malloc(strlen(dir) + (size_t)len + 1) : NULL;
+		if (next)
+			sprintf(next, "%s%s", dir, link);
+		free(dir);
+		free(cur);
+		cur = next;
+	}
+	errno = ENOMEM;
+	return -1;
+}
+
+static int open_failed(struct ps_output *o, const char *path, const char *what,
+		       struct ps_error *err)
+{
+	int saved = errno;
+
+	free(o->target);
+	free(o->tmp_path);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	o->slot = -1;
+	return ps_error_set(err, PS_EIO, "cannot write the %s '%s': %s", what,
+			    path, strerror(saved));
+}
+
+int ps_output_open(struct ps_output *o, const char *path, const char *what,
+		   struct ps_error *err)
+{
+	struct stat st;
+	size_t len;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->slot = -1;
+	if (!strcmp(path, "-")) {
+		o->file = stdout;
+		return PS_OK;
+	}
+	if (!(o->path = strdup(path)) || resolve_target(path, &o->target))
+		return open_failed(o, path, what, err);
+	if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return open_failed(o, path, what, err);
+		}
+		/* a device, FIFO or socket: written in place, never replaced */
+		fd = open(o->target, O_WRONLY | O_NOCTTY);
+		if (fd < 0 || !(o->file = fdopen(fd, "w"))) {
+			if (fd >= 0)
+				close(fd);
+			return open_failed(o, path, what, err);
+		}
+		return PS_OK;
+	}
+	/* a regular file or a new path: a temporary beside it, renamed */
+	len = strlen(o->target) + 16;
+	if (!(o->tmp_path = malloc(len)))
+		return open_failed(o, path, what, err);
+	snprintf(o->tmp_path, len, "%s.tmp.XXXXXX", o->target);
+	fd = mkstemp(o->tmp_path);
+	if (fd < 0)
+		return open_failed(o, path, what, err);
+	o->slot = register_temporary(o->tmp_path);
+	{
+		/* mkstemp makes it private: it takes the file's mode, or the
+		 * usual mode of a new file */
+		mode_t mask = umask(0);
+
+		umask(mask);
+		if (fchmod(fd, stat(o->target, &st) == 0 ? st.st_mode & 07777
+							 : 0666 & ~mask)) {
+			/* the file stays private: not a reason to fail */
+		}
+	}
+	if (!(o->file = fdopen(fd, "w"))) {
+		int saved = errno;
+
+		close(fd);
+		unlink(o->tmp_path);
+		unregister_temporary(o->slot);
+		errno = saved;
+		return open_failed(o, path, what, err);
+	}
+	return PS_OK;
+}
+
+int ps_output_close(struct ps_output *o, bool keep, const char *what,
+		    struct ps_error *err)
+{
+	bool failed = false;
+	int saved = 0, rc = PS_OK;
+
+	if (!o->file)
+		return PS_OK;
+	if (fflush(o->file) == EOF || ferror(o->file)) {
+		failed = true;
+		saved = errno;
+	}
+	if (o->file != stdout && fclose(o->file) == EOF && !failed) {
+		failed = true;
+		saved = errno;
+	}
+	if (o->tmp_path) {
+		if (keep && !failed && rename(o->tmp_path, o->target)) {
+			failed = true;
+			saved = errno;
+		}
+		if (!keep || failed)
+			unlink(o->tmp_path);
+		unregister_temporary(o->slot);
+	}
+	if (keep && failed)
+		rc = o->path ? ps_error_set(err, PS_EIO, "cannot write the %s '%s': %s",
+					    what, o->path, strerror(saved))
+			     : ps_error_set(err, PS_EIO, "cannot write the %s to standard output: %s",
+					    what, strerror(saved));
+	free(o->path);
+	free(o->target);
+	free(o->tmp_path);
+	memset(o, 0, sizeof(*o));
+	o->slot = -1;
+	return rc;
+}
+
+/*
+ * The output is compared with each input after links, by device and inode.
+ * An output where nothing stands yet cannot be an input that exists, and
+ * an input that does not exist cannot be read: neither needs more.
+ */
+int ps_output_check_inputs(const char *path, const char *const *inputs,
+			   size_t count, struct ps_error *err)
+{
+	struct stat out;
+
+	if (!path || !strcmp(path, "-") || stat(path, &out))
+		return PS_OK;
+	for (size_t k = 0; k < count; k++) {
+		struct stat in;
+
+		if (!inputs[k] || !strcmp(inputs[k], "-") || stat(inputs[k], &in))
+			continue;
+		if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+			return ps_error_set(err, PS_EINPUT,
+					    "the output '%s' is the input '%s': refusing to overwrite it",
+					    path, inputs[k]);
+	}
+	return PS_OK;
+}
+
+int ps_output_finish_stream(FILE *out, int status, FILE *errout)
+{
+	errno = 0;
+	if (fflush(out) == EOF || ferror(out)) {
+		int saved = errno;
+
+		/* a command that failed has said why already */
+		if (status == PS_EXIT_USAGE)
+			return status;
+		fprintf(errout, "pebblesim: cannot write the output: %s\n",
+			saved ? strerror(saved) : "write error");
+		return PS_EXIT_USAGE;
+	}
+	return status;
+}

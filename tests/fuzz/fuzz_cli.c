@@ -1,0 +1,135 @@
+/*
+ * libFuzzer target: the command line (src/cli/) through ps_cli_main, on
+ * an argv cut from the input at NUL bytes and newlines.
+ *
+ * Files: the target works in a directory of its own and refuses
+ * arguments with a '/', so that every file the command line reads or
+ * writes is there; it empties the directory after each run. Standard input
+ * reads as empty and standard output (`--trace -`) goes nowhere. The
+ * memory cap keeps every DAG small, and so every run short.
+ */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/cli/cli.h"
+#include "pebblesim/explicit.h"
+#include "pebblesim/limits.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_ARGS 24
+
+static FILE *sink;
+
+/* libFuzzer's own paths (corpus directories, inputs, the artifact prefix)
+ * made absolute before the target changes its directory. */
+static void absolute_paths(int argc, char **argv)
+{
+	static const char prefix[] = "-artifact_prefix=";
+
+	for (int k = 1; k < argc; k++) {
+		const char *path = argv[k];
+		char cwd[4096], *abs;
+		size_t skip = 0;
+
+		if (!strncmp(path, prefix, sizeof(prefix) - 1))
+			skip = sizeof(prefix) - 1;
+		else if (path[0] == '-')
+			continue;
+		if (path[skip] == '/' || !getcwd(cwd, sizeof(cwd)))
+			continue;
+		abs = malloc(strlen(path) + strlen(cwd) + 2);
+		if (!abs)
+			continue;
+		sprintf(abs, "%.*s%s/%s", (int)skip, path, cwd, path + skip);
+		argv[k] = abs; /* kept for the process's life */
+	}
+}
+
+static void empty_directory(void)
+{
+	DIR *d = opendir(".");
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlink(e->d_name);
+	if (d)
+		closedir(d);
+}
+
+static char scratch[] = "/tmp/pebblesim-fuzz-cli-XXXXXX";
+
+static void remove_scratch(void)
+{
+	empty_directory();
+	rmdir(scratch);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	absolute_paths(*argc, *argv);
+
+	ps_igraph_setup();
+	ps_memory_limit_cap(UINT64_C(16) << 20);
+	if (!mkdtemp(scratch) || chdir(scratch))
+		__builtin_trap();
+	atexit(remove_scratch);
+	if (!freopen("/dev/null", "r", stdin) || !freopen("/dev/null", "w", stdout))
+		__builtin_trap();
+	sink = fopen("/dev/null", "w");
+	return 0;
+}
+
+/* A DAG file to name, the same before every run (a run may overwrite it). */
+static void write_dag(void)
+{
+	FILE *f = fopen("d.txt", "w");
+
+	if (f) {
+		fputs("0 2\n1 2\n2 3\n", f);
+		fclose(f);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text, *argv[MAX_ARGS + 2];
+	int argc = 0;
+
+	if (size > 4096 || memchr(data, '/', size))
+		return 0;
+	text = malloc(size + 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	argv[argc++] = "pebblesim";
+	for (char *a = text, *end = text + size; a < end && argc <= MAX_ARGS;) {
+		char *stop = a;
+
+		while (stop < end && *stop && *stop != '\n')
+			stop++;
+		*stop = '\0';
+		argv[argc++] = a;
+		a = stop + 1;
+	}
+	argv[argc] = NULL;
+	/* sweep forks its jobs and runs gnuplot: its parsers are tested in
+	 * tests/test_sweep.c, not here */
+	if (argc > 1 && !strcmp(argv[1], "sweep")) {
+		free(text);
+		return 0;
+	}
+	write_dag();
+	ps_cli_main(argc, argv, sink, sink);
+	clearerr(sink);
+	empty_directory();
+	free(text);
+	return 0;
+}

@@ -1,0 +1,569 @@
+/*
+ * Untrusted files and hostile parameters (docs/SECURITY.md): never a crash,
+ * memory within the limits, outputs that never destroy what stands at
+ * their path. One test per defect, named after it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/cli/cli.h"
+#include "pebblesim/common.h"
+#include "pebblesim/explicit.h"
+#include "pebblesim/limits.h"
+#include "pebblesim/output.h"
+#include "pebblesim/trace.h"
+#include "tests.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define PS_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PS_TEST_ASAN 1
+#endif
+#endif
+
+static char out_text[1 << 16], err_text[1 << 14];
+static char dir[64]; /* a fresh directory per test */
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/pebblesim-untrusted-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[512];
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* dir/name in buf */
+static char *in_dir(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+	return buf;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t got;
+
+	ck_assert_msg(f != NULL, "cannot open '%s'", path);
+	got = fread(buf, 1, len - 1, f);
+	buf[got] = '\0';
+	fclose(f);
+}
+
+static void slurp(FILE *f, char *buf, size_t len)
+{
+	size_t got;
+
+	rewind(f);
+	got = fread(buf, 1, len - 1, f);
+	buf[got] = '\0';
+	fclose(f);
+}
+
+/* Runs pebblesim with the NULL-terminated arguments, its output into out
+ * (a temporary file when NULL); returns the status. */
+static int cli_to(FILE *out, const char *first, ...)
+{
+	char *argv[32];
+	int argc = 0, rc;
+	FILE *err = tmpfile(), *own = out ? NULL : tmpfile();
+	va_list ap;
+
+	ck_assert_ptr_nonnull(err);
+	argv[argc++] = "pebblesim";
+	va_start(ap, first);
+	for (const char *a = first; a; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	rc = ps_cli_main(argc, argv, out ? out : own, err);
+	out_text[0] = '\0';
+	if (own)
+		slurp(own, out_text, sizeof(out_text));
+	slurp(err, err_text, sizeof(err_text));
+	return rc;
+}
+
+#define cli(...) cli_to(NULL, __VA_ARGS__)
+
+#define HAS(text, needle) \
+	ck_assert_msg(strstr((text), (needle)) != NULL, "'%s' not in:\n%s", (needle), (text))
+
+static const char tree_graphml[] =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+	"  <key id=\"role\" for=\"node\" attr.name=\"role\" attr.type=\"%s\"/>\n"
+	"  <key id=\"label\" for=\"node\" attr.name=\"label\" attr.type=\"%s\"/>\n"
+	"  <graph id=\"t\" edgedefault=\"directed\">\n"
+	"    <node id=\"a\"><data key=\"role\">%s</data><data key=\"label\">%s</data></node>\n"
+	"    <node id=\"b\"><data key=\"role\">%s</data></node>\n"
+	"    <node id=\"c\"/>\n"
+	"    <edge source=\"a\" target=\"c\"/>\n"
+	"    <edge source=\"b\" target=\"%s\"/>\n"
+	"  </graph>\n"
+	"</graphml>\n";
+
+/* A small GraphML DAG a, b -> c, with the types and values given. */
+static void write_graphml(const char *path, const char *role_type,
+			  const char *label_type, const char *role_a,
+			  const char *label_a, const char *role_b,
+			  const char *target_b)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), tree_graphml, role_type, label_type, role_a,
+		 label_a, role_b, target_b);
+	write_text(path, text);
+}
+
+/* 1. A header's strategy name selects nothing that cannot serve the DAG. */
+START_TEST(test_header_strategy_of_other_kind)
+{
+	char trace[256], graphml[256], text[1 << 14], *at;
+	FILE *f;
+
+	/* the attention trace of examples/tiny.jsonl, its header naming lru */
+	in_dir(trace, sizeof(trace), "t.jsonl");
+	ck_assert_int_eq(cli("-n", "2", "-d", "1", "-g", "1", "-M", "9", "--strategy",
+			     "naive", "--trace", trace, NULL), 0);
+	read_text(trace, text, sizeof(text));
+	at = strstr(text, "\"strategy\":\"naive\"");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at + strlen("\"strategy\":\""), "lru\",  ", 7);
+	write_text(trace, text);
+	ck_assert_int_eq(cli("validate", trace, NULL), 0);
+	HAS(out_text, "valid                  yes");
+	/* an explicit DAG's trace whose header names generic, then caseI */
+	in_dir(graphml, sizeof(graphml), "dag.graphml");
+	write_graphml(graphml, "string", "string", "input", "x", "input", "c");
+	ck_assert_int_eq(cli("run", "--dag", graphml, "-M", "3", "--trace", trace, NULL), 0);
+	for (int k = 0; k < 2; k++) {
+		read_text(trace, text, sizeof(text));
+		at = strstr(text, k ? "\"strategy\":\"generic\"" : "\"strategy\":\"lru\"");
+		ck_assert_ptr_nonnull(at);
+		f = fopen(trace, "w");
+		fwrite(text, 1, (size_t)(at - text), f);
+		fprintf(f, "\"strategy\":\"%s\"%s", k ? "caseI" : "generic",
+			at + strlen(k ? "\"strategy\":\"generic\"" : "\"strategy\":\"lru\""));
+		fclose(f);
+		ck_assert_int_eq(cli("validate", trace, "--dag", graphml, NULL), 0);
+		HAS(out_text, "valid                  yes");
+	}
+}
+END_TEST
+
+/* 2. A role or label of another type than string is refused. */
+START_TEST(test_graphml_attribute_types)
+{
+	static const struct {
+		const char *role_type, *label_type, *role, *label, *want;
+	} cases[] = {
+		{ "double", "string", "1.5", "x", "the \"role\" attribute must be a string" },
+		{ "boolean", "string", "true", "x", "the \"role\" attribute must be a string" },
+		{ "string", "double", "input", "2", "the \"label\" attribute must be a string" },
+		{ "string", "boolean", "input", "false", "the \"label\" attribute must be a string" },
+	};
+	char path[256];
+
+	in_dir(path, sizeof(path), "typed.graphml");
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		write_graphml(path, cases[k].role_type, cases[k].label_type,
+			      cases[k].role, cases[k].label, cases[k].role, "c");
+		ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 2);
+		HAS(err_text, cases[k].want);
+	}
+}
+END_TEST
+
+/* 3. An edge list's size is checked before igraph allocates anything. */
+START_TEST(test_edgelist_size_before_igraph)
+{
+	char path[256];
+	clock_t start = clock();
+
+	in_dir(path, sizeof(path), "big.txt");
+	write_text(path, "0 200000000\n");
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 2);
+	HAS(err_text, "big.txt:1: vertex id beyond the limit of 4000000 vertices and edges in all");
+	write_text(path, "0 2305843009213693951\n");
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 2);
+	HAS(err_text, "vertex id beyond the limit");
+	write_text(path, "0 99999999999999999999999999999\n");
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 2);
+	HAS(err_text, "vertex id beyond the limit");
+	/* refused at once, not after building a graph */
+	ck_assert_msg(clock() - start < CLOCKS_PER_SEC, "took %.1f s",
+		      (double)(clock() - start) / CLOCKS_PER_SEC);
+	write_text(path, "0 -1\n");
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 2);
+	HAS(err_text, "big.txt:1: an edge list holds vertex ids, integers >= 0 (found '-')");
+	write_text(path, "0 1\n2\n");
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 2);
+	HAS(err_text, "an edge list holds pairs of ids; this one has an odd count, 3");
+	write_text(path, "0 1\n1 2\n");
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 0);
+}
+END_TEST
+
+/* 4. The memory limit is the least of RAM, RLIMIT_AS and the cgroup's. */
+START_TEST(test_memory_limit_honours_rlimit_and_cgroup)
+{
+	const char *source;
+	uint64_t G = UINT64_C(1) << 30;
+
+	ck_assert_uint_eq(ps_memory_limit_of(16 * G, UINT64_MAX, NULL, &source), 16 * G);
+	ck_assert_str_eq(source, "this machine has");
+	ck_assert_uint_eq(ps_memory_limit_of(16 * G, 2 * G, "max\n", &source), 2 * G);
+	ck_assert_str_eq(source, "the address-space limit (ulimit -v) is");
+	ck_assert_uint_eq(ps_memory_limit_of(16 * G, 2 * G, "1073741824\n", &source), G);
+	ck_assert_str_eq(source, "the cgroup's memory limit is");
+	ck_assert_uint_eq(ps_memory_limit_of(16 * G, UINT64_MAX, "junk", &source), 16 * G);
+#ifndef PS_TEST_ASAN
+	{
+		/* a header of n = 2^30 under ulimit -v of 1 GiB (the sanitizer's
+		 * shadow memory needs more address space than that) */
+		struct rlimit saved, low;
+		char path[256];
+
+		ck_assert_int_eq(getrlimit(RLIMIT_AS, &saved), 0);
+		low = saved;
+		low.rlim_cur = G;
+		in_dir(path, sizeof(path), "huge.jsonl");
+		write_text(path, "{\"format\":\"pebblesim-trace\",\"version\":1,\"dag\":{\"kind\":\"approx-attention\",\"n\":1073741824,\"d\":1,\"g\":0,\"normalize\":true},\"M\":9}\n");
+		ck_assert_int_eq(setrlimit(RLIMIT_AS, &low), 0);
+		ck_assert_uint_eq(ps_memory_limit(&source), G);
+		ck_assert_int_eq(cli("validate", path, NULL), 2);
+		ck_assert_int_eq(setrlimit(RLIMIT_AS, &saved), 0);
+		HAS(err_text, "GiB; the address-space limit (ulimit -v) is 1.0 GiB");
+	}
+#endif
+}
+END_TEST
+
+/* 5. Symbolic links are followed, special files written in place, and a
+ * failed write leaves what stood at the path. */
+START_TEST(test_output_special_files)
+{
+	char link[256], target[256], fifo[256], dag[256], text[1 << 14];
+	struct stat st;
+	int fd;
+
+	/* a symlink: its target is written, the link stays a link */
+	in_dir(target, sizeof(target), "target.jsonl");
+	in_dir(link, sizeof(link), "link.jsonl");
+	write_text(target, "old\n");
+	ck_assert_int_eq(symlink("target.jsonl", link), 0);
+	ck_assert_int_eq(cli("-n", "2", "-d", "1", "-g", "1", "-M", "9", "--trace", link, NULL), 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	read_text(target, text, sizeof(text));
+	HAS(text, "pebblesim-trace");
+	/* a dangling symlink: its target is created */
+	unlink(target);
+	ck_assert_int_eq(cli("dag", "-n", "2", "-d", "1", "-g", "1", "-o", link, NULL), 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	read_text(target, text, sizeof(text));
+	HAS(text, "<graphml");
+	/* a FIFO stays a FIFO: written in place (held open for reading here,
+	 * so that opening it does not wait; the pipe's buffer holds the trace) */
+	in_dir(fifo, sizeof(fifo), "fifo");
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(cli("-n", "1", "-d", "1", "-g", "0", "-M", "9", "--trace", fifo, NULL), 0);
+	ck_assert_int_eq(lstat(fifo, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	memset(text, 0, sizeof(text));
+	ck_assert_int_gt(read(fd, text, sizeof(text) - 1), 0);
+	HAS(text, "pebblesim-trace");
+	close(fd);
+	/* dag -o is atomic: a failure leaves the old file whole */
+	in_dir(dag, sizeof(dag), "old.graphml");
+	write_text(dag, "old contents\n");
+	ck_assert_int_eq(cli("dag", "-n", "2", "-d", "1", "-g", "1", "--format", "nope",
+			     "-o", dag, NULL), 2);
+	read_text(dag, text, sizeof(text));
+	ck_assert_str_eq(text, "old contents\n");
+	ck_assert_int_eq(cli("dag", "-n", "2", "-d", "1", "-g", "1", "-o", "/dev/full", NULL), 2);
+	HAS(err_text, "pebblesim: cannot write the ");
+	ck_assert_int_eq(stat("/dev/full", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+}
+END_TEST
+
+/* 6. A failed write of the report is exit status 2. */
+START_TEST(test_output_errors)
+{
+	static const char *const commands[][12] = {
+		{ "-n", "8", "-d", "2", "-g", "1", "-M", "64", NULL },
+		{ "-n", "8", "-d", "2", "-g", "1", "-M", "64", "--json", NULL },
+		{ "compare", "-n", "8", "-d", "2", "-g", "1", "-M", "64", NULL },
+		{ "list", NULL },
+		{ "--help", NULL },
+		{ "dag", "-n", "2", "-d", "1", "-g", "1", NULL },
+	};
+	char trace[256];
+
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
+		FILE *full = fopen("/dev/full", "w");
+		const char *const *a = commands[k];
+
+		ck_assert_ptr_nonnull(full);
+		ck_assert_int_eq(cli_to(full, a[0], a[1], a[2], a[3], a[4], a[5], a[6],
+					a[7], a[8], a[9], a[10], NULL), 2);
+		fclose(full);
+		HAS(err_text, "pebblesim: cannot write the");
+	}
+	in_dir(trace, sizeof(trace), "t.jsonl");
+	ck_assert_int_eq(cli("-n", "2", "-d", "1", "-g", "1", "-M", "9", "--trace", trace, NULL), 0);
+	{
+		FILE *full = fopen("/dev/full", "w");
+
+		ck_assert_int_eq(cli_to(full, "validate", trace, NULL), 2);
+		fclose(full);
+		HAS(err_text, "pebblesim: cannot write the output: No space left on device");
+	}
+}
+END_TEST
+
+static int count_temporaries(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int count = 0;
+
+	while (d && (e = readdir(d)))
+		count += strstr(e->d_name, ".tmp.") != NULL;
+	if (d)
+		closedir(d);
+	return count;
+}
+
+/* 7. A signal that ends the run removes the temporary trace. */
+START_TEST(test_signal_removes_temporary)
+{
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+	char path[256];
+
+	in_dir(path, sizeof(path), "t.jsonl");
+	for (size_t k = 0; k < sizeof(signals) / sizeof(signals[0]); k++) {
+		int status;
+		pid_t pid = fork();
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			struct ps_attention att;
+			struct ps_trace_writer w;
+			struct ps_error err;
+			struct ps_attention_params p = { .n = 2, .d = 1, .g = 1, .normalize = true };
+
+			/* the runner's own handlers (Check's kill the process
+			 * group) and an ignored SIGHUP (nohup) give way to the
+			 * default action, which pebblesim then takes over */
+			signal(signals[k], SIG_DFL);
+			if (ps_attention_init(&att, &p, &err) ||
+			    ps_trace_open(&w, path, &att, NULL, 9, "x", NULL, NULL, false, &err))
+				_exit(3);
+			if (count_temporaries() != 1)
+				_exit(4);
+			raise(signals[k]);
+			_exit(5);
+		}
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == signals[k],
+			      "signal %d: status %d", signals[k], status);
+		ck_assert_int_eq(count_temporaries(), 0);
+		ck_assert_int_ne(access(path, F_OK), 0);
+	}
+}
+END_TEST
+
+/* 8. An output that is an input is refused. */
+START_TEST(test_output_names_input)
+{
+	char dag[256], sym[256], hard[256], text[256];
+
+	in_dir(dag, sizeof(dag), "dag.txt");
+	in_dir(sym, sizeof(sym), "link.txt");
+	in_dir(hard, sizeof(hard), "hard.txt");
+	write_text(dag, "0 1\n1 2\n");
+	ck_assert_int_eq(symlink(dag, sym), 0);
+	ck_assert_int_eq(link(dag, hard), 0);
+	ck_assert_int_eq(cli("run", "--dag", dag, "-M", "3", "--trace", dag, NULL), 2);
+	HAS(err_text, "is the input");
+	ck_assert_int_eq(cli("run", "--dag", dag, "-M", "3", "--trace", sym, NULL), 2);
+	HAS(err_text, "is the input");
+	ck_assert_int_eq(cli("run", "--dag", sym, "-M", "3", "--trace", hard, NULL), 2);
+	HAS(err_text, "is the input");
+	read_text(dag, text, sizeof(text));
+	ck_assert_str_eq(text, "0 1\n1 2\n");
+}
+END_TEST
+
+/* 9. Every parameter round-trips through JSON, or is refused. */
+START_TEST(test_parameters_round_trip)
+{
+	ck_assert_int_eq(cli("-n", "8", "-d", "2", "-g", "1", "-M", "18446744073709551615", NULL), 2);
+	HAS(err_text, "invalid value '18446744073709551615' for -M: above the largest value, 2^63 - 1 = 9223372036854775807");
+	ck_assert_int_eq(cli("-n", "8", "-d", "2", "-g", "1", "-M", "9223372036854775808", NULL), 2);
+	ck_assert_int_eq(cli("-n", "8", "-d", "2", "-g", "1", "-M", "64", "--w", "9223372036854775808", NULL), 2);
+	ck_assert_int_eq(cli("--json", "-n", "8", "-d", "2", "-g", "1", "-M",
+			     "9223372036854775807", NULL), 0);
+	HAS(out_text, "\"M\":9223372036854775807");
+}
+END_TEST
+
+/* 10. A line over the limit is refused, by its number. */
+START_TEST(test_line_length_limit)
+{
+	char path[256];
+	FILE *f;
+
+	ck_assert_int_eq(cli("validate", "/dev/zero", NULL), 2);
+	HAS(err_text, "pebblesim: /dev/zero:1: the line is longer than the limit of 16777216 bytes");
+	in_dir(path, sizeof(path), "long.jsonl");
+	f = fopen(path, "w");
+	fputs("{\"format\":\"pebblesim-trace\",\"version\":1,\"dag\":{\"kind\":\"approx-attention\",\"n\":2,\"d\":1,\"g\":1},\"M\":9}\n", f);
+	for (size_t k = 0; k <= PS_TRACE_MAX_LINE; k++)
+		putc(' ', f);
+	fputs("{}\n", f);
+	fclose(f);
+	ck_assert_int_eq(cli("validate", path, NULL), 2);
+	HAS(err_text, "long.jsonl:2: the line is longer than the limit of 16777216 bytes");
+}
+END_TEST
+
+/* 11. A list names each coordinate once: no quadratic expansion. */
+START_TEST(test_duplicate_coordinates)
+{
+	char path[256];
+	clock_t start = clock();
+	FILE *f;
+
+	in_dir(path, sizeof(path), "dup.jsonl");
+	f = fopen(path, "w");
+	fputs("{\"format\":\"pebblesim-trace\",\"version\":1,\"dag\":{\"kind\":\"approx-attention\",\"n\":2,\"d\":1,\"g\":1},\"M\":9}\n"
+	      "{\"op\":\"load\",\"kind\":\"Q\",\"i\":0,\"a\":0}\n"
+	      "{\"op\":\"mac\",\"into\":\"N\",\"fuse\":true,\"b\":0,\"i\":[0", f);
+	for (int k = 0; k < 40000; k++)
+		fputs(",0", f);
+	fputs("],\"m\":[0", f);
+	for (int k = 0; k < 40000; k++)
+		fputs(",0", f);
+	fputs("]}\n", f);
+	fclose(f);
+	ck_assert_int_eq(cli("validate", path, NULL), 2);
+	HAS(err_text, "dup.jsonl:3: coordinate 'i' lists 0 twice");
+	ck_assert_msg(clock() - start < 2 * CLOCKS_PER_SEC, "took %.1f s",
+		      (double)(clock() - start) / CLOCKS_PER_SEC);
+	write_text(path, "{\"format\":\"pebblesim-trace\",\"version\":1,\"dag\":{\"kind\":\"approx-attention\",\"n\":2,\"d\":1,\"g\":1},\"M\":9}\n"
+			 "{\"op\":\"load\",\"kind\":\"Q\",\"i\":[1,0,1],\"a\":0}\n");
+	ck_assert_int_eq(cli("validate", path, NULL), 2);
+	HAS(err_text, "dup.jsonl:2: coordinate 'i' lists 1 twice");
+}
+END_TEST
+
+/* 12. The tiling executors at g = 0 (no features): clang's UBSan saw
+ * NULL + 0 here. */
+START_TEST(test_tiling_without_features)
+{
+	ck_assert_int_eq(cli("--strategy", "generic", "-n", "1", "-d", "1", "-g", "0", "-M", "9", NULL), 0);
+	ck_assert_int_eq(cli("--strategy", "generic", "-n", "3", "-d", "2", "-g", "0", "-M", "9",
+			     "--tiles", "square", NULL), 0);
+	ck_assert_int_eq(cli("--strategy", "keylemma", "-n", "3", "-d", "2", "-g", "0", "-M", "40", NULL), 0);
+}
+END_TEST
+
+/* 13. GraphML entities and edges to undeclared nodes are refused. */
+START_TEST(test_graphml_entities_and_undeclared_nodes)
+{
+	char path[256], text[2048];
+
+	in_dir(path, sizeof(path), "odd.graphml");
+	/* an internal entity, which libxml2 drops */
+	snprintf(text, sizeof(text), tree_graphml, "string", "string", "input", "x", "input", "c");
+	{
+		char odd[2300], *at = strstr(text, "<graphml");
+
+		snprintf(odd, sizeof(odd), "%.*s<!DOCTYPE graphml [<!ENTITY r \"sum\">]>\n%s",
+			 (int)(at - text), text, at);
+		write_text(path, odd);
+	}
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 2);
+	HAS(err_text, "odd.graphml:2: a document type or entity declaration");
+	/* an entity without its declaration */
+	write_graphml(path, "string", "string", "&r;", "x", "input", "c");
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 2);
+	HAS(err_text, "odd.graphml:6: an entity reference other than");
+	/* the five of XML and character references are read */
+	write_graphml(path, "string", "string", "in&#112;ut", "&lt;x&amp;y&gt;", "input", "c");
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 0);
+	/* an edge to a node that is not declared */
+	write_graphml(path, "string", "string", "input", "x", "input", "zz");
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 2);
+	HAS(err_text, "an edge names a node that is not declared (3 <node> elements, 4 vertices)");
+	/* comments and CDATA hold no nodes */
+	write_graphml(path, "string", "string", "input", "<![CDATA[<node id=\"q\"/>]]>",
+		      "input<!-- <node id=\"p\"/> &nope; -->", "c");
+	ck_assert_int_eq(cli("run", "--dag", path, "-M", "3", NULL), 0);
+}
+END_TEST
+
+Suite *untrusted_suite(void)
+{
+	Suite *s = suite_create("untrusted");
+	TCase *tc = tcase_create("untrusted");
+
+	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_header_strategy_of_other_kind);
+	tcase_add_test(tc, test_graphml_attribute_types);
+	tcase_add_test(tc, test_edgelist_size_before_igraph);
+	tcase_add_test(tc, test_memory_limit_honours_rlimit_and_cgroup);
+	tcase_add_test(tc, test_output_special_files);
+	tcase_add_test(tc, test_output_errors);
+	tcase_add_test(tc, test_signal_removes_temporary);
+	tcase_add_test(tc, test_output_names_input);
+	tcase_add_test(tc, test_parameters_round_trip);
+	tcase_add_test(tc, test_line_length_limit);
+	tcase_add_test(tc, test_duplicate_coordinates);
+	tcase_add_test(tc, test_tiling_without_features);
+	tcase_add_test(tc, test_graphml_entities_and_undeclared_nodes);
+	suite_add_tcase(s, tc);
+	return s;
+}
