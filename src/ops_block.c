@@ -109,6 +109,50 @@ static void edges_set(uint64_t *bits, uint64_t base, const struct edges *ed)
 		bits[(base + s->list[k]) / 64] |= UINT64_C(1) << ((base + s->list[k]) % 64);
 }
 
+/* One sum of an applied block: red, its blue copy now stale, the block's
+ * edges (ed, at edge_base) aggregated, complete or not. */
+static void aggregate_sum(struct ps_engine *e, ps_node v, uint64_t slot,
+			  uint64_t edge_base, const struct edges *ed,
+			  uint64_t added, uint64_t in_degree)
+{
+	uint8_t s = (uint8_t)((e->state[v] | PS_ST_RED | PS_ST_SUM) & ~PS_ST_BLUE);
+
+	edges_set(e->edges, edge_base, ed);
+	e->agg[slot] += (uint32_t)added;
+	if (e->agg[slot] < in_degree)
+		s |= PS_ST_INCOMPLETE;
+	else
+		s &= (uint8_t)~PS_ST_INCOMPLETE;
+	e->state[v] = s;
+}
+
+/* The rest of an applied block of n0 x n1 x n2 macs: the fused entries
+ * plain[rows, cols] marked computed, and the counters. */
+static int block_applied(const struct ps_attention *att, struct ps_engine *e,
+			 const struct ps_op *op, enum ps_kind plain,
+			 uint64_t recomputed, uint64_t fresh, uint64_t peak,
+			 struct edges *ed)
+{
+	const uint64_t n0 = ps_coordset_size(&op->c[0]), n1 = ps_coordset_size(&op->c[1]);
+	const uint64_t n2 = ps_coordset_size(&op->c[2]);
+
+	if (op->fuse) {
+		for (uint64_t x = 0; x < n0; x++)
+			for (uint64_t y = 0; y < n1; y++)
+				e->state[ps_attention_id2(att, plain, ps_coordset_at(&op->c[0], x),
+							  ps_coordset_at(&op->c[1], y))] |= PS_ST_COMPUTED;
+		e->c.computes += n0 * n1;
+		e->c.recomputations += recomputed;
+	}
+	edges_free(ed);
+	e->c.red += fresh;
+	e->c.macs += n0 * n1 * n2;
+	e->c.moves += n0 * n1 * (n2 + (op->fuse ? 2 : 0));
+	if (peak > e->c.peak_red)
+		e->c.peak_red = peak;
+	return PS_BLOCK_APPLIED;
+}
+
 /*
  * Exact attention's macs (MODEL.md section 5): into S (products PS[i,j,a]:
  * edge a of S[i,j], parents Q[i,a] and K[j,a]) over rows I, J and features
@@ -199,31 +243,11 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 			uint64_t i = ps_coordset_at(is, x), c = ps_coordset_at(sum_cols, y);
 			enum ps_kind k = into_s ? PS_KIND_S : PS_KIND_O;
 			ps_node v = ps_attention_id2(att, k, i, c);
-			uint8_t s = (uint8_t)((st[v] | PS_ST_RED | PS_ST_SUM) & ~PS_ST_BLUE);
 
-			edges_set(e->edges, ps_attention_sum_edge(att, k, i, c, 0), &ed);
-			e->agg[v - sum_base] += (uint32_t)(into_s ? n2 : n1);
-			if (e->agg[v - sum_base] < ps_attention_in_degree(att, k))
-				s |= PS_ST_INCOMPLETE;
-			else
-				s &= (uint8_t)~PS_ST_INCOMPLETE;
-			st[v] = s;
+			aggregate_sum(e, v, v - sum_base, ps_attention_sum_edge(att, k, i, c, 0),
+				      &ed, into_s ? n2 : n1, ps_attention_in_degree(att, k));
 		}
-	if (fuse) {
-		for (uint64_t x = 0; x < n0; x++)
-			for (uint64_t y = 0; y < n1; y++)
-				st[ps_attention_id2(att, PS_KIND_E, ps_coordset_at(is, x),
-						    ps_coordset_at(js, y))] |= PS_ST_COMPUTED;
-		e->c.computes += n0 * n1;
-		e->c.recomputations += recomputed;
-	}
-	edges_free(&ed);
-	e->c.red += fresh;
-	e->c.macs += n0 * n1 * n2;
-	e->c.moves += n0 * n1 * (n2 + (fuse ? 2 : 0));
-	if (peak > e->c.peak_red)
-		e->c.peak_red = peak;
-	return PS_BLOCK_APPLIED;
+	return block_applied(att, e, op, PS_KIND_E, recomputed, fresh, peak, &ed);
 decline:
 	edges_free(&ed);
 	return PS_BLOCK_DECLINED;
@@ -343,32 +367,10 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 				ps_node v = ps_attention_id2(att, sum, o, b);
 				uint64_t base = into_h ? ps_attention_h_edge(att, o, b, 0)
 						       : ps_attention_n_edge(att, o, b, 0);
-				uint8_t s = (uint8_t)((st[v] | PS_ST_RED | PS_ST_SUM) & ~PS_ST_BLUE);
-
-				edges_set(e->edges, base, &ed);
-				e->agg[v - sum_base] += (uint32_t)added;
-				if (e->agg[v - sum_base] < in_degree)
-					s |= PS_ST_INCOMPLETE;
-				else
-					s &= (uint8_t)~PS_ST_INCOMPLETE;
-				st[v] = s;
+				aggregate_sum(e, v, v - sum_base, base, &ed, added, in_degree);
 			}
 	}
-	if (fuse) {
-		for (uint64_t x = 0; x < n0; x++)
-			for (uint64_t y = 0; y < n1; y++)
-				st[ps_attention_id2(att, plain, ps_coordset_at(rows, x),
-						    ps_coordset_at(ms, y))] |= PS_ST_COMPUTED;
-		e->c.computes += n0 * n1;
-		e->c.recomputations += recomputed;
-	}
-	edges_free(&ed);
-	e->c.red += fresh;
-	e->c.macs += n0 * n1 * n2;
-	e->c.moves += n0 * n1 * (n2 + (fuse ? 2 : 0));
-	if (peak > e->c.peak_red)
-		e->c.peak_red = peak;
-	return PS_BLOCK_APPLIED;
+	return block_applied(att, e, op, plain, recomputed, fresh, peak, &ed);
 decline:
 	edges_free(&ed);
 	return PS_BLOCK_DECLINED;

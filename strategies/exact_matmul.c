@@ -51,6 +51,13 @@ static uint64_t matmul_min_memory(const struct ps_attention *att)
 	return matmul_peak(1);
 }
 
+static int too_small(const struct ps_problem *pb, struct ps_error *err)
+{
+	return ps_error_set(err, PS_EINPUT,
+			    "M = %llu is too small for exact-matmul: it needs M >= %llu",
+			    (unsigned long long)pb->M, (unsigned long long)matmul_peak(1));
+}
+
 static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		       struct ps_error *err)
 {
@@ -58,10 +65,7 @@ static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	uint64_t s;
 
 	if (pb->M < matmul_peak(1))
-		return ps_error_set(err, PS_EINPUT,
-				    "M = %llu is too small for exact-matmul: it needs M >= %llu",
-				    (unsigned long long)pb->M,
-				    (unsigned long long)matmul_peak(1));
+		return too_small(pb, err);
 	s = side_for(pb->M, att);
 	matmul_predict(s, att, &plan->loads, &plan->saves);
 	plan->peak_red = matmul_peak(s);
@@ -141,10 +145,7 @@ static int matmul_run(const struct ps_problem *pb, struct ps_sink *sink,
 	int rc;
 
 	if (pb->M < matmul_peak(1))
-		return ps_error_set(err, PS_EINPUT,
-				    "M = %llu is too small for exact-matmul: it needs M >= %llu",
-				    (unsigned long long)pb->M,
-				    (unsigned long long)matmul_peak(1));
+		return too_small(pb, err);
 	s = side_for(pb->M, att);
 	blocks = ps_block_count(n, s);
 	for (uint64_t ik = 0; ik < blocks; ik++)
