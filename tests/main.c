@@ -2,6 +2,7 @@
  * The one test runner: every suite, one summary line.
  * CK_RUN_SUITE / CK_RUN_CASE select parts, as Check documents.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "tests.h"
@@ -16,6 +17,16 @@ void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 
 	ps_error_clear(&err);
 	ck_assert_msg(ps_attention_init(att, &p, &err) == 0, "%s", err.msg);
+}
+
+void test_slurp(FILE *f, char *buf, size_t len)
+{
+	size_t got;
+
+	rewind(f);
+	got = fread(buf, 1, len - 1, f);
+	buf[got] = '\0';
+	fclose(f);
 }
 
 void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,

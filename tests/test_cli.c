@@ -15,16 +15,6 @@
 
 static char out_text[1 << 16], err_text[1 << 14];
 
-static void slurp(FILE *f, char *buf, size_t len)
-{
-	size_t got;
-
-	rewind(f);
-	got = fread(buf, 1, len - 1, f);
-	buf[got] = '\0';
-	fclose(f);
-}
-
 /* Runs pebblesim with the NULL-terminated arguments; returns the status. */
 static int cli(const char *first, ...)
 {
@@ -42,8 +32,8 @@ static int cli(const char *first, ...)
 	va_end(ap);
 	argv[argc] = NULL;
 	rc = ps_cli_main(argc, argv, out, err);
-	slurp(out, out_text, sizeof(out_text));
-	slurp(err, err_text, sizeof(err_text));
+	test_slurp(out, out_text, sizeof(out_text));
+	test_slurp(err, err_text, sizeof(err_text));
 	return rc;
 }
 

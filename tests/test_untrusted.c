@@ -84,16 +84,6 @@ static void read_text(const char *path, char *buf, size_t len)
 	fclose(f);
 }
 
-static void slurp(FILE *f, char *buf, size_t len)
-{
-	size_t got;
-
-	rewind(f);
-	got = fread(buf, 1, len - 1, f);
-	buf[got] = '\0';
-	fclose(f);
-}
-
 /* Runs pebblesim with the NULL-terminated arguments, its output into out
  * (a temporary file when NULL); returns the status. */
 static int cli_to(FILE *out, const char *first, ...)
@@ -113,8 +103,8 @@ static int cli_to(FILE *out, const char *first, ...)
 	rc = ps_cli_main(argc, argv, out ? out : own, err);
 	out_text[0] = '\0';
 	if (own)
-		slurp(own, out_text, sizeof(out_text));
-	slurp(err, err_text, sizeof(err_text));
+		test_slurp(own, out_text, sizeof(out_text));
+	test_slurp(err, err_text, sizeof(err_text));
 	return rc;
 }
 

@@ -3,6 +3,7 @@
 #define PEBBLESIM_TESTS_H
 
 #include <check.h>
+#include <stdio.h>
 
 #include "pebblesim/attention.h"
 #include "pebblesim/engine.h"
@@ -26,6 +27,9 @@ Suite *untrusted_suite(void);
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 		    uint64_t g, int normalize);
+
+/* The contents of f (from its start) into buf, NUL-terminated; f closed. */
+void test_slurp(FILE *f, char *buf, size_t len);
 
 /* The exact-attention DAG (MODEL.md section 5) for (n, d, normalize). */
 void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,
