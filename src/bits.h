@@ -20,6 +20,17 @@ static inline uint64_t ps_bits_word_mask(unsigned lo, unsigned hi)
 /* Sets (set) or clears bits [lo, hi). */
 static inline void ps_bits_fill(uint64_t *bits, uint64_t lo, uint64_t hi, bool set)
 {
+	/* the common case: a few edges within one word */
+	if (lo < hi && lo / 64 == (hi - 1) / 64) {
+		uint64_t mask = ps_bits_word_mask((unsigned)(lo % 64),
+						  (unsigned)((hi - 1) % 64) + 1);
+
+		if (set)
+			bits[lo / 64] |= mask;
+		else
+			bits[lo / 64] &= ~mask;
+		return;
+	}
 	while (lo < hi) {
 		uint64_t w = lo / 64, word_end = (w + 1) * 64;
 		unsigned a = (unsigned)(lo % 64);
@@ -48,6 +59,9 @@ static inline void ps_bits_fill(uint64_t *bits, uint64_t lo, uint64_t hi, bool s
 /* Are bits [lo, hi) all clear? */
 static inline bool ps_bits_none(const uint64_t *bits, uint64_t lo, uint64_t hi)
 {
+	if (lo < hi && lo / 64 == (hi - 1) / 64)
+		return !(bits[lo / 64] & ps_bits_word_mask((unsigned)(lo % 64),
+							   (unsigned)((hi - 1) % 64) + 1));
 	while (lo < hi) {
 		uint64_t w = lo / 64, word_end = (w + 1) * 64;
 		unsigned a = (unsigned)(lo % 64);

@@ -171,6 +171,11 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	/* the sums are S[I, J] (edges A) or O[I, B] (edges J) */
 	const struct ps_coordset *sum_cols = into_s ? js : cs, *edge_set = into_s ? cs : js;
 	const uint64_t sum_col_count = into_s ? n1 : n2;
+	const enum ps_kind sum_kind = into_s ? PS_KIND_S : PS_KIND_O;
+	const uint64_t sum_kind_base = att->base[sum_kind];
+	const uint64_t sum_stride = att->ext[sum_kind][1];
+	const uint64_t sum_edge_base = att->edge_base[sum_kind];
+	const uint64_t in_degree = ps_attention_in_degree(att, sum_kind);
 	uint8_t *st = e->state;
 	uint64_t fresh = 0, recomputed = 0, peak;
 	struct edges ed;
@@ -217,20 +222,24 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	}
 	/* the sums: not in slow memory only, and none of the block's edges */
 	edges_init(&ed, edge_set);
-	for (uint64_t x = 0; x < n0; x++)
+	for (uint64_t x = 0; x < n0; x++) {
+		/* sum (i, c) is node base + i stride + c, its edges at
+		 * edge_base + (i stride + c) in_degree */
+		const uint64_t row = ps_coordset_at(is, x) * sum_stride;
+
 		for (uint64_t y = 0; y < sum_col_count; y++) {
-			uint64_t i = ps_coordset_at(is, x), c = ps_coordset_at(sum_cols, y);
-			enum ps_kind k = into_s ? PS_KIND_S : PS_KIND_O;
-			uint8_t s = st[ps_attention_id2(att, k, i, c)];
+			const uint64_t at = row + ps_coordset_at(sum_cols, y);
+			const uint8_t s = st[sum_kind_base + at];
 
 			if (!(s & PS_ST_RED)) {
 				if (s & PS_ST_BLUE)
 					goto decline;
 				fresh++;
 			}
-			if (!edges_clear(e->edges, ps_attention_sum_edge(att, k, i, c, 0), &ed))
+			if (!edges_clear(e->edges, sum_edge_base + at * in_degree, &ed))
 				goto decline;
 		}
+	}
 	/* the peak is reached at the block's last mac: every new sum, E
 	 * (fused) and the product */
 	peak = e->c.red + fresh + (fuse ? 2 : 1);
@@ -238,15 +247,17 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 		goto decline;
 
 	/* every move would succeed: apply the block */
-	for (uint64_t x = 0; x < n0; x++)
-		for (uint64_t y = 0; y < sum_col_count; y++) {
-			uint64_t i = ps_coordset_at(is, x), c = ps_coordset_at(sum_cols, y);
-			enum ps_kind k = into_s ? PS_KIND_S : PS_KIND_O;
-			ps_node v = ps_attention_id2(att, k, i, c);
+	for (uint64_t x = 0; x < n0; x++) {
+		const uint64_t row = ps_coordset_at(is, x) * sum_stride;
 
-			aggregate_sum(e, v, v - sum_base, ps_attention_sum_edge(att, k, i, c, 0),
-				      &ed, into_s ? n2 : n1, ps_attention_in_degree(att, k));
+		for (uint64_t y = 0; y < sum_col_count; y++) {
+			const uint64_t at = row + ps_coordset_at(sum_cols, y);
+			const ps_node v = sum_kind_base + at;
+
+			aggregate_sum(e, v, v - sum_base, sum_edge_base + at * in_degree,
+				      &ed, into_s ? n2 : n1, in_degree);
 		}
+	}
 	return block_applied(att, e, op, PS_KIND_E, recomputed, fresh, peak, &ed);
 decline:
 	edges_free(&ed);
