@@ -21,6 +21,20 @@
 #include "cache.h"
 #include "pebblesim/strategy.h"
 
+/* the last loop of both: A[i,b] = N[i,b] / N[i,d] (or O's) */
+static int outputs(const struct ps_attention *att, ps_step_fn fn, void *ctx)
+{
+	int rc;
+
+	if (att->normalize)
+		for (uint64_t i = 0; i < att->n; i++)
+			for (uint64_t b = 0; b < att->d; b++)
+				if ((rc = fn(ctx, PS_STEP_COMPUTE,
+					     ps_attention_id2(att, PS_KIND_A, i, b))))
+					return rc;
+	return 0;
+}
+
 static int naive_order(const void *order_ctx, ps_step_fn fn, void *ctx)
 {
 	const struct ps_attention *att = order_ctx;
@@ -46,13 +60,7 @@ static int naive_order(const void *order_ctx, ps_step_fn fn, void *ctx)
 					     ps_attention_id3(att, PS_KIND_P1, i, m, b))))
 					return rc;
 			}
-	if (att->normalize)
-		for (uint64_t i = 0; i < att->n; i++)
-			for (uint64_t b = 0; b < att->d; b++)
-				if ((rc = fn(ctx, PS_STEP_COMPUTE,
-					     ps_attention_id2(att, PS_KIND_A, i, b))))
-					return rc;
-	return 0;
+	return outputs(att, fn, ctx);
 }
 
 static int naive_exact_order(const void *order_ctx, ps_step_fn fn, void *ctx)
@@ -74,13 +82,7 @@ static int naive_exact_order(const void *order_ctx, ps_step_fn fn, void *ctx)
 					     ps_attention_id3(att, PS_KIND_PO, i, j, b))))
 					return rc;
 		}
-	if (att->normalize)
-		for (uint64_t i = 0; i < att->n; i++)
-			for (uint64_t b = 0; b < att->d; b++)
-				if ((rc = fn(ctx, PS_STEP_COMPUTE,
-					     ps_attention_id2(att, PS_KIND_A, i, b))))
-					return rc;
-	return 0;
+	return outputs(att, fn, ctx);
 }
 
 /*

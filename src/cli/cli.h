@@ -123,6 +123,7 @@ extern const struct cli_help run_help, compare_help, validate_help,
 
 /* The table entries every command of the attention DAG shares. */
 #define CLI_OPT_N(help) { OPT_N, 'n', NULL, CLI_SIZE, offsetof(struct cli_args, n), 1, CLI_ATTENTION_ONLY, "N", help }
+#define CLI_OPT_M(help) { OPT_M, 'M', NULL, CLI_SIZE, offsetof(struct cli_args, M), 1, 0, "M", help }
 #define CLI_OPT_D { OPT_D, 'd', NULL, CLI_COUNT, offsetof(struct cli_args, d), 1, CLI_ATTENTION_ONLY, "D", \
 	"features (columns of Q, K, V), D >= 1" }
 #define CLI_OPT_G { OPT_G, 'g', NULL, CLI_COUNT, offsetof(struct cli_args, g), 0, CLI_ATTENTION_ONLY, "G", \

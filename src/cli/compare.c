@@ -22,8 +22,7 @@ const struct cli_option compare_options[] = {
 	CLI_OPT_N("rows of Q, K, V (the sequence length), N >= 1"),
 	CLI_OPT_D,
 	CLI_OPT_G,
-	{ OPT_M, 'M', NULL, CLI_SIZE, offsetof(struct cli_args, M), 1, 0, "M",
-	  "fast memory capacity in words (red pebbles), M >= 1" },
+	CLI_OPT_M("fast memory capacity in words (red pebbles), M >= 1"),
 	CLI_OPT_NO_NORMALIZE,
 	CLI_OPT_DAG("compare the policies for a DAG from a file instead:\n"
 		    "lru and belady, each over the topo and dfs orders"),

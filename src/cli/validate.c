@@ -10,8 +10,7 @@
 #include "pebblesim/trace.h"
 
 const struct cli_option validate_options[] = {
-	{ OPT_M, 'M', NULL, CLI_SIZE, offsetof(struct cli_args, M), 1, 0, "M",
-	  "validate under this fast memory instead of the header's" },
+	CLI_OPT_M("validate under this fast memory instead of the header's"),
 	CLI_OPT_N("with -d and -g: insist that the header names this DAG"),
 	CLI_OPT_D,
 	CLI_OPT_G,
