@@ -427,7 +427,7 @@ END_TEST
 START_TEST(test_gnu_habits)
 {
 	char trace[64], tree_trace[64], dir[] = "/tmp/pebblesim-cli-dir-XXXXXX";
-	char dash[128];
+	char dash[128], cwd[4096];
 	FILE *f, *g;
 	char buf[4096];
 	size_t got;
@@ -464,6 +464,8 @@ START_TEST(test_gnu_habits)
 		fwrite(buf, 1, got, g);
 	fclose(f);
 	fclose(g);
+	/* into the directory and back: the suite also runs in one process */
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	ck_assert_int_eq(chdir(dir), 0);
 	ck_assert_int_eq(cli("validate", "-x.jsonl", NULL), 2);
 	HAS(err_text, "pebblesim: unknown option '-x'");
@@ -475,6 +477,7 @@ START_TEST(test_gnu_habits)
 	ck_assert_int_eq(cli("validate", "--", "-x.jsonl", "--json", NULL), 2);
 	HAS(err_text, "pebblesim: unexpected argument '--json' for validate");
 	unlink(dash);
+	ck_assert_int_eq(chdir(cwd), 0);
 	rmdir(dir);
 	unlink(trace);
 	unlink(tree_trace);
@@ -529,14 +532,16 @@ END_TEST
 /* Item 3: only -h and --help print help; `help` is a value or a command. */
 START_TEST(test_help_only_by_flag)
 {
-	char dir[] = "/tmp/pebblesim-cli-dir-XXXXXX";
+	char dir[] = "/tmp/pebblesim-cli-dir-XXXXXX", cwd[4096];
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	ck_assert_int_eq(chdir(dir), 0);
 	ck_assert_int_eq(cli("dag", "-n", "2", "-d", "1", "-g", "1", "-o", "help", NULL), 0);
 	ck_assert_str_eq(out_text, "");
 	ck_assert_int_eq(access("help", F_OK), 0);
 	unlink("help");
+	ck_assert_int_eq(chdir(cwd), 0);
 	rmdir(dir);
 	ck_assert_int_eq(cli("help", NULL), 0);
 	HAS(out_text, "Commands:");
