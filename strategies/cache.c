@@ -490,7 +490,9 @@ int ps_cache_run(const struct ps_dag *dag, ps_order_fn order,
 		free(c.occ_node);
 		c.occ_node = NULL;
 		c.next_use = malloc(n * sizeof(uint64_t));
-		c.heap = malloc((M + 1) * sizeof(uint32_t));
+		/* the red values, at most M and at most every node: M itself
+		 * may be far larger than the DAG */
+		c.heap = malloc((ps_min_u64(M, n) + 1) * sizeof(uint32_t));
 		c.pos = malloc(n * sizeof(uint32_t));
 		if (!c.next_use || !c.heap || !c.pos) {
 			rc = ps_error_set(err, PS_ENOMEM, "out of memory");

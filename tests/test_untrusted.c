@@ -534,6 +534,20 @@ START_TEST(test_graphml_entities_and_undeclared_nodes)
 }
 END_TEST
 
+/* Found by fuzz-cli: a fast memory far beyond the DAG made Belady's heap
+ * as large as M. Every strategy's state is sized by the DAG, whatever M. */
+START_TEST(test_huge_m_allocates_by_the_dag)
+{
+	ck_assert_int_eq(cli("compare", "-n", "5", "-d", "1", "-g", "2", "-M", "55555555555530", NULL), 0);
+	ck_assert_int_eq(cli("--strategy", "naive-belady", "-n", "5", "-d", "1", "-g", "2",
+			     "-M", "2^62", NULL), 0);
+	ck_assert_int_eq(cli("--strategy", "naive-exact-belady", "-n", "5", "-d", "2",
+			     "-M", "2^62", NULL), 0);
+	ck_assert_int_eq(cli("--strategy", "resident", "-n", "5", "-d", "1", "-g", "2",
+			     "-M", "2^62", NULL), 0);
+}
+END_TEST
+
 Suite *untrusted_suite(void)
 {
 	Suite *s = suite_create("untrusted");
@@ -554,6 +568,7 @@ Suite *untrusted_suite(void)
 	tcase_add_test(tc, test_duplicate_coordinates);
 	tcase_add_test(tc, test_tiling_without_features);
 	tcase_add_test(tc, test_graphml_entities_and_undeclared_nodes);
+	tcase_add_test(tc, test_huge_m_allocates_by_the_dag);
 	suite_add_tcase(s, tc);
 	return s;
 }
