@@ -269,7 +269,7 @@ FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(CLI_SRC:%.c=$(FUZZ_BUILD)
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 FUZZ_RUN = for t in $(FUZZ_TARGETS); do \
 	mkdir -p $(FUZZ_BUILD)/corpus-$$t && \
-	./$(FUZZ_BUILD)/fuzz-$$t -max_total_time=$(1) -print_final_stats=1 \
+	./$(FUZZ_BUILD)/fuzz-$$t -max_total_time=$(1) $(2) -print_final_stats=1 \
 		-artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus-$$t tests/fuzz/$$t \
 		|| exit 1; done
 
@@ -289,7 +289,10 @@ ifneq ($(FUZZ_SECONDS),)
 	$(call FUZZ_RUN,$(FUZZ_SECONDS))
 endif
 
+# the smoke run starts from a fixed seed, so that CI explores the same
+# inputs from one run to the next; `make fuzz FUZZ_SECONDS=...` varies them
+FUZZ_SMOKE_SEED ?= 1
 fuzz-smoke: $(FUZZ_BINS)
-	$(call FUZZ_RUN,$(FUZZ_SMOKE_SECONDS))
+	$(call FUZZ_RUN,$(FUZZ_SMOKE_SECONDS),-seed=$(FUZZ_SMOKE_SEED))
 # the objects of the pattern rules above are kept, not rebuilt each time
 .SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o)
