@@ -54,7 +54,7 @@ int ps_parse_size(const char *text, uint64_t *out)
 		shift = 30;
 	if (shift)
 		end++;
-	if (*end || v > (unsigned long long)(INT64_MAX >> shift))
+	if (*end || v > (unsigned long long)(PS_PARAM_MAX >> shift))
 		return -1;
 	*out = (uint64_t)v << shift;
 	return 0;

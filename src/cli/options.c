@@ -21,7 +21,7 @@
 #include <string.h>
 
 /* JSON integers are signed 64-bit: every parameter must round-trip. */
-#define CLI_VALUE_MAX UINT64_C(9223372036854775807)
+#define CLI_VALUE_MAX PS_PARAM_MAX
 
 const struct cli_option *cli_find_option(const struct cli_command *cmd,
 					 enum cli_option_id id)
