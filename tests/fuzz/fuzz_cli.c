@@ -71,12 +71,31 @@ static void remove_scratch(void)
 	rmdir(scratch);
 }
 
+/*
+ * The memory cap: small, so that every DAG is small and every run short
+ * (the engine's state grows with the DAG, and so do the moves that fill
+ * it). PS_FUZZ_CLI_CAP (bytes) overrides it.
+ */
+static uint64_t memory_cap(void)
+{
+	const char *text = getenv("PS_FUZZ_CLI_CAP");
+	char *end;
+	unsigned long long v;
+
+	if (text && *text) {
+		v = strtoull(text, &end, 10);
+		if (!*end && v)
+			return v;
+	}
+	return UINT64_C(256) << 10;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	absolute_paths(*argc, *argv);
 
 	ps_igraph_setup();
-	ps_memory_limit_cap(UINT64_C(16) << 20);
+	ps_memory_limit_cap(memory_cap());
 	if (!mkdtemp(scratch) || chdir(scratch))
 		__builtin_trap();
 	atexit(remove_scratch);
