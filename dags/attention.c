@@ -221,6 +221,7 @@ static void att_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 
 	/* H and N are adjacent kinds, so slots follow the ids */
 	out->slot = v - att->base[PS_KIND_H];
+	out->edge_stride = 1;
 	if (ps_attention_decode(att, v, c) == PS_KIND_H) {
 		out->edge_base = ps_attention_h_edge(att, c[0], c[1], 0);
 		out->in_degree = att->n;

@@ -6,7 +6,8 @@
  *   O[i,b] = sum_j PO[i,j,b]         A[i,b] = O[i,b] / O[i,d]
  *
  * Ids by the shared arithmetic of attention.h; the two sums S and O are
- * adjacent, so a sum's slot is its id less S's base.
+ * adjacent, so a sum's slot is its id less S's base. O's edge bits are
+ * strided (ps_attention_sum_edge).
  */
 #include "exact.h"
 
@@ -106,4 +107,5 @@ void ps_exact_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 	out->slot = v - att->base[PS_KIND_S];
 	out->in_degree = ps_attention_in_degree(att, k);
 	out->edge_base = ps_attention_sum_edge(att, k, c[0], c[1], 0);
+	out->edge_stride = ps_attention_edge_stride(att, k);
 }

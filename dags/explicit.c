@@ -119,6 +119,7 @@ static void x_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 
 	out->slot = x->slot[v];
 	out->edge_base = x->edge_base[out->slot];
+	out->edge_stride = 1;
 	out->in_degree = x->in_start[v + 1] - x->in_start[v];
 }
 

@@ -240,7 +240,11 @@ void ps_engine_forget_sum(struct ps_engine *e, ps_node v)
 	struct ps_sum s;
 
 	ps_dag_sum(e->dag, v, &s);
-	ps_bits_fill(e->edges, s.edge_base, s.edge_base + s.in_degree, false);
+	if (s.edge_stride == 1)
+		ps_bits_fill(e->edges, s.edge_base, s.edge_base + s.in_degree, false);
+	else if (e->agg[s.slot])
+		for (uint64_t k = 0, bit = s.edge_base; k < s.in_degree; k++, bit += s.edge_stride)
+			e->edges[bit / 64] &= ~(UINT64_C(1) << (bit % 64));
 	e->agg[s.slot] = 0;
 	e->state[v] &= (uint8_t)~PS_ST_INCOMPLETE;
 }

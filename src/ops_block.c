@@ -109,21 +109,41 @@ static void edges_set(uint64_t *bits, uint64_t base, const struct edges *ed)
 		bits[(base + s->list[k]) / 64] |= UINT64_C(1) << ((base + s->list[k]) % 64);
 }
 
-/* One sum of an applied block: red, its blue copy now stale, the block's
- * edges (ed, at edge_base) aggregated, complete or not. */
-static void aggregate_sum(struct ps_engine *e, ps_node v, uint64_t slot,
-			  uint64_t edge_base, const struct edges *ed,
-			  uint64_t added, uint64_t in_degree)
+/* Clears the run's bits: a sum forgotten. */
+static void edges_unset(uint64_t *bits, uint64_t base, const struct edges *ed)
+{
+	const struct ps_coordset *s = ed->set;
+
+	if (!s->list) {
+		ps_bits_fill(bits, base + s->lo, base + s->hi, false);
+		return;
+	}
+	for (size_t k = 0; k < s->len; k++)
+		bits[(base + s->list[k]) / 64] &= ~(UINT64_C(1) << ((base + s->list[k]) % 64));
+}
+
+/* One sum of an applied block, its edge bits set apart: red, its blue copy
+ * now stale, added more edges aggregated, complete or not. */
+static void sum_counted(struct ps_engine *e, ps_node v, uint64_t slot,
+			uint64_t added, uint64_t in_degree)
 {
 	uint8_t s = (uint8_t)((e->state[v] | PS_ST_RED | PS_ST_SUM) & ~PS_ST_BLUE);
 
-	edges_set(e->edges, edge_base, ed);
 	e->agg[slot] += (uint32_t)added;
 	if (e->agg[slot] < in_degree)
 		s |= PS_ST_INCOMPLETE;
 	else
 		s &= (uint8_t)~PS_ST_INCOMPLETE;
 	e->state[v] = s;
+}
+
+/* The same with the block's edges (ed, a run from edge_base) set. */
+static void aggregate_sum(struct ps_engine *e, ps_node v, uint64_t slot,
+			  uint64_t edge_base, const struct edges *ed,
+			  uint64_t added, uint64_t in_degree)
+{
+	edges_set(e->edges, edge_base, ed);
+	sum_counted(e, v, slot, added, in_degree);
 }
 
 /* The rest of an applied block of n0 x n1 x n2 macs: the fused entries
@@ -154,6 +174,24 @@ static int block_applied(const struct ps_attention *att, struct ps_engine *e,
 }
 
 /*
+ * The first bit of a run of an exact block's edges: into S, the edges A of
+ * S[I[x], J[y]]; into O, the edge J[x] of O[I, B[y]] for every row of I
+ * (ps_attention_sum_edge's layout).
+ */
+static uint64_t exact_edge_run(const struct ps_attention *att, bool into_s,
+			       const struct ps_coordset *is,
+			       const struct ps_coordset *js,
+			       const struct ps_coordset *sum_cols, uint64_t x,
+			       uint64_t y)
+{
+	if (into_s)
+		return ps_attention_sum_edge(att, PS_KIND_S, ps_coordset_at(is, x),
+					     ps_coordset_at(sum_cols, y), 0);
+	return ps_attention_sum_edge(att, PS_KIND_O, 0, ps_coordset_at(sum_cols, y),
+				     ps_coordset_at(js, x));
+}
+
+/*
  * Exact attention's macs (MODEL.md section 5): into S (products PS[i,j,a]:
  * edge a of S[i,j], parents Q[i,a] and K[j,a]) over rows I, J and features
  * A; into O (PO[i,j,b]: edge j of O[i,b], parents E[i,j] and V[j,b] for
@@ -169,12 +207,11 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	const uint64_t n2 = ps_coordset_size(cs);
 	const uint64_t sum_base = att->base[PS_KIND_S];
 	/* the sums are S[I, J] (edges A) or O[I, B] (edges J) */
-	const struct ps_coordset *sum_cols = into_s ? js : cs, *edge_set = into_s ? cs : js;
+	const struct ps_coordset *sum_cols = into_s ? js : cs;
 	const uint64_t sum_col_count = into_s ? n1 : n2;
 	const enum ps_kind sum_kind = into_s ? PS_KIND_S : PS_KIND_O;
 	const uint64_t sum_kind_base = att->base[sum_kind];
 	const uint64_t sum_stride = att->ext[sum_kind][1];
-	const uint64_t sum_edge_base = att->edge_base[sum_kind];
 	const uint64_t in_degree = ps_attention_in_degree(att, sum_kind);
 	uint8_t *st = e->state;
 	uint64_t fresh = 0, recomputed = 0, peak;
@@ -220,26 +257,27 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 				return PS_BLOCK_DECLINED;
 		}
 	}
-	/* the sums: not in slow memory only, and none of the block's edges */
-	edges_init(&ed, edge_set);
+	/* the sums: not in slow memory only */
 	for (uint64_t x = 0; x < n0; x++) {
-		/* sum (i, c) is node base + i stride + c, its edges at
-		 * edge_base + (i stride + c) in_degree */
-		const uint64_t row = ps_coordset_at(is, x) * sum_stride;
+		const uint64_t row = sum_kind_base + ps_coordset_at(is, x) * sum_stride;
 
 		for (uint64_t y = 0; y < sum_col_count; y++) {
-			const uint64_t at = row + ps_coordset_at(sum_cols, y);
-			const uint8_t s = st[sum_kind_base + at];
+			const uint8_t s = st[row + ps_coordset_at(sum_cols, y)];
 
 			if (!(s & PS_ST_RED)) {
 				if (s & PS_ST_BLUE)
-					goto decline;
+					return PS_BLOCK_DECLINED;
 				fresh++;
 			}
-			if (!edges_clear(e->edges, sum_edge_base + at * in_degree, &ed))
-				goto decline;
 		}
 	}
+	/* ... and none of the block's edges: S[i,j]'s edges A are a run of
+	 * its own bits, O's edge j of the rows I one run for each column b */
+	edges_init(&ed, into_s ? cs : is);
+	for (uint64_t x = 0; x < (into_s ? n0 : n1); x++)
+		for (uint64_t y = 0; y < sum_col_count; y++)
+			if (!edges_clear(e->edges, exact_edge_run(att, into_s, is, js, sum_cols, x, y), &ed))
+				goto decline;
 	/* the peak is reached at the block's last mac: every new sum, E
 	 * (fused) and the product */
 	peak = e->c.red + fresh + (fuse ? 2 : 1);
@@ -247,6 +285,9 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 		goto decline;
 
 	/* every move would succeed: apply the block */
+	for (uint64_t x = 0; x < (into_s ? n0 : n1); x++)
+		for (uint64_t y = 0; y < sum_col_count; y++)
+			edges_set(e->edges, exact_edge_run(att, into_s, is, js, sum_cols, x, y), &ed);
 	for (uint64_t x = 0; x < n0; x++) {
 		const uint64_t row = ps_coordset_at(is, x) * sum_stride;
 
@@ -254,8 +295,7 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 			const uint64_t at = row + ps_coordset_at(sum_cols, y);
 			const ps_node v = sum_kind_base + at;
 
-			aggregate_sum(e, v, v - sum_base, sum_edge_base + at * in_degree,
-				      &ed, into_s ? n2 : n1, in_degree);
+			sum_counted(e, v, v - sum_base, into_s ? n2 : n1, in_degree);
 		}
 	}
 	return block_applied(att, e, op, PS_KIND_E, recomputed, fresh, peak, &ed);
@@ -393,6 +433,71 @@ static uint64_t stride_of(const struct ps_attention *att, enum ps_kind k)
 	return ps_attention_id2(att, k, 1, 0) - ps_attention_id2(att, k, 0, 0);
 }
 
+/* Will deleting v drop the only copy of a sum that holds edges? */
+static bool forgets(const struct ps_engine *e, ps_node v, uint64_t slot)
+{
+	return (e->state[v] & PS_ST_SUM) && !(e->state[v] & PS_ST_BLUE) && e->agg[slot];
+}
+
+/*
+ * Deleting S[rows, cols] or O[rows, cols] of exact attention where every
+ * sum goes with its only copy: the edges are cleared a run at a time, and
+ * not sum by sum as ps_engine_forget_sum does. S[i, J]'s edges are one
+ * run when J is a range; O's edge j of the rows is one run for each column
+ * (ps_attention_sum_edge). Declined (false) when some sum keeps a copy or
+ * has no edges: then each is forgotten on its own.
+ */
+static bool forget_exact_block(const struct ps_attention *att,
+			       struct ps_engine *e, enum ps_kind k,
+			       const struct ps_coordset *rows,
+			       const struct ps_coordset *cols)
+{
+	const uint64_t n0 = ps_coordset_size(rows), n1 = ps_coordset_size(cols);
+	const uint64_t base = att->base[k], stride = att->ext[k][1];
+	const uint64_t slot_base = base - att->base[PS_KIND_S];
+	struct edges ed;
+
+	for (uint64_t x = 0; x < n0; x++)
+		for (uint64_t y = 0; y < n1; y++) {
+			uint64_t at = ps_coordset_at(rows, x) * stride + ps_coordset_at(cols, y);
+
+			if (!forgets(e, base + at, slot_base + at))
+				return false;
+		}
+	if (k == PS_KIND_S) {
+		for (uint64_t x = 0; x < n0; x++) {
+			uint64_t i = ps_coordset_at(rows, x);
+
+			if (!cols->list) {
+				uint64_t lo = ps_attention_sum_edge(att, k, i, cols->lo, 0);
+
+				ps_bits_fill(e->edges, lo, lo + n1 * att->d, false);
+				continue;
+			}
+			for (uint64_t y = 0; y < n1; y++) {
+				uint64_t lo = ps_attention_sum_edge(att, k, i, cols->list[y], 0);
+
+				ps_bits_fill(e->edges, lo, lo + att->d, false);
+			}
+		}
+	} else {
+		edges_init(&ed, rows);
+		for (uint64_t j = 0; j < att->n; j++)
+			for (uint64_t y = 0; y < n1; y++)
+				edges_unset(e->edges, ps_attention_sum_edge(att, k, 0, ps_coordset_at(cols, y), j),
+					    &ed);
+		edges_free(&ed);
+	}
+	for (uint64_t x = 0; x < n0; x++)
+		for (uint64_t y = 0; y < n1; y++) {
+			uint64_t at = ps_coordset_at(rows, x) * stride + ps_coordset_at(cols, y);
+
+			e->agg[slot_base + at] = 0;
+			e->state[base + at] &= (uint8_t)~PS_ST_INCOMPLETE;
+		}
+	return true;
+}
+
 /*
  * load, save or delete of a block of nodes that hold pebbles (not products,
  * not computes: those take the element path).
@@ -407,6 +512,7 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	uint8_t *st = e->state;
 	uint64_t stride, base;
 	uint8_t bad_if_set, bad_if_clear;
+	bool forgotten;
 
 	if (e->failed || ps_kinds[k].arity != 2 || ps_kinds[k].role == PS_ROLE_PRODUCT ||
 	    !count || !increasing(c0) || !increasing(c1))
@@ -428,6 +534,11 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 				return PS_BLOCK_DECLINED;
 		}
 	}
+	/* the block applies: the sums that go are forgotten now, or one by
+	 * one below */
+	forgotten = op->code == PS_OP_DELETE && att->exact &&
+		    (k == PS_KIND_S || k == PS_KIND_O) &&
+		    forget_exact_block(att, e, k, c0, c1);
 	for (uint64_t x = 0; x < n0; x++) {
 		uint64_t row = base + ps_coordset_at(c0, x) * stride;
 
@@ -443,7 +554,7 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 				break;
 			default:
 				/* a sum whose only copy goes starts again from nothing */
-				if ((st[v] & PS_ST_SUM) && !(st[v] & PS_ST_BLUE))
+				if (!forgotten && (st[v] & PS_ST_SUM) && !(st[v] & PS_ST_BLUE))
 					ps_engine_forget_sum(e, v);
 				st[v] &= (uint8_t)~PS_ST_RED;
 				break;

@@ -10,6 +10,19 @@
 #include "pebblesim/strategy.h"
 #include "tests.h"
 
+/* Both engines hold the same game: counters, pebbles, edges and sums. */
+static void same_state(const struct ps_attention *att, const struct ps_engine *fast,
+		       const struct ps_engine *slow)
+{
+	ck_assert_int_eq(fast->failed, slow->failed);
+	ck_assert_str_eq(fast->violation.text, slow->violation.text);
+	ck_assert_uint_eq(fast->violation.move_number, slow->violation.move_number);
+	ck_assert_mem_eq(&fast->c, &slow->c, sizeof(fast->c));
+	ck_assert_mem_eq(fast->state, slow->state, att->dag.state_count);
+	ck_assert_mem_eq(fast->edges, slow->edges, (att->dag.sum_edge_count + 63) / 64 * 8);
+	ck_assert_mem_eq(fast->agg, slow->agg, att->dag.sum_count * sizeof(uint32_t));
+}
+
 static void both_paths(const struct ps_attention *att,
 		       const struct ps_strategy *s, uint64_t M, const char *tiles)
 {
@@ -32,12 +45,7 @@ static void both_paths(const struct ps_attention *att,
 		src = ps_engine_finish(&slow);
 		ck_assert_int_eq(frc, src);
 	}
-	ck_assert_int_eq(fast.failed, slow.failed);
-	ck_assert_str_eq(fast.violation.text, slow.violation.text);
-	ck_assert_mem_eq(&fast.c, &slow.c, sizeof(fast.c));
-	ck_assert_mem_eq(fast.state, slow.state, att->dag.state_count);
-	ck_assert_mem_eq(fast.edges, slow.edges, (att->dag.sum_edge_count + 63) / 64 * 8);
-	ck_assert_mem_eq(fast.agg, slow.agg, att->dag.sum_count * sizeof(uint32_t));
+	same_state(att, &fast, &slow);
 	ps_engine_free(&fast);
 	ps_engine_free(&slow);
 }
@@ -67,6 +75,163 @@ START_TEST(test_strategies_both_paths)
 			both_paths(&att, ps_strategy_find("generic"), 200, "unit");
 			ps_attention_free(&att);
 		}
+}
+END_TEST
+
+START_TEST(test_exact_strategies_both_paths)
+{
+	static const uint64_t params[][2] = { { 1, 1 }, { 5, 2 }, { 9, 3 }, { 17, 4 }, { 12, 1 } };
+
+	for (size_t k = 0; k < sizeof(params) / sizeof(params[0]); k++)
+		for (int norm = 0; norm <= 1; norm++) {
+			struct ps_attention att;
+
+			test_exact_attention(&att, params[k][0], params[k][1], norm);
+			for (size_t q = 0; q < ps_strategy_count; q++) {
+				const struct ps_strategy *s = ps_strategies[q];
+				uint64_t min_m = ps_strategy_min_memory(s, &att);
+
+				if (min_m == UINT64_MAX || !ps_strategy_serves(s, &att))
+					continue;
+				both_paths(&att, s, min_m, NULL);
+				both_paths(&att, s, min_m + 3, NULL);
+				both_paths(&att, s, 3 * min_m + 40, NULL);
+			}
+			ps_attention_free(&att);
+		}
+}
+END_TEST
+
+/* A small generator of random operations, its own (no strategy code). */
+static uint64_t rnd_state;
+
+static uint64_t rnd(uint64_t below)
+{
+	rnd_state = rnd_state * 6364136223846793005u + 1442695040888963407u;
+	return below ? (rnd_state >> 33) % below : 0;
+}
+
+/* A range of [0, extent), mostly; sometimes a list, now and then one
+ * that is not increasing (the block path declines those). */
+static struct ps_coordset rnd_set(uint64_t extent, uint64_t *store)
+{
+	uint64_t lo = rnd(extent), hi = lo + 1 + rnd(extent - lo);
+	size_t len = 0;
+
+	if (rnd(4))
+		return ps_range(lo, hi);
+	for (uint64_t v = 0; v < extent && len < 8; v++)
+		if (rnd(2))
+			store[len++] = v;
+	if (!len)
+		store[len++] = lo;
+	if (len > 1 && !rnd(8))
+		store[len - 1] = store[0];
+	return ps_list(store, len);
+}
+
+/* A random operation on att's kinds: moves on the kinds that hold pebbles,
+ * computes of the plain kinds, macs into the sums, fused or not. */
+static void rnd_op(const struct ps_attention *att, struct ps_op *op, uint64_t store[3][8])
+{
+	static const enum ps_kind approx_sums[] = { PS_KIND_H, PS_KIND_N };
+	static const enum ps_kind exact_sums[] = { PS_KIND_S, PS_KIND_O };
+	enum ps_kind k;
+
+	memset(op, 0, sizeof(*op));
+	op->code = (enum ps_opcode)rnd(5);
+	if (op->code == PS_OP_MAC) {
+		op->kind = att->exact ? exact_sums[rnd(2)] : approx_sums[rnd(2)];
+		op->fuse = op->kind != PS_KIND_S && rnd(3);
+		k = ps_attention_product_kind(op->kind);
+		for (unsigned c = 0; c < 3; c++)
+			op->c[c] = rnd_set(ps_attention_extent(att, k, c), store[c]);
+		return;
+	}
+	do
+		k = (enum ps_kind)rnd(PS_KIND_COUNT);
+	while (!ps_attention_has(att, k) || ps_kinds[k].role == PS_ROLE_PRODUCT ||
+	       (op->code == PS_OP_COMPUTE && ps_kinds[k].role != PS_ROLE_PLAIN));
+	op->kind = k;
+	for (unsigned c = 0; c < ps_kinds[k].arity; c++)
+		op->c[c] = rnd_set(ps_attention_extent(att, k, c), store[c]);
+}
+
+/* dst (of the same DAG and M) takes src's game. */
+static void copy_game(const struct ps_attention *att, struct ps_engine *dst,
+		      const struct ps_engine *src)
+{
+	memcpy(dst->state, src->state, att->dag.state_count);
+	memcpy(dst->edges, src->edges, (att->dag.sum_edge_count + 63) / 64 * 8);
+	memcpy(dst->agg, src->agg, att->dag.sum_count * sizeof(uint32_t));
+	dst->c = src->c;
+	dst->failed = src->failed;
+	dst->violation = src->violation;
+}
+
+/*
+ * Random operations, applied by both paths, the states compared after
+ * each, up to the first violation, which both must name alike. Most steps
+ * take the first of 40 random operations that a probe (the element path
+ * on a copy) finds valid, so that the game goes deep; one in fifty takes
+ * whatever comes, valid or not. Loads of every input come first now and
+ * then.
+ */
+static void random_ops(const struct ps_attention *att, uint64_t seed, uint64_t M)
+{
+	struct ps_engine fast, slow, probe;
+	struct ps_error err;
+	uint64_t store[3][8];
+
+	rnd_state = seed;
+	ck_assert_int_eq(ps_engine_init(&fast, &att->dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&slow, &att->dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&probe, &att->dag, M, &err), 0);
+	slow.element_only = probe.element_only = true;
+	if (rnd(2)) {
+		static const enum ps_kind inputs[] = { PS_KIND_Q, PS_KIND_K, PS_KIND_V };
+
+		for (int q = 0; q < 3; q++) {
+			struct ps_op op = { .code = PS_OP_LOAD, .kind = inputs[q],
+					    .c = { ps_range(0, att->n), ps_range(0, att->d) } };
+
+			ck_assert_int_eq(ps_op_apply(att, &fast, &op, &err),
+					 ps_op_apply(att, &slow, &op, &err));
+		}
+	}
+	for (int step = 0; step < 200 && !fast.failed; step++) {
+		struct ps_op op;
+		int a, b;
+
+		for (int tries = rnd(50) ? 40 : 1; tries > 0; tries--) {
+			rnd_op(att, &op, store);
+			copy_game(att, &probe, &slow);
+			if (ps_op_apply(att, &probe, &op, &err) == 0)
+				break;
+		}
+		a = ps_op_apply(att, &fast, &op, &err);
+		b = ps_op_apply(att, &slow, &op, &err);
+		ck_assert_int_eq(a, b);
+		same_state(att, &fast, &slow);
+	}
+	ps_engine_free(&fast);
+	ps_engine_free(&slow);
+	ps_engine_free(&probe);
+}
+
+START_TEST(test_random_ops_both_paths)
+{
+	for (uint64_t seed = 1; seed <= 600; seed++) {
+		struct ps_attention att;
+		uint64_t n = 1 + seed % 6, d = 1 + seed % 4;
+
+		if (seed % 2)
+			test_exact_attention(&att, n, d, seed % 3 != 0);
+		else
+			test_attention(&att, n, d, 1 + seed % 3, seed % 3 != 0);
+		random_ops(&att, seed, seed % 5 ? att.dag.state_count : 3 + seed % 40);
+		ps_attention_free(&att);
+	}
 }
 END_TEST
 
@@ -131,6 +296,8 @@ Suite *block_suite(void)
 	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
 	tcase_add_test(tc, test_strategies_both_paths);
 	tcase_add_test(tc, test_broken_blocks_both_paths);
+	tcase_add_test(tc, test_exact_strategies_both_paths);
+	tcase_add_test(tc, test_random_ops_both_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -108,7 +108,7 @@ void test_check_every_node(const struct ps_attention *a)
 				ps_dag_product(&att.dag, ps_dag_parent(&att.dag, v, q), &pr);
 				ck_assert_uint_eq(pr.sum, v);
 				ck_assert_uint_eq(pr.edge, q);
-				ck_assert_uint_eq(pr.edge_bit, s.edge_base + q);
+				ck_assert_uint_eq(pr.edge_bit, s.edge_base + q * s.edge_stride);
 				ck_assert_uint_eq(pr.sum_slot, s.slot);
 				ck_assert_uint_eq(pr.in_degree, s.in_degree);
 				ck_assert_uint_lt(pr.edge_bit, att.dag.sum_edge_count);

@@ -182,13 +182,24 @@ static inline uint64_t ps_attention_n_edge(const struct ps_attention *att,
 
 /*
  * Any sum's edge bit: the sum kind k at (c0, c1), in-edge e. Exact
- * attention: S[i,j] owns bits (i n + j) d + a, O[i,b] owns n^2 d +
- * (i |B| + b) n + j.
+ * attention: S[i,j] owns bits (i n + j) d + a; O[i,b] owns bits
+ * n^2 d + (j |B| + b) n + i, one every n |B| bits (the edge stride). O's
+ * edges lie row-minor because FlashAttention's order aggregates a few
+ * edges j into every O[i,b] of a block of rows at once: the block's bits
+ * for one (j, b) are then one run over its rows.
  */
+static inline uint64_t ps_attention_edge_stride(const struct ps_attention *att,
+						enum ps_kind k)
+{
+	return k == PS_KIND_O ? att->n * att->nb : 1;
+}
+
 static inline uint64_t ps_attention_sum_edge(const struct ps_attention *att,
 					     enum ps_kind k, uint64_t c0,
 					     uint64_t c1, uint64_t e)
 {
+	if (k == PS_KIND_O)
+		return att->edge_base[k] + (e * att->nb + c1) * att->n + c0;
 	return att->edge_base[k] + (c0 * att->ext[k][1] + c1) * ps_attention_in_degree(att, k) + e;
 }
 

@@ -5,7 +5,7 @@
  * in [0, state_count); products (which exist only during a mac, MODEL.md
  * section 2) follow, so the engine sizes its state by state_count alone.
  * A sum's in-edges are numbered 0 .. in_degree-1 and own the bits
- * [edge_base, edge_base + in_degree) of one bitset over all sums.
+ * edge_base + k edge_stride, k < in_degree, of one bitset over all sums.
  */
 #ifndef PEBBLESIM_DAG_H
 #define PEBBLESIM_DAG_H
@@ -36,7 +36,7 @@ struct ps_product {
 	ps_node sum;        /* its only child */
 	uint64_t sum_slot;  /* the child's struct ps_sum slot */
 	uint64_t edge;      /* its in-edge number in sum */
-	uint64_t edge_bit;  /* edge_base of sum + edge */
+	uint64_t edge_bit;  /* edge_base of sum + edge * edge_stride */
 	uint64_t in_degree; /* of sum */
 	unsigned transient; /* 1: a node of its own that holds a red pebble
 			     * during the mac (attention's P1, P2); 0: an edge
@@ -46,7 +46,8 @@ struct ps_product {
 /* A sum node's place in the counters and the edge bitset. */
 struct ps_sum {
 	uint64_t slot;      /* dense index among sums, [0, sum_count) */
-	uint64_t edge_base; /* first bit of its edges */
+	uint64_t edge_base; /* the bit of its edge 0 */
+	uint64_t edge_stride; /* from one edge's bit to the next's (1: a run) */
 	uint64_t in_degree;
 };
 
