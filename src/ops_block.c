@@ -174,6 +174,84 @@ static int block_applied(const struct ps_attention *att, struct ps_engine *e,
 }
 
 /*
+ * Rows of states, for exact attention's blocks: row points at a row's
+ * first state (kind[i, 0]) and s picks its columns. A range is a run of
+ * bytes, scanned without branches; a list goes entry by entry.
+ */
+#define ROW_EACH(s, k, col, body)                                          \
+	do {                                                                \
+		if (!(s)->list) {                                           \
+			for (uint64_t col = (s)->lo; col < (s)->hi; col++)  \
+				body;                                       \
+		} else {                                                    \
+			for (size_t k = 0; k < (s)->len; k++) {             \
+				const uint64_t col = (s)->list[k];          \
+				body;                                       \
+			}                                                   \
+		}                                                           \
+	} while (0)
+
+/* Is every column of s below limit red? */
+static bool row_red(const uint8_t *row, const struct ps_coordset *s, uint64_t limit)
+{
+	uint8_t bad = 0;
+	const struct ps_coordset cut = s->list ? *s : ps_range(s->lo, ps_min_u64(s->hi, limit));
+
+	ROW_EACH(&cut, k, c, if (c < limit) bad |= (uint8_t)~row[c]);
+	return !(bad & PS_ST_RED);
+}
+
+/* Can a fused mac compute E[i, J] from S[i, J]: S red and complete, E not
+ * red? Counts the recomputations. */
+static bool row_fusable(const uint8_t *s_row, const uint8_t *e_row,
+			const struct ps_coordset *js, uint64_t *recomputed)
+{
+	uint8_t bad = 0;
+	uint64_t again = 0;
+
+	ROW_EACH(js, k, j, {
+		bad |= (uint8_t)(e_row[j] | ~s_row[j]) & PS_ST_RED;
+		bad |= s_row[j] & PS_ST_INCOMPLETE;
+		again += (e_row[j] & PS_ST_COMPUTED) != 0;
+	});
+	*recomputed += again;
+	return !bad;
+}
+
+/* May macs aggregate into the sums of s: none in slow memory only? Counts
+ * the new ones (not red). */
+static bool row_sums_open(const uint8_t *row, const struct ps_coordset *s,
+			  uint64_t *fresh)
+{
+	uint8_t slow_only = 0;
+	uint64_t count = 0;
+
+	ROW_EACH(s, k, c, {
+		uint8_t not_red = (uint8_t)~row[c] & PS_ST_RED;
+
+		slow_only |= not_red & (row[c] >> 1);
+		count += not_red;
+	});
+	*fresh += count;
+	return !slow_only;
+}
+
+/* The sums of s each take added edges (their bits set apart): red, their
+ * blue copy stale, complete or not. agg is the row's first count. */
+static void row_sums_counted(uint8_t *row, uint32_t *agg, const struct ps_coordset *s,
+			     uint64_t added, uint64_t in_degree)
+{
+	ROW_EACH(s, k, c, {
+		uint32_t a = agg[c] + (uint32_t)added;
+		uint8_t st = (uint8_t)((row[c] | PS_ST_RED | PS_ST_SUM) &
+				       ~(PS_ST_BLUE | PS_ST_INCOMPLETE));
+
+		agg[c] = a;
+		row[c] = (uint8_t)(st | (a < in_degree ? PS_ST_INCOMPLETE : 0));
+	});
+}
+
+/*
  * The first bit of a run of an exact block's edges: into S, the edges A of
  * S[I[x], J[y]]; into O, the edge J[x] of O[I, B[y]] for every row of I
  * (ps_attention_sum_edge's layout).
@@ -214,7 +292,9 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	const uint64_t sum_stride = att->ext[sum_kind][1];
 	const uint64_t in_degree = ps_attention_in_degree(att, sum_kind);
 	uint8_t *st = e->state;
-	uint64_t fresh = 0, recomputed = 0, peak;
+	uint64_t fresh = 0, recomputed = 0, peak, runs;
+	struct ps_coordset whole;
+	bool whole_rows;
 	struct edges ed;
 
 	if (e->failed || !n0 || !n1 || !n2 || !increasing(is) || !increasing(js) ||
@@ -225,57 +305,33 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	for (uint64_t x = 0; x < n0; x++) {
 		uint64_t i = ps_coordset_at(is, x);
 
-		for (uint64_t y = 0; y < n1; y++) {
-			uint64_t j = ps_coordset_at(js, y);
-
-			if (into_s)
-				continue;
-			if (fuse) {
-				uint8_t s = st[ps_attention_id2(att, PS_KIND_S, i, j)];
-				uint8_t ee = st[ps_attention_id2(att, PS_KIND_E, i, j)];
-
-				if ((ee & PS_ST_RED) || !(s & PS_ST_RED) || (s & PS_ST_INCOMPLETE))
-					return PS_BLOCK_DECLINED;
-				recomputed += (ee & PS_ST_COMPUTED) != 0;
-			} else if (!(st[ps_attention_id2(att, PS_KIND_E, i, j)] & PS_ST_RED)) {
-				return PS_BLOCK_DECLINED;
-			}
-		}
-		if (into_s)
-			for (uint64_t z = 0; z < n2; z++)
-				if (!(st[ps_attention_id2(att, PS_KIND_Q, i, ps_coordset_at(cs, z))] & PS_ST_RED))
-					return PS_BLOCK_DECLINED;
+		if (into_s ? !row_red(st + ps_attention_id2(att, PS_KIND_Q, i, 0), cs, UINT64_MAX) :
+		    fuse ? !row_fusable(st + ps_attention_id2(att, PS_KIND_S, i, 0),
+					st + ps_attention_id2(att, PS_KIND_E, i, 0), js, &recomputed) :
+			   !row_red(st + ps_attention_id2(att, PS_KIND_E, i, 0), js, UINT64_MAX))
+			return PS_BLOCK_DECLINED;
 	}
 	for (uint64_t y = 0; y < n1; y++) {
 		uint64_t j = ps_coordset_at(js, y);
 
-		for (uint64_t z = 0; z < n2; z++) {
-			uint64_t c = ps_coordset_at(cs, z);
-
-			if (into_s ? !(st[ps_attention_id2(att, PS_KIND_K, j, c)] & PS_ST_RED) :
-			    c < att->d && !(st[ps_attention_id2(att, PS_KIND_V, j, c)] & PS_ST_RED))
-				return PS_BLOCK_DECLINED;
-		}
+		if (into_s ? !row_red(st + ps_attention_id2(att, PS_KIND_K, j, 0), cs, UINT64_MAX) :
+		    !row_red(st + ps_attention_id2(att, PS_KIND_V, j, 0), cs, att->d))
+			return PS_BLOCK_DECLINED;
 	}
 	/* the sums: not in slow memory only */
-	for (uint64_t x = 0; x < n0; x++) {
-		const uint64_t row = sum_kind_base + ps_coordset_at(is, x) * sum_stride;
-
-		for (uint64_t y = 0; y < sum_col_count; y++) {
-			const uint8_t s = st[row + ps_coordset_at(sum_cols, y)];
-
-			if (!(s & PS_ST_RED)) {
-				if (s & PS_ST_BLUE)
-					return PS_BLOCK_DECLINED;
-				fresh++;
-			}
-		}
-	}
+	for (uint64_t x = 0; x < n0; x++)
+		if (!row_sums_open(st + sum_kind_base + ps_coordset_at(is, x) * sum_stride,
+				   sum_cols, &fresh))
+			return PS_BLOCK_DECLINED;
 	/* ... and none of the block's edges: S[i,j]'s edges A are a run of
-	 * its own bits, O's edge j of the rows I one run for each column b */
-	edges_init(&ed, into_s ? cs : is);
+	 * its own bits (S[i, J]'s all features one run, J a range), O's edge j
+	 * of the rows I one run for each column b */
+	whole_rows = into_s && !js->list && !cs->list && cs->lo == 0 && cs->hi == att->d;
+	whole = ps_range(0, n1 * att->d);
+	runs = whole_rows ? 1 : sum_col_count;
+	edges_init(&ed, whole_rows ? &whole : into_s ? cs : is);
 	for (uint64_t x = 0; x < (into_s ? n0 : n1); x++)
-		for (uint64_t y = 0; y < sum_col_count; y++)
+		for (uint64_t y = 0; y < runs; y++)
 			if (!edges_clear(e->edges, exact_edge_run(att, into_s, is, js, sum_cols, x, y), &ed))
 				goto decline;
 	/* the peak is reached at the block's last mac: every new sum, E
@@ -286,17 +342,14 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 
 	/* every move would succeed: apply the block */
 	for (uint64_t x = 0; x < (into_s ? n0 : n1); x++)
-		for (uint64_t y = 0; y < sum_col_count; y++)
+		for (uint64_t y = 0; y < runs; y++)
 			edges_set(e->edges, exact_edge_run(att, into_s, is, js, sum_cols, x, y), &ed);
 	for (uint64_t x = 0; x < n0; x++) {
-		const uint64_t row = ps_coordset_at(is, x) * sum_stride;
+		const uint64_t at = ps_coordset_at(is, x) * sum_stride;
 
-		for (uint64_t y = 0; y < sum_col_count; y++) {
-			const uint64_t at = row + ps_coordset_at(sum_cols, y);
-			const ps_node v = sum_kind_base + at;
-
-			sum_counted(e, v, v - sum_base, into_s ? n2 : n1, in_degree);
-		}
+		row_sums_counted(st + sum_kind_base + at,
+				 e->agg + (sum_kind_base - sum_base) + at, sum_cols,
+				 into_s ? n2 : n1, in_degree);
 	}
 	return block_applied(att, e, op, PS_KIND_E, recomputed, fresh, peak, &ed);
 decline:
@@ -526,39 +579,36 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	bad_if_clear = op->code == PS_OP_LOAD ? PS_ST_BLUE : PS_ST_RED;
 	for (uint64_t x = 0; x < n0; x++) {
 		const uint8_t *row = st + base + ps_coordset_at(c0, x) * stride;
+		uint8_t bad = 0;
 
-		for (uint64_t y = 0; y < n1; y++) {
-			uint8_t s = row[ps_coordset_at(c1, y)];
-
-			if ((s & bad_if_set) || !(s & bad_if_clear))
-				return PS_BLOCK_DECLINED;
-		}
+		ROW_EACH(c1, q, c, bad |= (uint8_t)((row[c] & bad_if_set) | (~row[c] & bad_if_clear)));
+		if (bad)
+			return PS_BLOCK_DECLINED;
 	}
 	/* the block applies: the sums that go are forgotten now, or one by
 	 * one below */
-	forgotten = op->code == PS_OP_DELETE && att->exact &&
-		    (k == PS_KIND_S || k == PS_KIND_O) &&
-		    forget_exact_block(att, e, k, c0, c1);
+	forgotten = op->code != PS_OP_DELETE || ps_kinds[k].role != PS_ROLE_SUM ||
+		    (att->exact && forget_exact_block(att, e, k, c0, c1));
 	for (uint64_t x = 0; x < n0; x++) {
-		uint64_t row = base + ps_coordset_at(c0, x) * stride;
+		const uint64_t first = base + ps_coordset_at(c0, x) * stride;
+		uint8_t *row = st + first;
 
-		for (uint64_t y = 0; y < n1; y++) {
-			ps_node v = row + ps_coordset_at(c1, y);
-
-			switch (op->code) {
-			case PS_OP_LOAD:
-				st[v] |= PS_ST_RED;
-				break;
-			case PS_OP_SAVE:
-				st[v] |= PS_ST_BLUE;
-				break;
-			default:
-				/* a sum whose only copy goes starts again from nothing */
-				if (!forgotten && (st[v] & PS_ST_SUM) && !(st[v] & PS_ST_BLUE))
-					ps_engine_forget_sum(e, v);
-				st[v] &= (uint8_t)~PS_ST_RED;
-				break;
-			}
+		switch (op->code) {
+		case PS_OP_LOAD:
+			ROW_EACH(c1, q, c, row[c] |= PS_ST_RED);
+			break;
+		case PS_OP_SAVE:
+			ROW_EACH(c1, q, c, row[c] |= PS_ST_BLUE);
+			break;
+		default:
+			/* a sum whose only copy goes starts again from nothing */
+			if (!forgotten)
+				ROW_EACH(c1, q, c, {
+					if ((row[c] & PS_ST_SUM) && !(row[c] & PS_ST_BLUE))
+						ps_engine_forget_sum(e, first + c);
+				});
+			ROW_EACH(c1, q, c, row[c] &= (uint8_t)~PS_ST_RED);
+			break;
 		}
 	}
 	switch (op->code) {
