@@ -9,7 +9,9 @@
  * Rows: the headline run (Case II) with the block path and move by move
  * (their ratio is the block path's speed-up); replaying the headline's
  * trace; n from 1024 to 262144 with d, g, M of the headline, for the time
- * per move; and for each, the memory --dry-run predicted.
+ * per move; and for each, the memory --dry-run predicted. Then, once, the
+ * sweep of docs/EXACT.md (flash beside the approximate strategies, n from
+ * 1024 to 16384, two jobs at a time).
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
@@ -143,7 +145,11 @@ int main(int argc, char **argv)
 		"--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
 		"--trace", TRACE_PATH, NULL
 	};
-	double estimate[JOBS] = { 0 }, median[JOBS];
+	static const char *const sweep_args[] = {
+		"sweep", "-n", "1024:16384:x2", "-d", "16", "-g", "3", "-M", "8192",
+		"--strategies", "flash,keylemma,caseI,generic", "-j", "2", "--json", NULL
+	};
+	double estimate[JOBS] = { 0 }, median[JOBS], sweep_seconds;
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
 	json_t *table = json_array(), *doc;
 
@@ -209,9 +215,22 @@ int main(int argc, char **argv)
 	}
 	printf("block path / element path, headline: %.1f times faster\n",
 	       median[1] / median[0]);
+	{
+		struct sample sw;
+
+		if (run(argv[1], sweep_args, NULL, &sw, &doc)) {
+			fprintf(stderr, "pebblesim-bench: the sweep failed\n");
+			return 1;
+		}
+		json_decref(doc);
+		sweep_seconds = sw.wall;
+		printf("sweep -n 1024:16384:x2 (flash, keylemma, caseI, generic), -j 2: %.1f s\n",
+		       sweep_seconds);
+	}
 	printf("validate / direct run, headline:     %.2f\n", median[2] / median[0]);
-	doc = json_pack("{s:o, s:f, s:f}", "rows", table, "block_speedup",
-			median[1] / median[0], "validate_over_run", median[2] / median[0]);
+	doc = json_pack("{s:o, s:f, s:f, s:f}", "rows", table, "block_speedup",
+			median[1] / median[0], "validate_over_run", median[2] / median[0],
+			"sweep_seconds", sweep_seconds);
 	if (json_dump_file(doc, argv[2], JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
 		fprintf(stderr, "pebblesim-bench: cannot write '%s'\n", argv[2]);
 		json_decref(doc);
