@@ -134,6 +134,33 @@ void ps_bound_trivial(const struct ps_attention *att, struct ps_bound *out)
 	out->value = (double)(inputs + outputs);
 }
 
+void ps_bound_exact_lower(const struct ps_attention *att, uint64_t M,
+			  struct ps_bound *out)
+{
+	/* segments of M I/Os carry at most W = M^2/d + 3M(d - 1) macs of the
+	 * chosen S values (docs/BOUNDS.md), and all n^2 d must happen:
+	 * segments >= n^2 d / W = n^2 d^2 / (M (M + 3d(d - 1))) */
+	const uint64_t n = att->n, d = att->d;
+	uint64_t num, den, nn, dd, three_d, inner, segments;
+
+	out->name = "S segments (exact)";
+	snprintf(out->formula, sizeof(out->formula),
+		 "M (ceil(P) - 1), P = n^2 d^2 / (M (M + 3d(d - 1))): a segment of M I/Os holds at most M^2/d + 3M(d - 1) of the n^2 d macs into S");
+	if (!ps_mul_u64(n, n, &nn) && !ps_mul_u64(d, d, &dd) && !ps_mul_u64(nn, dd, &num) &&
+	    !ps_mul_u64(3, d, &three_d) && !ps_mul_u64(three_d, d ? d - 1 : 0, &inner) &&
+	    inner <= UINT64_MAX - M &&
+	    !ps_mul_u64(M, M + inner, &den)) {
+		segments = ps_ceil_div(num, den);
+	} else {
+		/* beyond 64 bits: rounded down a little, never up */
+		double p = (double)n * (double)n * (double)d * (double)d /
+			   ((double)M * ((double)M + 3.0 * (double)d * (double)(d - 1)));
+
+		segments = (uint64_t)ceil(p * (1.0 - 1e-9));
+	}
+	out->value = segments > 1 ? (double)(segments - 1) * (double)M : 0.0;
+}
+
 void ps_bound_trivial_explicit(const struct ps_explicit *x,
 			       struct ps_bound *out)
 {
@@ -342,6 +369,8 @@ void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 		/* docs/EXACT.md: Saha and Ye's bound has no explicit constants */
 		struct ps_skipped_bound *ref = &out->skipped[out->skipped_count++];
 
+		ps_bound_exact_lower(att, M, &b);
+		lower_add(out, &b);
 		ref->name = "Saha and Ye";
 		snprintf(ref->why, sizeof(ref->why),
 			 "asymptotic, no explicit constants: Omega(n^2 d^2 / M) = Omega(%.4g) for M >= d^2; a reference, never a verdict",

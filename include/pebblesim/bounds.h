@@ -50,6 +50,15 @@ void ps_bound_matmul(const struct ps_attention *att, uint64_t s,
  */
 void ps_bound_trivial(const struct ps_attention *att, struct ps_bound *out);
 
+/*
+ * Exact attention's segment bound (docs/BOUNDS.md): M (ceil(P) - 1),
+ * P = n^2 d^2 / (M (M + 3d(d - 1))). It needs no hypothesis: every
+ * S[i,j] is complete at some time, and a segment of M I/Os can finish at
+ * most (M/d)^2 of them from its inputs and touch at most 3M others.
+ */
+void ps_bound_exact_lower(const struct ps_attention *att, uint64_t M,
+			  struct ps_bound *out);
+
 struct ps_explicit;
 
 /* The trivial lower bound of an explicit DAG: each input with a path to an
