@@ -141,24 +141,33 @@ void ps_bound_exact_lower(const struct ps_attention *att, uint64_t M,
 	 * chosen S values (docs/BOUNDS.md), and all n^2 d must happen:
 	 * segments >= n^2 d / W = n^2 d^2 / (M (M + 3d(d - 1))) */
 	const uint64_t n = att->n, d = att->d;
-	uint64_t num, den, nn, dd, three_d, inner, segments;
+	uint64_t num, den, nn, dd, three_d, inner, segments, value;
 
 	out->name = "S segments (exact)";
 	snprintf(out->formula, sizeof(out->formula),
 		 "M (ceil(P) - 1), P = n^2 d^2 / (M (M + 3d(d - 1))): a segment of M I/Os holds at most M^2/d + 3M(d - 1) of the n^2 d macs into S");
+	out->value = 0;
+	if (M == 0 || d == 0)
+		return;
 	if (!ps_mul_u64(n, n, &nn) && !ps_mul_u64(d, d, &dd) && !ps_mul_u64(nn, dd, &num) &&
 	    !ps_mul_u64(3, d, &three_d) && !ps_mul_u64(three_d, d ? d - 1 : 0, &inner) &&
 	    inner <= UINT64_MAX - M &&
 	    !ps_mul_u64(M, M + inner, &den)) {
 		segments = ps_ceil_div(num, den);
 	} else {
-		/* beyond 64 bits: rounded down a little, never up */
+		/* beyond 64 bits: rounded down a little, never up; P < 2^62,
+		 * since PS_MAX_NODES keeps n^2 d below it */
 		double p = (double)n * (double)n * (double)d * (double)d /
 			   ((double)M * ((double)M + 3.0 * (double)d * (double)(d - 1)));
 
 		segments = (uint64_t)ceil(p * (1.0 - 1e-9));
 	}
-	out->value = segments > 1 ? (double)(segments - 1) * (double)M : 0.0;
+	/* in integers, converted rounding down (the low bits of a value past
+	 * 2^53 dropped, which leaves it exact), so never above the proof's */
+	if (segments > 1 && !ps_mul_u64(segments - 1, M, &value))
+		out->value = value >> 53 ? (double)(value & ~UINT64_C(0x7ff)) : (double)value;
+	else if (segments > 1)
+		out->value = nextafter((double)(segments - 1) * (double)M, 0.0);
 }
 
 void ps_bound_trivial_explicit(const struct ps_explicit *x,
