@@ -4,6 +4,7 @@
  * the id layout and the decoding are shared.
  */
 #include "pebblesim/attention.h"
+#include "pebblesim/engine.h"
 #include "pebblesim/limits.h"
 
 #include "exact.h"
@@ -429,23 +430,25 @@ int ps_attention_init(struct ps_attention *att,
 int ps_attention_estimate(const struct ps_attention_params *p,
 			  uint64_t *bytes)
 {
-	uint64_t r, nb = p->d + (p->normalize ? 1 : 0), nr, nrb, nn, bits;
+	uint64_t r, nb = p->d + (p->normalize ? 1 : 0), nr, nn, nd;
 
+	if (ps_mul_u64(p->n, p->d, &nd) || nd > UINT64_MAX / 8)
+		return -1;
 	if (p->exact) {
-		/* states: Q K V A (4nd), E (n^2), S and O with 4-byte counters;
-		 * edges: n^2 d + n^2 |B| bits */
-		if (ps_mul_u64(p->n, p->n, &nn) || ps_mul_u64(nn, p->d + nb, &bits) ||
-		    nn > UINT64_MAX / 16)
+		/* plain: E (n^2) and A; sums: S (n^2) and O */
+		if (ps_mul_u64(p->n, p->n, &nn) || nn > UINT64_MAX / 8)
 			return -1;
-		*bytes = 4 * p->n * p->d + nn + (nn + p->n * nb) * 5 + bits / 8;
+		*bytes = ps_engine_state_bytes_of(3 * nd, nn + (p->normalize ? nd : 0),
+						  nn + p->n * nb, nd);
 		return 0;
 	}
-	if (ps_tau(p->d, p->g, &r) || ps_mul_u64(p->n, r, &nr) ||
-	    ps_mul_u64(nr, nb, &nrb) || nrb > UINT64_MAX / 8)
+	if (ps_tau(p->d, p->g, &r) || ps_mul_u64(p->n, r, &nr) || nr > UINT64_MAX / 8 ||
+	    r > UINT64_MAX / (2 + 8 * 64))
 		return -1;
-	/* states: Q K V A (4nd), U1 U2 (2nr), H N with 4-byte counters;
-	 * edges: 2 n r |B| bits; monomials: about 2 + 8g bytes each */
-	*bytes = 4 * p->n * p->d + 2 * nr + (r + p->n) * nb * 5 + nrb / 4 +
+	/* plain: U1, U2 and A; sums: H and N; and the monomials, about
+	 * 2 + 8g bytes each */
+	*bytes = ps_engine_state_bytes_of(3 * nd, 2 * nr + (p->normalize ? nd : 0),
+					  (r + p->n) * nb, nd) +
 		 r * (2 + 8 * p->g);
 	return 0;
 }

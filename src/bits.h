@@ -80,4 +80,45 @@ static inline bool ps_bits_test(const uint64_t *bits, uint64_t k)
 	return bits[k / 64] & (UINT64_C(1) << (k % 64));
 }
 
+/* Bits set in a word, without the compiler's library call. */
+static inline unsigned ps_popcount64(uint64_t x)
+{
+	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
+/* Bits set in [lo, hi). */
+static inline uint64_t ps_bits_count(const uint64_t *bits, uint64_t lo, uint64_t hi)
+{
+	uint64_t n = 0;
+
+	while (lo < hi) {
+		uint64_t w = lo / 64, word_end = (w + 1) * 64;
+		unsigned a = (unsigned)(lo % 64);
+		unsigned b = hi < word_end ? (unsigned)(hi - w * 64) : 64;
+
+		n += ps_popcount64(bits[w] & ps_bits_word_mask(a, b));
+		lo = w * 64 + b;
+	}
+	return n;
+}
+
+/* Are bits [lo, hi) all set? */
+static inline bool ps_bits_all(const uint64_t *bits, uint64_t lo, uint64_t hi)
+{
+	while (lo < hi) {
+		uint64_t w = lo / 64, word_end = (w + 1) * 64;
+		unsigned a = (unsigned)(lo % 64);
+		unsigned b = hi < word_end ? (unsigned)(hi - w * 64) : 64;
+		uint64_t mask = ps_bits_word_mask(a, b);
+
+		if ((bits[w] & mask) != mask)
+			return false;
+		lo = w * 64 + b;
+	}
+	return true;
+}
+
 #endif

@@ -1,13 +1,14 @@
 /*
  * The red-blue pebble game with partial aggregation (MODEL.md section 2).
  *
- * One edge bitset per sum serves both its red and its blue value: a mac
- * removes the blue pebble and a save copies red to blue, so whenever a sum
- * has both pebbles they hold the same set, and whichever exists owns the
- * bits. Losing the last copy (deleting a red sum without a blue one) clears
- * them: the sum starts again from an empty set.
+ * The state (src/engine_state.h) is bit planes of flags, a page at a time,
+ * and a record for each partial sum. One record serves a sum's red and
+ * blue value alike: a mac removes the blue pebble and a save copies red to
+ * blue, so whenever a sum has both pebbles they hold the same set. Losing
+ * the last copy (deleting a red sum without a blue one) drops the record
+ * or the complete bit: the sum starts again from an empty set.
  */
-#include "pebblesim/engine.h"
+#include "engine_state.h"
 
 #include "bits.h"
 
@@ -47,55 +48,445 @@ static const char *const move_names[] = {
 	[PS_MOVE_END] = "end",
 };
 
+/* ---- planes: a bit per node, a page at a time ---------------------------- */
+
+static int plane_init(struct ps_plane *p, uint64_t nodes)
+{
+	p->pages = (nodes + PS_PAGE_BITS - 1) >> PS_PAGE_SHIFT;
+	p->page = calloc(p->pages ? p->pages : 1, sizeof(*p->page));
+	return p->page ? PS_OK : PS_ENOMEM;
+}
+
+static void plane_free(struct ps_plane *p)
+{
+	for (uint64_t k = 0; p->page && k < p->pages; k++)
+		free(p->page[k]);
+	free(p->page);
+	p->page = NULL;
+}
+
+static uint64_t *plane_page(struct ps_plane *p, uint64_t k)
+{
+	uint64_t **slot = &p->page[k >> PS_PAGE_SHIFT];
+
+	if (!*slot)
+		*slot = calloc(PS_PAGE_WORDS, sizeof(uint64_t));
+	return *slot;
+}
+
+/* Sets or clears bits [lo, hi); a clear never allocates. */
+static int plane_fill(struct ps_plane *p, uint64_t lo, uint64_t hi, bool set)
+{
+	if (lo < hi && lo >> 6 == (hi - 1) >> 6) {
+		/* within one word, the common case */
+		uint64_t *pg = set ? plane_page(p, lo) : p->page[lo >> PS_PAGE_SHIFT];
+		uint64_t mask = ps_bits_word_mask((unsigned)(lo & 63), (unsigned)((hi - 1) & 63) + 1);
+
+		if (!pg)
+			return set ? PS_ENOMEM : PS_OK;
+		if (set)
+			pg[(lo & (PS_PAGE_BITS - 1)) >> 6] |= mask;
+		else
+			pg[(lo & (PS_PAGE_BITS - 1)) >> 6] &= ~mask;
+		return PS_OK;
+	}
+	while (lo < hi) {
+		uint64_t page_end = ((lo >> PS_PAGE_SHIFT) + 1) << PS_PAGE_SHIFT;
+		uint64_t stop = hi < page_end ? hi : page_end;
+		uint64_t *pg = set ? plane_page(p, lo) : p->page[lo >> PS_PAGE_SHIFT];
+		uint64_t base = (lo >> PS_PAGE_SHIFT) << PS_PAGE_SHIFT;
+
+		if (set && !pg)
+			return PS_ENOMEM;
+		if (pg)
+			ps_bits_fill(pg, lo - base, stop - base, set);
+		lo = stop;
+	}
+	return PS_OK;
+}
+
+static int plane_set(struct ps_plane *p, uint64_t k)
+{
+	uint64_t *pg = plane_page(p, k);
+
+	if (!pg)
+		return PS_ENOMEM;
+	pg[(k & (PS_PAGE_BITS - 1)) >> 6] |= UINT64_C(1) << (k & 63);
+	return PS_OK;
+}
+
+static void plane_clear(struct ps_plane *p, uint64_t k)
+{
+	uint64_t *pg = p->page[k >> PS_PAGE_SHIFT];
+
+	if (pg)
+		pg[(k & (PS_PAGE_BITS - 1)) >> 6] &= ~(UINT64_C(1) << (k & 63));
+}
+
+/* Bits set in [lo, hi). */
+static uint64_t plane_count(const struct ps_plane *p, uint64_t lo, uint64_t hi)
+{
+	uint64_t n = 0;
+
+	while (lo < hi) {
+		uint64_t page_end = ((lo >> PS_PAGE_SHIFT) + 1) << PS_PAGE_SHIFT;
+		uint64_t stop = hi < page_end ? hi : page_end;
+		const uint64_t *pg = p->page[lo >> PS_PAGE_SHIFT];
+		uint64_t base = (lo >> PS_PAGE_SHIFT) << PS_PAGE_SHIFT;
+
+		if (pg)
+			n += ps_bits_count(pg, lo - base, stop - base);
+		lo = stop;
+	}
+	return n;
+}
+
+static uint64_t plane_bytes(const struct ps_plane *p)
+{
+	uint64_t bytes = p->pages * sizeof(*p->page);
+
+	for (uint64_t k = 0; k < p->pages; k++)
+		bytes += p->page[k] ? PS_PAGE_WORDS * 8 : 0;
+	return bytes;
+}
+
+static int plane_copy(struct ps_plane *dst, const struct ps_plane *src)
+{
+	for (uint64_t k = 0; k < src->pages; k++) {
+		if (!src->page[k]) {
+			if (dst->page[k])
+				memset(dst->page[k], 0, PS_PAGE_WORDS * 8);
+			continue;
+		}
+		if (!dst->page[k] && !(dst->page[k] = malloc(PS_PAGE_WORDS * 8)))
+			return PS_ENOMEM;
+		memcpy(dst->page[k], src->page[k], PS_PAGE_WORDS * 8);
+	}
+	return PS_OK;
+}
+
+/* ---- partial sums ---------------------------------------------------------- */
+
+static uint32_t *index_slot(struct ps_engine_state *s, ps_node v, bool make)
+{
+	uint32_t **pg = &s->index[v >> PS_INDEX_SHIFT];
+
+	if (!*pg) {
+		if (!make)
+			return NULL;
+		if (!(*pg = calloc(PS_INDEX_SIZE, sizeof(uint32_t))))
+			return NULL;
+	}
+	return &(*pg)[v & (PS_INDEX_SIZE - 1)];
+}
+
+/* A new, empty record, unheld: its number (1-based), or 0 when out of
+ * memory. Free records are chained through their count. */
+static uint32_t rec_alloc(struct ps_engine_state *s, uint64_t in_degree)
+{
+	uint32_t at;
+
+	if (s->rec_free) {
+		at = s->rec_free;
+		s->rec_free = (uint32_t)s->rec[at - 1].count;
+	} else {
+		if (s->rec_used == s->rec_cap) {
+			uint32_t cap = s->rec_cap ? s->rec_cap * 2 : 64;
+			struct ps_partial *grown;
+
+			if (cap <= s->rec_cap || !(grown = realloc(s->rec, cap * sizeof(*grown))))
+				return 0;
+			s->rec = grown;
+			s->rec_cap = cap;
+		}
+		at = ++s->rec_used;
+	}
+	memset(&s->rec[at - 1], 0, sizeof(s->rec[at - 1]));
+	s->rec[at - 1].in_degree = in_degree;
+	return at;
+}
+
+/* Sum v (holding no record) holds record at, shared or not. */
+static int rec_hold(struct ps_engine_state *s, ps_node v, uint32_t at)
+{
+	uint32_t *slot = index_slot(s, v, true);
+
+	if (!slot)
+		return PS_ENOMEM;
+	*slot = at;
+	s->rec[at - 1].refs++;
+	s->index_live[v >> PS_INDEX_SHIFT]++;
+	s->partial_count++;
+	return PS_OK;
+}
+
+/* A new, empty record for sum v alone; NULL when out of memory. */
+static struct ps_partial *partial_new(struct ps_engine_state *s, ps_node v,
+				      uint64_t in_degree)
+{
+	uint32_t at = rec_alloc(s, in_degree);
+
+	if (!at || rec_hold(s, v, at)) {
+		if (at) {
+			s->rec[at - 1].count = s->rec_free;
+			s->rec_free = at;
+		}
+		return NULL;
+	}
+	return &s->rec[at - 1];
+}
+
+/* Drops sum v's hold on its record, if it has one; the last holder frees
+ * it. */
+static void partial_drop(struct ps_engine_state *s, ps_node v)
+{
+	uint32_t *slot = index_slot(s, v, false), at;
+	uint64_t page = v >> PS_INDEX_SHIFT;
+	struct ps_partial *r;
+
+	if (!slot || !(at = *slot))
+		return;
+	*slot = 0;
+	s->partial_count--;
+	r = &s->rec[at - 1];
+	if (!--r->refs) {
+		free(r->bits);
+		r->bits = NULL;
+		r->count = s->rec_free;
+		s->rec_free = at;
+	}
+	if (!--s->index_live[page]) {
+		free(s->index[page]);
+		s->index[page] = NULL;
+	}
+}
+
+/* Sum v's record, its own: a shared one is copied first. NULL when out of
+ * memory. */
+static struct ps_partial *partial_own(struct ps_engine_state *s, ps_node v)
+{
+	uint32_t *slot = index_slot(s, v, false), at = *slot, mine;
+	struct ps_partial *r = &s->rec[at - 1], *q;
+
+	if (r->refs == 1)
+		return r;
+	if (!(mine = rec_alloc(s, r->in_degree)))
+		return NULL;
+	r = &s->rec[at - 1]; /* the pool may have moved */
+	q = &s->rec[mine - 1];
+	*q = *r;
+	q->refs = 1;
+	if (r->bits) {
+		size_t bytes = (r->in_degree + 63) / 64 * 8;
+
+		if (!(q->bits = malloc(bytes))) {
+			q->count = s->rec_free;
+			s->rec_free = mine;
+			return NULL;
+		}
+		memcpy(q->bits, r->bits, bytes);
+	}
+	r->refs--;
+	*slot = mine;
+	return q;
+}
+
+/* Is edge k in the record? */
+static bool partial_has(const struct ps_partial *r, uint64_t k)
+{
+	return r->bits ? ps_bits_test(r->bits, k) : (k >= r->lo && k < r->hi);
+}
+
+/* Does the record hold none of edges (increasing)? */
+static bool partial_disjoint(const struct ps_partial *r, const struct ps_coordset *edges)
+{
+	if (!edges->list) {
+		if (r->bits)
+			return ps_bits_none(r->bits, edges->lo, edges->hi);
+		return edges->hi <= r->lo || edges->lo >= r->hi;
+	}
+	if (!r->bits) {
+		/* the first edge at or past lo lies past hi */
+		size_t a = 0, b = edges->len;
+
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+
+			if (edges->list[mid] < r->lo)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		return a == edges->len || edges->list[a] >= r->hi;
+	}
+	for (size_t q = 0; q < edges->len; q++)
+		if (ps_bits_test(r->bits, edges->list[q]))
+			return false;
+	return true;
+}
+
+/* Is the list a run of consecutive edges? */
+static bool list_is_run(const struct ps_coordset *edges)
+{
+	return !edges->list ||
+	       edges->list[edges->len - 1] - edges->list[0] + 1 == edges->len;
+}
+
+/* The record takes edges (disjoint from it, increasing, not empty). */
+static int partial_add(struct ps_partial *r, const struct ps_coordset *edges)
+{
+	const uint64_t n = ps_coordset_size(edges);
+	const uint64_t a = ps_coordset_at(edges, 0), b = ps_coordset_at(edges, n - 1) + 1;
+
+	if (!r->bits && list_is_run(edges)) {
+		if (!r->count) {
+			r->lo = a;
+			r->hi = b;
+			r->count = n;
+			return PS_OK;
+		}
+		if (a == r->hi || b == r->lo) {
+			r->lo = a < r->lo ? a : r->lo;
+			r->hi = b > r->hi ? b : r->hi;
+			r->count += n;
+			return PS_OK;
+		}
+	}
+	if (!r->bits) {
+		r->bits = calloc((r->in_degree + 63) / 64, sizeof(uint64_t));
+		if (!r->bits)
+			return PS_ENOMEM;
+		if (r->count)
+			ps_bits_fill(r->bits, r->lo, r->hi, true);
+	}
+	if (!edges->list)
+		ps_bits_fill(r->bits, edges->lo, edges->hi, true);
+	else
+		for (size_t q = 0; q < edges->len; q++)
+			r->bits[edges->list[q] / 64] |= UINT64_C(1) << (edges->list[q] % 64);
+	r->count += n;
+	return PS_OK;
+}
+
+/* ---- the engine's state ------------------------------------------------------ */
+
+static void state_free(struct ps_engine_state *s)
+{
+	if (!s)
+		return;
+	plane_free(&s->red);
+	plane_free(&s->blue);
+	plane_free(&s->computed);
+	plane_free(&s->complete);
+	for (uint64_t k = 0; s->index && k < s->index_pages; k++)
+		free(s->index[k]);
+	for (uint32_t k = 0; s->rec && k < s->rec_used; k++)
+		free(s->rec[k].bits); /* free records hold NULL */
+	free(s->index);
+	free(s->index_live);
+	free(s->rec);
+	free(s);
+}
+
+static struct ps_engine_state *state_new(uint64_t nodes)
+{
+	struct ps_engine_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->index_pages = (nodes + PS_INDEX_SIZE - 1) >> PS_INDEX_SHIFT;
+	s->index = calloc(s->index_pages ? s->index_pages : 1, sizeof(*s->index));
+	s->index_live = calloc(s->index_pages ? s->index_pages : 1, sizeof(*s->index_live));
+	if (!s->index || !s->index_live || plane_init(&s->red, nodes) ||
+	    plane_init(&s->blue, nodes) || plane_init(&s->computed, nodes) ||
+	    plane_init(&s->complete, nodes)) {
+		state_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+uint64_t ps_engine_state_bytes_of(uint64_t inputs, uint64_t plain, uint64_t sums,
+				  uint64_t outputs)
+{
+	/* a complete pebbling computes every plain node once (its computed
+	 * bit) and completes every sum (its complete bit); inputs, sums and
+	 * outputs are red at some time (plain nodes other than outputs need
+	 * not be: a fused mac computes and drops them within its block); the
+	 * inputs and outputs are blue; partial sums are few at any time. Each
+	 * plane's page table covers every node. */
+	const uint64_t nodes = inputs + plain + sums;
+	const uint64_t pages = (nodes + PS_PAGE_BITS - 1) >> PS_PAGE_SHIFT;
+	const uint64_t bits = plain + (inputs + sums + outputs) + (inputs + outputs) + sums;
+
+	return bits / 8 + 4 * pages * sizeof(uint64_t *) +
+	       ((nodes >> PS_INDEX_SHIFT) + 1) * (sizeof(uint32_t *) + sizeof(uint32_t));
+}
+
+uint64_t ps_engine_state_bytes(const struct ps_dag *dag)
+{
+	uint64_t count[4] = { 0 };
+
+	for (ps_node v = 0, end; v < dag->state_count; v = end) {
+		enum ps_role role = ps_dag_role_run(dag, v, &end);
+
+		end = ps_min_u64(end, dag->state_count);
+		if ((unsigned)role < 4)
+			count[role] += end - v;
+	}
+	return ps_engine_state_bytes_of(count[PS_ROLE_INPUT], count[PS_ROLE_PLAIN],
+					count[PS_ROLE_SUM], dag->output_count);
+}
+
+uint64_t ps_engine_live_bytes(const struct ps_engine *e)
+{
+	const struct ps_engine_state *s = e->st;
+	uint64_t bytes;
+
+	if (!s)
+		return 0;
+	bytes = sizeof(*s) + plane_bytes(&s->red) + plane_bytes(&s->blue) +
+		plane_bytes(&s->computed) + plane_bytes(&s->complete) +
+		s->index_pages * (sizeof(*s->index) + sizeof(*s->index_live)) +
+		(uint64_t)s->rec_cap * sizeof(*s->rec);
+	for (uint64_t k = 0; k < s->index_pages; k++)
+		bytes += s->index[k] ? PS_INDEX_SIZE * sizeof(uint32_t) : 0;
+	for (uint32_t k = 0; k < s->rec_used; k++)
+		bytes += s->rec[k].bits ? (s->rec[k].in_degree + 63) / 64 * 8 : 0;
+	return bytes;
+}
+
 const char *ps_rule_name(enum ps_rule rule)
 {
 	return rule_names[rule];
 }
 
-uint64_t ps_engine_state_bytes(const struct ps_dag *dag)
-{
-	return dag->state_count + (dag->sum_edge_count + 63) / 64 * 8 +
-	       dag->sum_count * sizeof(uint32_t);
-}
-
 int ps_engine_init(struct ps_engine *e, const struct ps_dag *dag, uint64_t M,
 		   struct ps_error *err)
 {
-	uint64_t words = (dag->sum_edge_count + 63) / 64;
-
 	memset(e, 0, sizeof(*e));
 	e->dag = dag;
 	e->M = M;
-	if (dag->state_count > SIZE_MAX || words > SIZE_MAX / 8 ||
-	    dag->sum_count > SIZE_MAX / sizeof(uint32_t))
+	if (dag->state_count > SIZE_MAX / 2 ||
+	    ps_engine_state_bytes(dag) > SIZE_MAX / 2 ||
+	    !(e->st = state_new(dag->state_count)))
 		return ps_error_set(err, PS_ENOMEM,
-				    "pebble state of %llu bytes does not fit this address space",
+				    "out of memory for a pebble state of up to %llu bytes",
 				    (unsigned long long)ps_engine_state_bytes(dag));
-	e->state = calloc(dag->state_count ? dag->state_count : 1, 1);
-	e->edges = calloc(words ? words : 1, sizeof(uint64_t));
-	e->agg = calloc(dag->sum_count ? dag->sum_count : 1, sizeof(uint32_t));
-	if (!e->state || !e->edges || !e->agg) {
-		ps_engine_free(e);
-		return ps_error_set(err, PS_ENOMEM,
-				    "out of memory for a pebble state of %llu bytes",
-				    (unsigned long long)ps_engine_state_bytes(dag));
-	}
 	/* Start: every input has a blue pebble. */
 	for (ps_node v = 0, end; v < dag->state_count; v = end)
-		if (ps_dag_role_run(dag, v, &end) == PS_ROLE_INPUT)
-			memset(e->state + v, PS_ST_BLUE,
-			       ps_min_u64(end, dag->state_count) - v);
+		if (ps_dag_role_run(dag, v, &end) == PS_ROLE_INPUT &&
+		    plane_fill(&e->st->blue, v, ps_min_u64(end, dag->state_count), true)) {
+			ps_engine_free(e);
+			return ps_error_set(err, PS_ENOMEM, "out of memory for the inputs' pebbles");
+		}
 	return PS_OK;
 }
 
 void ps_engine_free(struct ps_engine *e)
 {
-	free(e->state);
-	free(e->edges);
-	free(e->agg);
-	e->state = NULL;
-	e->edges = NULL;
-	e->agg = NULL;
+	state_free(e->st);
+	e->st = NULL;
 }
 
 void ps_violation_format(const struct ps_violation *v, const char *prefix,
@@ -109,21 +500,15 @@ void ps_violation_format(const struct ps_violation *v, const char *prefix,
  * "<move> <node>: <culprit> <reason>" with the culprit's name substituted
  * for %s in reason (or the node's when culprit is the node itself).
  */
-static int violate(struct ps_engine *e, enum ps_rule rule, enum ps_move move,
-		   ps_node node, ps_node culprit, const char *reason, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 6, 7)))
-#endif
-	;
-
-static int violate(struct ps_engine *e, enum ps_rule rule, enum ps_move move,
-		   ps_node node, ps_node culprit, const char *reason, ...)
+static int violate_ap(struct ps_engine *e, enum ps_rule rule, enum ps_move move,
+		      ps_node node, ps_node culprit, const char *reason, va_list ap)
 {
 	struct ps_violation *v = &e->violation;
 	char what[128] = "";
 	size_t used;
-	va_list ap;
 
+	if (e->failed)
+		return PS_EINVALID;
 	e->failed = true;
 	v->rule = rule;
 	v->move = move;
@@ -135,12 +520,40 @@ static int violate(struct ps_engine *e, enum ps_rule rule, enum ps_move move,
 		ps_dag_describe(e->dag, node, what, sizeof(what));
 	used = (size_t)snprintf(v->text, sizeof(v->text), "%s%s%s: ",
 				move_names[move], what[0] ? " " : "", what);
-	if (used < sizeof(v->text)) {
-		va_start(ap, reason);
+	if (used < sizeof(v->text))
 		vsnprintf(v->text + used, sizeof(v->text) - used, reason, ap);
-		va_end(ap);
-	}
 	return PS_EINVALID;
+}
+
+static int violate(struct ps_engine *e, enum ps_rule rule, enum ps_move move,
+		   ps_node node, ps_node culprit, const char *reason, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 6, 7)))
+#endif
+	;
+
+static int violate(struct ps_engine *e, enum ps_rule rule, enum ps_move move,
+		   ps_node node, ps_node culprit, const char *reason, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, reason);
+	rc = violate_ap(e, rule, move, node, culprit, reason, ap);
+	va_end(ap);
+	return rc;
+}
+
+int ps_engine_violate(struct ps_engine *e, enum ps_rule rule, enum ps_move move,
+		      ps_node node, const char *reason, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, reason);
+	rc = violate_ap(e, rule, move, node, node, reason, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* The culprit's name, for messages. */
@@ -152,6 +565,54 @@ static const char *name_of(const struct ps_engine *e, ps_node v, char *buf,
 }
 
 #define NAME(v) name_of(e, (v), namebuf, sizeof(namebuf))
+
+/* The planes, by name. */
+#define RED(v) ps_plane_test(&e->st->red, (v))
+#define BLUE(v) ps_plane_test(&e->st->blue, (v))
+#define COMPUTED(v) ps_plane_test(&e->st->computed, (v))
+#define COMPLETE(v) ps_plane_test(&e->st->complete, (v))
+
+uint8_t ps_engine_flags(const struct ps_engine *e, ps_node v)
+{
+	uint8_t f = 0;
+	bool partial;
+
+	if (!e->st || v >= e->dag->state_count)
+		return 0;
+	partial = ps_engine_partial(e, v) != NULL;
+	f |= RED(v) ? PS_ST_RED : 0;
+	f |= BLUE(v) ? PS_ST_BLUE : 0;
+	f |= COMPUTED(v) ? PS_ST_COMPUTED : 0;
+	f |= partial ? PS_ST_INCOMPLETE | PS_ST_SUM : 0;
+	f |= COMPLETE(v) ? PS_ST_SUM : 0;
+	return f;
+}
+
+uint64_t ps_engine_sum_count(const struct ps_engine *e, ps_node v)
+{
+	const struct ps_partial *r;
+	struct ps_sum s;
+
+	if (v >= e->dag->state_count)
+		return 0;
+	if ((r = ps_engine_partial(e, v)))
+		return r->count;
+	if (!COMPLETE(v))
+		return 0;
+	ps_dag_sum(e->dag, v, &s);
+	return s.in_degree;
+}
+
+bool ps_engine_edge_done(const struct ps_engine *e, ps_node v, uint64_t k)
+{
+	const struct ps_partial *r;
+
+	if (v >= e->dag->state_count)
+		return false;
+	if ((r = ps_engine_partial(e, v)))
+		return partial_has(r, k);
+	return COMPLETE(v);
+}
 
 static int check_id(struct ps_engine *e, enum ps_move move, ps_node v)
 {
@@ -185,7 +646,6 @@ static void note_peak(struct ps_engine *e, uint64_t red)
 int ps_engine_load(struct ps_engine *e, ps_node v)
 {
 	char namebuf[128];
-	uint8_t st;
 
 	if (e->failed)
 		return PS_EINVALID;
@@ -196,16 +656,16 @@ int ps_engine_load(struct ps_engine *e, ps_node v)
 		return violate(e, PS_RULE_PRODUCT_MOVED, PS_MOVE_LOAD, v, v,
 			       "%s is a product: products exist only inside a mac",
 			       NAME(v));
-	st = e->state[v];
-	if (st & PS_ST_RED)
+	if (RED(v))
 		return violate(e, PS_RULE_LOAD_RED, PS_MOVE_LOAD, v, v,
 			       "%s is already in fast memory", NAME(v));
-	if (!(st & PS_ST_BLUE))
+	if (!BLUE(v))
 		return violate(e, PS_RULE_LOAD_NOT_BLUE, PS_MOVE_LOAD, v, v,
 			       "%s is not in slow memory", NAME(v));
 	if (add_red(e, PS_MOVE_LOAD, v, 0))
 		return PS_EINVALID;
-	e->state[v] = st | PS_ST_RED;
+	if (plane_set(&e->st->red, v))
+		return PS_ENOMEM;
 	e->c.red++;
 	note_peak(e, e->c.red);
 	e->c.loads++;
@@ -225,34 +685,26 @@ int ps_engine_save(struct ps_engine *e, ps_node v)
 		return violate(e, PS_RULE_PRODUCT_MOVED, PS_MOVE_SAVE, v, v,
 			       "%s is a product: products exist only inside a mac",
 			       NAME(v));
-	if (!(e->state[v] & PS_ST_RED))
+	if (!RED(v))
 		return violate(e, PS_RULE_NOT_RED, PS_MOVE_SAVE, v, v,
 			       "%s is not in fast memory", NAME(v));
 	/* the blue pebble now holds the red value (and its edge set) */
-	e->state[v] |= PS_ST_BLUE;
+	if (plane_set(&e->st->blue, v))
+		return PS_ENOMEM;
 	e->c.saves++;
 	return PS_OK;
 }
 
-void ps_engine_forget_sum(struct ps_engine *e, ps_node v)
+/* The only copy of sum v is gone: it starts again from nothing. */
+static void forget_sum(struct ps_engine *e, ps_node v)
 {
-	/* the only copy is gone: the sum starts again from nothing */
-	struct ps_sum s;
-
-	ps_dag_sum(e->dag, v, &s);
-	if (s.edge_stride == 1)
-		ps_bits_fill(e->edges, s.edge_base, s.edge_base + s.in_degree, false);
-	else if (e->agg[s.slot])
-		for (uint64_t k = 0, bit = s.edge_base; k < s.in_degree; k++, bit += s.edge_stride)
-			e->edges[bit / 64] &= ~(UINT64_C(1) << (bit % 64));
-	e->agg[s.slot] = 0;
-	e->state[v] &= (uint8_t)~PS_ST_INCOMPLETE;
+	partial_drop(e->st, v);
+	plane_clear(&e->st->complete, v);
 }
 
 int ps_engine_delete(struct ps_engine *e, ps_node v)
 {
 	char namebuf[128];
-	uint8_t st;
 
 	if (e->failed)
 		return PS_EINVALID;
@@ -263,13 +715,13 @@ int ps_engine_delete(struct ps_engine *e, ps_node v)
 		return violate(e, PS_RULE_PRODUCT_MOVED, PS_MOVE_DELETE, v, v,
 			       "%s is a product: products exist only inside a mac",
 			       NAME(v));
-	if (!((st = e->state[v]) & PS_ST_RED))
+	if (!RED(v))
 		return violate(e, PS_RULE_NOT_RED, PS_MOVE_DELETE, v, v,
 			       "%s is not in fast memory", NAME(v));
-	e->state[v] = st & (uint8_t)~PS_ST_RED;
+	plane_clear(&e->st->red, v);
 	e->c.red--;
-	if ((st & PS_ST_SUM) && !(st & PS_ST_BLUE))
-		ps_engine_forget_sum(e, v);
+	if (!BLUE(v))
+		forget_sum(e, v);
 	return PS_OK;
 }
 
@@ -277,21 +729,16 @@ static int check_parent(struct ps_engine *e, enum ps_move move, ps_node v,
 			ps_node parent)
 {
 	char namebuf[128];
-	uint8_t st = e->state[parent];
+	const struct ps_partial *r;
 
-	if (!(st & PS_ST_RED))
+	if (!RED(parent))
 		return violate(e, PS_RULE_PARENT_NOT_RED, move, v, parent,
 			       "%s is not in fast memory", NAME(parent));
-	if (st & PS_ST_INCOMPLETE) {
-		struct ps_sum s;
-
-		ps_dag_sum(e->dag, parent, &s);
+	if ((r = ps_engine_partial(e, parent)))
 		return violate(e, PS_RULE_PARENT_INCOMPLETE, move, v, parent,
 			       "%s is incomplete (%llu of %llu in-edges aggregated)",
-			       NAME(parent),
-			       (unsigned long long)e->agg[s.slot],
-			       (unsigned long long)s.in_degree);
-	}
+			       NAME(parent), (unsigned long long)r->count,
+			       (unsigned long long)r->in_degree);
 	return PS_OK;
 }
 
@@ -299,9 +746,7 @@ static int check_parent(struct ps_engine *e, enum ps_move move, ps_node v,
 static int compute_counted(struct ps_engine *e, ps_node v,
 			   const ps_node *parents, uint64_t parent_count)
 {
-	uint8_t st = e->state[v];
-
-	if (st & PS_ST_RED) {
+	if (RED(v)) {
 		char namebuf[128];
 
 		return violate(e, PS_RULE_COMPUTE_RED, PS_MOVE_COMPUTE, v, v,
@@ -312,9 +757,12 @@ static int compute_counted(struct ps_engine *e, ps_node v,
 			return PS_EINVALID;
 	if (add_red(e, PS_MOVE_COMPUTE, v, 0))
 		return PS_EINVALID;
-	if (st & PS_ST_COMPUTED)
+	if (COMPUTED(v))
 		e->c.recomputations++;
-	e->state[v] = st | PS_ST_RED | PS_ST_COMPUTED;
+	else if (plane_set(&e->st->computed, v))
+		return PS_ENOMEM;
+	if (plane_set(&e->st->red, v))
+		return PS_ENOMEM;
 	e->c.red++;
 	note_peak(e, e->c.red);
 	e->c.computes++;
@@ -373,24 +821,25 @@ static int mac_counted(struct ps_engine *e, const struct ps_product *p)
 {
 	char namebuf[128];
 	ps_node v = p->sum;
-	uint8_t st;
+	struct ps_partial *r;
+	bool red;
 	uint64_t fresh;
-	uint64_t word = p->edge_bit / 64, mask = UINT64_C(1) << (p->edge_bit % 64);
 
 	for (unsigned k = 0; k < p->parent_count; k++)
 		if (check_parent(e, PS_MOVE_MAC, v, p->parent[k]))
 			return PS_EINVALID;
-	st = e->state[v];
-	if (!(st & PS_ST_RED) && (st & PS_ST_BLUE))
+	red = RED(v);
+	if (!red && BLUE(v))
 		return violate(e, PS_RULE_MAC_SUM_SLOW_ONLY, PS_MOVE_MAC, v, v,
 			       "%s is in slow memory only: load it before aggregating into it",
 			       NAME(v));
-	if (e->edges[word] & mask)
+	r = ps_engine_partial(e, v);
+	if (r ? partial_has(r, p->edge) : COMPLETE(v))
 		return violate(e, PS_RULE_MAC_EDGE_DONE, PS_MOVE_MAC, v, p->id,
 			       "the in-edge from %s is already aggregated",
 			       NAME(p->id));
 	/* a product holds a red pebble during the move; a new sum one more */
-	fresh = (st & PS_ST_RED) ? 0 : 1;
+	fresh = red ? 0 : 1;
 	if (e->c.red + p->transient + fresh > e->M) {
 		if (p->transient)
 			return violate(e, PS_RULE_CAPACITY, PS_MOVE_MAC, v, p->id,
@@ -402,15 +851,26 @@ static int mac_counted(struct ps_engine *e, const struct ps_product *p)
 			       (unsigned long long)(e->c.red + fresh),
 			       (unsigned long long)e->M);
 	}
+	{
+		const struct ps_coordset edge = ps_range(p->edge, p->edge + 1);
+
+		if (p->in_degree == 1 && !r) {
+			if (plane_set(&e->st->complete, v))
+				return PS_ENOMEM;
+		} else if (!(r = r ? partial_own(e->st, v) : partial_new(e->st, v, p->in_degree)) ||
+			   partial_add(r, &edge)) {
+			return PS_ENOMEM;
+		} else if (r->count == r->in_degree) {
+			partial_drop(e->st, v);
+			if (plane_set(&e->st->complete, v))
+				return PS_ENOMEM;
+		}
+	}
+	if (!red && plane_set(&e->st->red, v))
+		return PS_ENOMEM;
+	plane_clear(&e->st->blue, v);
 	note_peak(e, e->c.red + p->transient + fresh);
-	e->edges[word] |= mask;
 	e->c.red += fresh;
-	st = (uint8_t)((st | PS_ST_RED | PS_ST_SUM) & ~PS_ST_BLUE);
-	if (++e->agg[p->sum_slot] < p->in_degree)
-		st |= PS_ST_INCOMPLETE;
-	else
-		st &= (uint8_t)~PS_ST_INCOMPLETE;
-	e->state[v] = st;
 	e->c.macs++;
 	return PS_OK;
 }
@@ -449,21 +909,544 @@ int ps_engine_finish(struct ps_engine *e)
 		return PS_EINVALID;
 	for (uint64_t k = 0; k < e->dag->output_count; k++) {
 		ps_node v = ps_dag_output(e->dag, k);
-		uint8_t st = e->state[v];
+		const struct ps_partial *r;
 
-		if (!(st & PS_ST_BLUE))
+		if (!BLUE(v))
 			return violate(e, PS_RULE_END_NOT_SAVED, PS_MOVE_END, v,
 				       v, "output %s is not in slow memory",
 				       NAME(v));
-		if (st & PS_ST_INCOMPLETE) {
-			struct ps_sum s;
-
-			ps_dag_sum(e->dag, v, &s);
+		if ((r = ps_engine_partial(e, v)))
 			return violate(e, PS_RULE_END_INCOMPLETE, PS_MOVE_END,
 				       v, v, "output %s is incomplete in slow memory (%llu of %llu in-edges aggregated)",
-				       NAME(v), (unsigned long long)e->agg[s.slot],
-				       (unsigned long long)s.in_degree);
+				       NAME(v), (unsigned long long)r->count,
+				       (unsigned long long)r->in_degree);
+	}
+	return PS_OK;
+}
+
+/* ---- copies, comparisons, invariants ------------------------------------------ */
+
+int ps_engine_copy(struct ps_engine *dst, const struct ps_engine *src)
+{
+	struct ps_engine_state *d = dst->st;
+	const struct ps_engine_state *s = src->st;
+
+	if (plane_copy(&d->red, &s->red) || plane_copy(&d->blue, &s->blue) ||
+	    plane_copy(&d->computed, &s->computed) || plane_copy(&d->complete, &s->complete))
+		return PS_ENOMEM;
+	for (ps_node v = 0; v < dst->dag->state_count; v++) {
+		const struct ps_partial *r = ps_engine_partial(src, v);
+		struct ps_partial *q;
+
+		partial_drop(d, v);
+		if (!r)
+			continue;
+		if (!(q = partial_new(d, v, r->in_degree)))
+			return PS_ENOMEM;
+		q->count = r->count;
+		q->lo = r->lo;
+		q->hi = r->hi;
+		if (r->bits) {
+			size_t bytes = (r->in_degree + 63) / 64 * 8;
+
+			if (!(q->bits = malloc(bytes)))
+				return PS_ENOMEM;
+			memcpy(q->bits, r->bits, bytes);
+		}
+	}
+	dst->c = src->c;
+	dst->position = src->position;
+	dst->failed = src->failed;
+	dst->violation = src->violation;
+	return PS_OK;
+}
+
+bool ps_engine_same(const struct ps_engine *a, const struct ps_engine *b,
+		    char *why, size_t len)
+{
+	char namebuf[128];
+	const struct ps_engine *e = a;
+
+	if (memcmp(&a->c, &b->c, sizeof(a->c))) {
+		snprintf(why, len, "counters differ");
+		return false;
+	}
+	if (a->failed != b->failed || strcmp(a->violation.text, b->violation.text) ||
+	    a->violation.move_number != b->violation.move_number) {
+		snprintf(why, len, "violations differ: '%s' and '%s'", a->violation.text,
+			 b->violation.text);
+		return false;
+	}
+	for (ps_node v = 0; v < a->dag->state_count; v++) {
+		uint64_t count = ps_engine_sum_count(a, v);
+
+		if (ps_engine_flags(a, v) != ps_engine_flags(b, v) ||
+		    count != ps_engine_sum_count(b, v)) {
+			snprintf(why, len, "%s: flags %u and %u, in-edges %llu and %llu", NAME(v),
+				 ps_engine_flags(a, v), ps_engine_flags(b, v),
+				 (unsigned long long)count,
+				 (unsigned long long)ps_engine_sum_count(b, v));
+			return false;
+		}
+		if (ps_engine_partial(a, v))
+			for (uint64_t k = 0; k < ps_engine_partial(a, v)->in_degree; k++)
+				if (ps_engine_edge_done(a, v, k) != ps_engine_edge_done(b, v, k)) {
+					snprintf(why, len, "%s: in-edge %llu differs", NAME(v),
+						 (unsigned long long)k);
+					return false;
+				}
+	}
+	return true;
+}
+
+bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
+{
+	char namebuf[128];
+	uint64_t red = 0, partial = 0;
+
+	if (e->failed && e->violation.rule == PS_RULE_NONE) {
+		snprintf(why, len, "failed without a violation");
+		return false;
+	}
+	if (!e->failed && e->c.red > e->M) {
+		snprintf(why, len, "%llu red pebbles with M = %llu", (unsigned long long)e->c.red,
+			 (unsigned long long)e->M);
+		return false;
+	}
+	if (e->c.peak_red < e->c.red) {
+		snprintf(why, len, "peak %llu below the %llu red pebbles",
+			 (unsigned long long)e->c.peak_red, (unsigned long long)e->c.red);
+		return false;
+	}
+	for (ps_node v = 0; v < e->dag->state_count; v++) {
+		enum ps_role role = ps_dag_role(e->dag, v);
+		const struct ps_partial *r = ps_engine_partial(e, v);
+
+		red += RED(v);
+		if (r) {
+			uint64_t held = r->bits ? ps_bits_count(r->bits, 0, r->in_degree) : r->hi - r->lo;
+			struct ps_sum s;
+
+			partial++;
+			if (role != PS_ROLE_SUM || COMPLETE(v)) {
+				snprintf(why, len, "%s has a partial record but is %s", NAME(v),
+					 role != PS_ROLE_SUM ? "no sum" : "complete");
+				return false;
+			}
+			ps_dag_sum(e->dag, v, &s);
+			if (!r->count || r->count >= r->in_degree || r->count != held ||
+			    r->in_degree != s.in_degree) {
+				snprintf(why, len, "%s: record of %llu in-edges holds %llu of %llu",
+					 NAME(v), (unsigned long long)r->count,
+					 (unsigned long long)held, (unsigned long long)s.in_degree);
+				return false;
+			}
+		}
+		if ((COMPLETE(v) && role != PS_ROLE_SUM) || (COMPUTED(v) && role != PS_ROLE_PLAIN) ||
+		    (role == PS_ROLE_INPUT && !BLUE(v))) {
+			snprintf(why, len, "%s: flags %u do not fit its role", NAME(v),
+				 ps_engine_flags(e, v));
+			return false;
+		}
+	}
+	if (red != e->c.red || partial != e->st->partial_count) {
+		snprintf(why, len, "%llu red flags for a count of %llu; %llu records for %llu",
+			 (unsigned long long)red, (unsigned long long)e->c.red,
+			 (unsigned long long)partial, (unsigned long long)e->st->partial_count);
+		return false;
+	}
+	return true;
+}
+
+/* ---- rows, for the block path ---------------------------------------------------- */
+
+/* The columns of cols below limit: a range cut short, or the list. */
+static struct ps_coordset below(const struct ps_coordset *cols, uint64_t limit)
+{
+	if (cols->list)
+		return *cols;
+	return ps_range(cols->lo, cols->hi < limit ? cols->hi : (cols->lo < limit ? limit : cols->lo));
+}
+
+/* A plane read along a row: the page of the last bit asked for kept. */
+struct cursor {
+	const struct ps_plane *p;
+	uint64_t page_no;
+	const uint64_t *page;
+};
+
+static struct cursor cursor_of(const struct ps_plane *p)
+{
+	struct cursor c = { p, UINT64_MAX, NULL };
+
+	return c;
+}
+
+static inline bool cursor_test(struct cursor *c, uint64_t k)
+{
+	if (k >> PS_PAGE_SHIFT != c->page_no) {
+		c->page_no = k >> PS_PAGE_SHIFT;
+		c->page = c->p->page[c->page_no];
+	}
+	return c->page && ((c->page[(k & (PS_PAGE_BITS - 1)) >> 6] >> (k & 63)) & 1);
+}
+
+/* The 64-bit word of the plane that holds bit k (0 where no page). */
+static inline uint64_t cursor_word(struct cursor *c, uint64_t k)
+{
+	if (k >> PS_PAGE_SHIFT != c->page_no) {
+		c->page_no = k >> PS_PAGE_SHIFT;
+		c->page = c->p->page[c->page_no];
+	}
+	return c->page ? c->page[(k & (PS_PAGE_BITS - 1)) >> 6] : 0;
+}
+
+/*
+ * A run [lo, hi) of nodes a word at a time: fn(ctx, first bit, mask) for
+ * each word it meets, the mask selecting the run's bits; stops at a
+ * non-zero return.
+ */
+#define RUN_WORDS(lo, hi, at, mask, body)                                             \
+	for (uint64_t at = (lo); at < (hi);) {                                            \
+		const uint64_t word_end_ = (at | 63) + 1;                                 \
+		const uint64_t stop_ = (hi) < word_end_ ? (hi) : word_end_;               \
+		const uint64_t mask = ps_bits_word_mask((unsigned)(at & 63),              \
+							(unsigned)((stop_ - 1) & 63) + 1); \
+		body;                                                                     \
+		at = stop_;                                                               \
+	}
+
+bool ps_row_all(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
+		const struct ps_coordset *cols, uint64_t limit)
+{
+	struct cursor c = cursor_of(ps_engine_plane(e, id));
+	const struct ps_coordset run = below(cols, limit);
+
+	if (!run.list) {
+		RUN_WORDS(first + run.lo, first + run.hi, k, mask,
+			  if ((cursor_word(&c, k) & mask) != mask) return false);
+		return true;
+	}
+	for (size_t q = 0; q < run.len; q++)
+		if (run.list[q] < limit && !cursor_test(&c, first + run.list[q]))
+			return false;
+	return true;
+}
+
+bool ps_row_none(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
+		 const struct ps_coordset *cols, uint64_t limit)
+{
+	struct cursor c = cursor_of(ps_engine_plane(e, id));
+	const struct ps_coordset run = below(cols, limit);
+
+	if (!run.list) {
+		RUN_WORDS(first + run.lo, first + run.hi, k, mask,
+			  if (cursor_word(&c, k) & mask) return false);
+		return true;
+	}
+	for (size_t q = 0; q < run.len; q++)
+		if (run.list[q] < limit && cursor_test(&c, first + run.list[q]))
+			return false;
+	return true;
+}
+
+uint64_t ps_row_count(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
+		      const struct ps_coordset *cols, uint64_t limit)
+{
+	struct cursor c = cursor_of(ps_engine_plane(e, id));
+	const struct ps_coordset run = below(cols, limit);
+	uint64_t n = 0;
+
+	if (!run.list)
+		return plane_count(c.p, first + run.lo, first + run.hi);
+	for (size_t q = 0; q < run.len; q++)
+		n += run.list[q] < limit && cursor_test(&c, first + run.list[q]);
+	return n;
+}
+
+bool ps_row_complete(const struct ps_engine *e, ps_node first,
+		     const struct ps_coordset *cols)
+{
+	return ps_row_all(e, PS_PLANE_RED, first, cols, UINT64_MAX) &&
+	       ps_row_all(e, PS_PLANE_COMPLETE, first, cols, UINT64_MAX);
+}
+
+int ps_row_flag(struct ps_engine *e, enum ps_plane_id id, ps_node first,
+		const struct ps_coordset *cols, uint64_t limit, bool set)
+{
+	struct ps_plane *p = (struct ps_plane *)ps_engine_plane(e, id);
+	const struct ps_coordset run = below(cols, limit);
+	uint64_t page_no = UINT64_MAX, *page = NULL;
+
+	if (!run.list)
+		return plane_fill(p, first + run.lo, first + run.hi, set);
+	for (size_t q = 0; q < run.len; q++) {
+		uint64_t k = first + run.list[q];
+
+		if (run.list[q] >= limit)
+			continue;
+		if (k >> PS_PAGE_SHIFT != page_no) {
+			page_no = k >> PS_PAGE_SHIFT;
+			page = set ? plane_page(p, k) : p->page[page_no];
+			if (set && !page)
+				return PS_ENOMEM;
+		}
+		if (!page)
+			continue;
+		if (set)
+			page[(k & (PS_PAGE_BITS - 1)) >> 6] |= UINT64_C(1) << (k & 63);
+		else
+			page[(k & (PS_PAGE_BITS - 1)) >> 6] &= ~(UINT64_C(1) << (k & 63));
+	}
+	return PS_OK;
+}
+
+int ps_edges_init(struct ps_edges *ed, const struct ps_coordset *set)
+{
+	ed->set = set;
+	ed->mask = NULL;
+	ed->first_word = ed->words = 0;
+	ed->run = list_is_run(set);
+	ed->count = ps_coordset_size(set);
+	ed->lo = ps_coordset_at(set, 0);
+	ed->hi = ps_coordset_at(set, ed->count - 1) + 1;
+	if (ed->run || set->len < 16)
+		return PS_OK;
+	ed->first_word = set->list[0] / 64;
+	ed->words = set->list[set->len - 1] / 64 - ed->first_word + 1;
+	if (!(ed->mask = calloc(ed->words, sizeof(uint64_t))))
+		return PS_ENOMEM;
+	for (size_t q = 0; q < set->len; q++)
+		ed->mask[set->list[q] / 64 - ed->first_word] |= UINT64_C(1) << (set->list[q] % 64);
+	return PS_OK;
+}
+
+void ps_edges_free(struct ps_edges *ed)
+{
+	free(ed->mask);
+	ed->mask = NULL;
+}
+
+/* Does the record hold none of the block's edges? */
+static inline bool record_open(const struct ps_partial *r, const struct ps_edges *ed)
+{
+	if (!r->bits && ed->run)
+		return ed->hi <= r->lo || ed->lo >= r->hi;
+	if (!ed->mask || !r->bits)
+		return partial_disjoint(r, ed->set);
+	for (uint64_t w = 0; w < ed->words; w++)
+		if (r->bits[ed->first_word + w] & ed->mask[w])
+			return false;
+	return true;
+}
+
+/* The record takes the block's edges (none of which it holds). */
+static inline int record_add(struct ps_partial *r, const struct ps_edges *ed)
+{
+	if (!r->bits && ed->run && r->count && (ed->lo == r->hi || ed->hi == r->lo)) {
+		r->lo = ed->lo < r->lo ? ed->lo : r->lo;
+		r->hi = ed->hi > r->hi ? ed->hi : r->hi;
+		r->count += ed->count;
+		return PS_OK;
+	}
+	if (!ed->mask || !r->bits)
+		return partial_add(r, ed->set);
+	for (uint64_t w = 0; w < ed->words; w++)
+		r->bits[ed->first_word + w] |= ed->mask[w];
+	r->count += ed->set->len;
+	return PS_OK;
+}
+
+/* The record of sum v through a cursor over the index's pages. */
+struct index_cursor {
+	const struct ps_engine_state *s;
+	uint64_t page_no;
+	const uint32_t *page;
+};
+
+static inline struct ps_partial *index_find(struct index_cursor *c, ps_node v)
+{
+	uint32_t at;
+
+	if (v >> PS_INDEX_SHIFT != c->page_no) {
+		c->page_no = v >> PS_INDEX_SHIFT;
+		c->page = c->s->index[c->page_no];
+	}
+	at = c->page ? c->page[v & (PS_INDEX_SIZE - 1)] : 0;
+	return at ? &c->s->rec[at - 1] : NULL;
+}
+
+bool ps_row_sums_open(const struct ps_engine *e, ps_node first,
+		      const struct ps_coordset *cols, const struct ps_edges *ed,
+		      uint64_t *fresh)
+{
+	struct cursor red = cursor_of(&e->st->red), blue = cursor_of(&e->st->blue);
+	struct cursor complete = cursor_of(&e->st->complete);
+	struct index_cursor ix = { e->st, UINT64_MAX, NULL };
+	uint64_t not_red = 0;
+
+	if (!cols->list) {
+		/* a run: in slow memory only, complete, or red, a word at a time */
+		RUN_WORDS(first + cols->lo, first + cols->hi, k, mask, {
+			const uint64_t r = cursor_word(&red, k) & mask;
+
+			if ((cursor_word(&blue, k) & mask & ~r) || (cursor_word(&complete, k) & mask))
+				return false;
+			not_red += (uint64_t)ps_popcount64(mask & ~r);
+		});
+		if (e->st->partial_count) {
+			const struct ps_partial *seen = NULL;
+
+			for (uint64_t c = cols->lo; c < cols->hi; c++) {
+				const struct ps_partial *r = index_find(&ix, first + c);
+
+				if (r && r != seen && !record_open(r, ed))
+					return false;
+				seen = r;
+			}
+		}
+		*fresh += not_red;
+		return true;
+	}
+	for (size_t q = 0; q < cols->len; q++) {
+		ps_node v = first + cols->list[q];
+		const struct ps_partial *r;
+		bool is_red = cursor_test(&red, v);
+
+		if (!is_red && cursor_test(&blue, v))
+			return false;
+		not_red += !is_red;
+		if ((r = index_find(&ix, v)) ? !record_open(r, ed) : cursor_test(&complete, v))
+			return false;
+	}
+	*fresh += not_red;
+	return true;
+}
+
+/* The row's sums, untouched (at 0) or all the holders of record at, take
+ * the edges ed together. */
+static int row_record_add(struct ps_engine *e, ps_node first, const struct ps_coordset *cols,
+			  uint32_t at, const struct ps_edges *ed, uint64_t in_degree)
+{
+	const uint64_t n = ps_coordset_size(cols);
+	struct ps_partial *r;
+
+	if (!at) {
+		if (!(at = rec_alloc(e->st, in_degree)))
+			return PS_ENOMEM;
+		for (uint64_t q = 0; q < n; q++)
+			if (rec_hold(e->st, first + ps_coordset_at(cols, q), at))
+				return PS_ENOMEM;
+	}
+	r = &e->st->rec[at - 1];
+	if (record_add(r, ed))
+		return PS_ENOMEM;
+	if (r->count < in_degree)
+		return PS_OK;
+	for (uint64_t q = 0; q < n; q++)
+		partial_drop(e->st, first + ps_coordset_at(cols, q));
+	return ps_row_flag(e, PS_PLANE_COMPLETE, first, cols, UINT64_MAX, true);
+}
+
+int ps_row_sums_add(struct ps_engine *e, ps_node first, const struct ps_coordset *cols,
+		    const struct ps_edges *ed, uint64_t in_degree)
+{
+	const uint64_t n = ps_coordset_size(cols), added = ps_coordset_size(ed->set);
+	struct index_cursor ix = { e->st, UINT64_MAX, NULL };
+	int rc;
+
+	if ((rc = ps_row_flag(e, PS_PLANE_RED, first, cols, UINT64_MAX, true)))
+		return rc;
+	ps_row_flag(e, PS_PLANE_BLUE, first, cols, UINT64_MAX, false);
+	if (added == in_degree) {
+		/* open sums hold none of these edges, so they are untouched:
+		 * now complete */
+		return ps_row_flag(e, PS_PLANE_COMPLETE, first, cols, UINT64_MAX, true);
+	}
+	/* the row's sums all untouched, or all holding one record that no
+	 * other sum holds: one record serves them, changed once */
+	{
+		uint32_t at = 0;
+		uint64_t q;
+
+		for (q = 0; q < n; q++) {
+			ps_node v = first + ps_coordset_at(cols, q);
+			const uint32_t *pg;
+			uint32_t here;
+
+			if (v >> PS_INDEX_SHIFT != ix.page_no) {
+				ix.page_no = v >> PS_INDEX_SHIFT;
+				ix.page = e->st->index[ix.page_no];
+			}
+			pg = ix.page;
+			here = pg ? pg[v & (PS_INDEX_SIZE - 1)] : 0;
+			if (q == 0)
+				at = here;
+			else if (here != at)
+				break;
+		}
+		if (q == n && (!at || e->st->rec[at - 1].refs == n))
+			return row_record_add(e, first, cols, at, ed, in_degree);
+	}
+	ix.page_no = UINT64_MAX;
+	for (uint64_t q = 0; q < n; q++) {
+		ps_node v = first + ps_coordset_at(cols, q);
+		struct ps_partial *r = index_find(&ix, v);
+
+		if (!(r = r ? partial_own(e->st, v) : partial_new(e->st, v, in_degree)))
+			return PS_ENOMEM;
+		ix.page_no = UINT64_MAX; /* the page may be new, the pool moved */
+		if (record_add(r, ed))
+			return PS_ENOMEM;
+		if (r->count == in_degree) {
+			partial_drop(e->st, v);
+			if (plane_set(&e->st->complete, v))
+				return PS_ENOMEM;
 		}
 	}
 	return PS_OK;
+}
+
+void ps_row_delete(struct ps_engine *e, ps_node first, const struct ps_coordset *cols)
+{
+	const uint64_t n = ps_coordset_size(cols);
+	struct cursor blue = cursor_of(&e->st->blue);
+
+	ps_row_flag(e, PS_PLANE_RED, first, cols, UINT64_MAX, false);
+	/* the only copies gone: records dropped, complete bits cleared */
+	if (e->st->partial_count)
+		for (uint64_t q = 0; q < n; q++) {
+			ps_node v = first + ps_coordset_at(cols, q);
+
+			if (!cursor_test(&blue, v))
+				partial_drop(e->st, v);
+		}
+	if (!cols->list) {
+		RUN_WORDS(first + cols->lo, first + cols->hi, k, mask, {
+			uint64_t *pg = e->st->complete.page[k >> PS_PAGE_SHIFT];
+
+			if (pg)
+				pg[(k & (PS_PAGE_BITS - 1)) >> 6] &= ~(mask & ~cursor_word(&blue, k));
+		});
+		return;
+	}
+	for (uint64_t q = 0; q < n; q++) {
+		ps_node v = first + cols->list[q];
+
+		if (!cursor_test(&blue, v))
+			plane_clear(&e->st->complete, v);
+	}
+}
+
+void ps_engine_block_counted(struct ps_engine *e, const struct ps_counts *add,
+			     uint64_t red_removed, uint64_t peak)
+{
+	e->c.loads += add->loads;
+	e->c.saves += add->saves;
+	e->c.computes += add->computes;
+	e->c.recomputations += add->recomputations;
+	e->c.macs += add->macs;
+	e->c.moves += add->moves;
+	e->c.red = e->c.red + add->red - red_removed;
+	note_peak(e, peak);
 }

@@ -235,17 +235,19 @@ static int apply_mac(const struct ps_attention *att, struct ps_engine *e,
 			const ps_node u = plain == PS_KIND_COUNT ? 0 :
 					  ps_attention_id2(att, plain, c0, c1);
 
-			if (op->fuse && compute_node(att, e, plain, c0, c1))
-				return PS_EINVALID;
+			int rc;
+
+			if (op->fuse && (rc = compute_node(att, e, plain, c0, c1)))
+				return rc;
 			for (uint64_t x2 = 0; x2 < n2; x2++) {
 				resolve_product(att, op->kind, u, c0, c1,
 						ps_coordset_at(&op->c[2], x2), &p);
 				p.sum_slot = p.sum - att->base[first_sum];
-				if (ps_engine_mac_product(e, &p))
-					return PS_EINVALID;
+				if ((rc = ps_engine_mac_product(e, &p)))
+					return rc;
 			}
-			if (op->fuse && ps_engine_delete(e, u))
-				return PS_EINVALID;
+			if (op->fuse && (rc = ps_engine_delete(e, u)))
+				return rc;
 		}
 	}
 	return PS_OK;
@@ -268,11 +270,15 @@ int ps_op_apply(const struct ps_attention *att, struct ps_engine *e,
 		return rc;
 	/* the block path first: it applies the operation only when every
 	 * move would succeed, and otherwise leaves it to the moves below */
-	if (!e->element_only &&
-	    (op->code == PS_OP_MAC ? ps_block_mac(att, e, op) :
-	     op->code != PS_OP_COMPUTE ? ps_block_move(att, e, op) :
-	     PS_BLOCK_DECLINED) == PS_BLOCK_APPLIED)
-		return PS_OK;
+	if (!e->element_only) {
+		rc = op->code == PS_OP_MAC ? ps_block_mac(att, e, op) :
+		     op->code != PS_OP_COMPUTE ? ps_block_move(att, e, op) :
+		     PS_BLOCK_DECLINED;
+		if (rc == PS_BLOCK_APPLIED)
+			return PS_OK;
+		if (rc < 0)
+			return rc; /* out of memory */
+	}
 	if (op->code == PS_OP_MAC)
 		return apply_mac(att, e, op);
 

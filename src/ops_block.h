@@ -12,7 +12,7 @@
 enum {
 	PS_BLOCK_DECLINED = 0, /* nothing changed: take the element path */
 	PS_BLOCK_APPLIED = 1,  /* the whole operation is done, and valid */
-};
+};                             /* or PS_ENOMEM (< 0): state not allocated */
 
 /* A mac into N or H over a block (op checked by ps_op_check). */
 int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,

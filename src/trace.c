@@ -558,8 +558,8 @@ static int replay_vertex_op(struct reader *r, json_t *obj,
 				return BAD(r, "vertex %llu is not in the DAG (it has %llu)",
 					   (unsigned long long)vertex,
 					   (unsigned long long)x->vertices);
-			if (ps_engine_apply(e, ps_opcode_move((enum ps_opcode)code), vertex))
-				return PS_EINVALID;
+			if ((rc = ps_engine_apply(e, ps_opcode_move((enum ps_opcode)code), vertex)))
+				return rc;
 		}
 		return PS_OK;
 	}
@@ -578,8 +578,8 @@ static int replay_vertex_op(struct reader *r, json_t *obj,
 			if (p == UINT64_MAX)
 				return BAD(r, "no edge %llu -> %llu into a sum",
 					   (unsigned long long)u, (unsigned long long)v);
-			if (ps_engine_mac(e, p))
-				return PS_EINVALID;
+			if ((rc = ps_engine_mac(e, p)))
+				return rc;
 		}
 	return PS_OK;
 }
@@ -654,19 +654,14 @@ static int replay_end(struct reader *r, json_t *obj, struct ps_engine *e)
 	    (rc = get_uint(r, obj, "saves", 0, &saves)))
 		return rc;
 	ps_engine_set_position(e, r->line);
-	if (ps_engine_finish(e))
-		return PS_EINVALID;
-	if (loads != e->c.loads || saves != e->c.saves) {
-		e->failed = true;
-		e->violation.rule = PS_RULE_END_COUNTS;
-		e->violation.position = r->line;
-		snprintf(e->violation.text, sizeof(e->violation.text),
-			 "end: the trace states %llu loads and %llu saves; the sequence made %llu loads and %llu saves",
-			 (unsigned long long)loads, (unsigned long long)saves,
-			 (unsigned long long)e->c.loads,
-			 (unsigned long long)e->c.saves);
-		return PS_EINVALID;
-	}
+	if ((rc = ps_engine_finish(e)))
+		return rc;
+	if (loads != e->c.loads || saves != e->c.saves)
+		return ps_engine_violate(e, PS_RULE_END_COUNTS, PS_MOVE_END, 0,
+					 "the trace states %llu loads and %llu saves; the sequence made %llu loads and %llu saves",
+					 (unsigned long long)loads, (unsigned long long)saves,
+					 (unsigned long long)e->c.loads,
+					 (unsigned long long)e->c.saves);
 	return PS_OK;
 }
 

@@ -10,17 +10,20 @@
 #include "pebblesim/strategy.h"
 #include "tests.h"
 
-/* Both engines hold the same game: counters, pebbles, edges and sums. */
+/* Both engines hold the same game: counters, pebbles, edges and sums;
+ * and each keeps the engine's invariants. */
 static void same_state(const struct ps_attention *att, const struct ps_engine *fast,
 		       const struct ps_engine *slow)
 {
+	char why[256];
+
+	(void)att;
 	ck_assert_int_eq(fast->failed, slow->failed);
 	ck_assert_str_eq(fast->violation.text, slow->violation.text);
 	ck_assert_uint_eq(fast->violation.move_number, slow->violation.move_number);
-	ck_assert_mem_eq(&fast->c, &slow->c, sizeof(fast->c));
-	ck_assert_mem_eq(fast->state, slow->state, att->dag.state_count);
-	ck_assert_mem_eq(fast->edges, slow->edges, (att->dag.sum_edge_count + 63) / 64 * 8);
-	ck_assert_mem_eq(fast->agg, slow->agg, att->dag.sum_count * sizeof(uint32_t));
+	ck_assert_msg(ps_engine_same(fast, slow, why, sizeof(why)), "%s", why);
+	ck_assert_msg(ps_engine_check(fast, why, sizeof(why)), "block path: %s", why);
+	ck_assert_msg(ps_engine_check(slow, why, sizeof(why)), "element path: %s", why);
 }
 
 static void both_paths(const struct ps_attention *att,
@@ -157,17 +160,6 @@ static void rnd_op(const struct ps_attention *att, struct ps_op *op, uint64_t st
 		op->c[c] = rnd_set(ps_attention_extent(att, k, c), store[c]);
 }
 
-/* dst (of the same DAG and M) takes src's game. */
-static void copy_game(const struct ps_attention *att, struct ps_engine *dst,
-		      const struct ps_engine *src)
-{
-	memcpy(dst->state, src->state, att->dag.state_count);
-	memcpy(dst->edges, src->edges, (att->dag.sum_edge_count + 63) / 64 * 8);
-	memcpy(dst->agg, src->agg, att->dag.sum_count * sizeof(uint32_t));
-	dst->c = src->c;
-	dst->failed = src->failed;
-	dst->violation = src->violation;
-}
 
 /*
  * Random operations, applied by both paths, the states compared after
@@ -205,7 +197,7 @@ static void random_ops(const struct ps_attention *att, uint64_t seed, uint64_t M
 
 		for (int tries = rnd(50) ? 40 : 1; tries > 0; tries--) {
 			rnd_op(att, &op, store);
-			copy_game(att, &probe, &slow);
+			ck_assert_int_eq(ps_engine_copy(&probe, &slow), 0);
 			if (ps_op_apply(att, &probe, &op, &err) == 0)
 				break;
 		}
@@ -280,7 +272,7 @@ START_TEST(test_broken_blocks_both_paths)
 		ck_assert_str_eq(fast.violation.text, slow.violation.text);
 		ck_assert_uint_eq(fast.violation.move_number, slow.violation.move_number);
 		ck_assert_mem_eq(&fast.c, &slow.c, sizeof(fast.c));
-		ck_assert_mem_eq(fast.state, slow.state, att.dag.state_count);
+		same_state(&att, &fast, &slow);
 		ps_engine_free(&fast);
 		ps_engine_free(&slow);
 		ps_attention_free(&att);

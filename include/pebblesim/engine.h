@@ -3,6 +3,24 @@
  * MODEL.md section 2, played on node ids of any struct ps_dag. It checks
  * every rule, counts, and stops at the first violation with a message that
  * names the node and the rule. It knows nothing of attention.
+ *
+ * Its state is its own (src/engine_state.h): every change of it, the
+ * block path's (src/ops_block.c) and a trace's included, goes through the
+ * functions of src/engine.c. It is held for what is live: pages of flags
+ * for the nodes a sequence touches, and a record for each sum that holds
+ * some of its in-edges but not all; nothing for the DAG's edges.
+ *
+ * Invariants (ps_engine_check verifies them; the tests do after every
+ * block):
+ *   - c.red is the number of red pebbles, and at most M while not failed;
+ *     c.peak_red is at least every c.red the game has had;
+ *   - a sum is incomplete exactly while it holds some in-edges but fewer
+ *     than its in-degree: then it has a record whose count is the number
+ *     of in-edges in its set; a complete sum has none;
+ *   - only a sum is complete or incomplete, only a plain node computed;
+ *   - every input is blue;
+ *   - the first violation is final: once failed, no move changes the
+ *     state, the counters or the violation.
  */
 #ifndef PEBBLESIM_ENGINE_H
 #define PEBBLESIM_ENGINE_H
@@ -65,12 +83,12 @@ struct ps_violation {
 	char text[PS_ERROR_MAX]; /* "mac into N[5,2]: U1[5,17] is not in fast memory" */
 };
 
+struct ps_engine_state;
+
 struct ps_engine {
 	const struct ps_dag *dag;
 	uint64_t M;
-	uint8_t *state;   /* [state_count] PS_ST_* bits */
-	uint64_t *edges;  /* [sum_edge_count bits] aggregated in-edges */
-	uint32_t *agg;    /* [sum_count] edges aggregated per sum */
+	struct ps_engine_state *st; /* the engine's own */
 	struct ps_counts c;
 	uint64_t position;
 	bool failed;
@@ -80,17 +98,21 @@ struct ps_engine {
 	bool element_only;
 };
 
-/* Bits of a node's state byte. */
+/* A node's flags, as ps_engine_flags gives them. */
 enum {
 	PS_ST_RED = 1,
 	PS_ST_BLUE = 2,
 	PS_ST_COMPUTED = 4,   /* computed at least once: later ones recompute */
 	PS_ST_INCOMPLETE = 8, /* a sum whose value misses some in-edge */
-	PS_ST_SUM = 16,       /* a sum that has been aggregated into */
+	PS_ST_SUM = 16,       /* a sum that holds in-edges, complete or not */
 };
 
-/* Bytes the engine will allocate for dag: the estimate --help speaks of. */
+/* Bytes the engine will allocate for dag when a sequence touches every
+ * node: the estimate --dry-run and the memory limits use. */
 uint64_t ps_engine_state_bytes(const struct ps_dag *dag);
+/* The same from the numbers of nodes of each role. */
+uint64_t ps_engine_state_bytes_of(uint64_t inputs, uint64_t plain, uint64_t sums,
+				  uint64_t outputs);
 
 int ps_engine_init(struct ps_engine *e, const struct ps_dag *dag, uint64_t M,
 		   struct ps_error *err);
@@ -118,21 +140,52 @@ int ps_engine_compute_plain(struct ps_engine *e, ps_node v,
 			    const ps_node *parents, uint64_t parent_count);
 int ps_engine_mac_product(struct ps_engine *e, const struct ps_product *p);
 
-/* A sum whose last copy is deleted: its edges and count start again. */
-void ps_engine_forget_sum(struct ps_engine *e, ps_node v);
-
 /* The end condition: every output in slow memory, complete. */
 int ps_engine_finish(struct ps_engine *e);
 
+/* A node's PS_ST_* flags (0 for a product or an id outside the DAG). */
+uint8_t ps_engine_flags(const struct ps_engine *e, ps_node v);
+
 static inline bool ps_engine_is_red(const struct ps_engine *e, ps_node v)
 {
-	return v < e->dag->state_count && (e->state[v] & PS_ST_RED);
+	return ps_engine_flags(e, v) & PS_ST_RED;
 }
 
 static inline bool ps_engine_is_blue(const struct ps_engine *e, ps_node v)
 {
-	return v < e->dag->state_count && (e->state[v] & PS_ST_BLUE);
+	return ps_engine_flags(e, v) & PS_ST_BLUE;
 }
+
+/* The in-edges a sum holds now (0 untouched, its in-degree complete), and
+ * whether it holds in-edge k. */
+uint64_t ps_engine_sum_count(const struct ps_engine *e, ps_node v);
+bool ps_engine_edge_done(const struct ps_engine *e, ps_node v, uint64_t k);
+
+/* Records a violation found outside the moves (a trace's stated counts):
+ * "<move> <node>: " + the reason, as the moves' own. Returns PS_EINVALID;
+ * nothing once failed. */
+int ps_engine_violate(struct ps_engine *e, enum ps_rule rule, enum ps_move move,
+		      ps_node node, const char *reason, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 5, 6)))
+#endif
+	;
+
+/* dst, initialised on the same DAG and M, takes src's game: PS_OK or
+ * PS_ENOMEM. */
+int ps_engine_copy(struct ps_engine *dst, const struct ps_engine *src);
+
+/* Do a and b (the same DAG) hold the same game: counters, violation,
+ * every node's flags and every sum's in-edges? If not, why says where. */
+bool ps_engine_same(const struct ps_engine *a, const struct ps_engine *b,
+		    char *why, size_t len);
+
+/* The invariants above: true, or false with the first that fails in why.
+ * It visits every node: for tests, on small DAGs. */
+bool ps_engine_check(const struct ps_engine *e, char *why, size_t len);
+
+/* Bytes of state allocated now. */
+uint64_t ps_engine_live_bytes(const struct ps_engine *e);
 
 /* "op 12: " + text, or the caller's own prefix. */
 void ps_violation_format(const struct ps_violation *v, const char *prefix,

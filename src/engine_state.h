@@ -1,0 +1,142 @@
+/*
+ * Internal to the engine (src/engine.c) and the block path
+ * (src/ops_block.c): the pebble state, held for what is live, and the
+ * operations on rows of nodes through which the block path changes it.
+ * Not part of the public API.
+ *
+ * Flags are bit planes over node ids, each allocated a page at a time when
+ * a bit of the page is first set: red, blue, computed (a plain node
+ * computed at least once) and complete (a sum holding every in-edge). A
+ * sum that holds some in-edges but not all has a record of them
+ * (struct ps_partial): a run [lo, hi) while they are contiguous, a bitset
+ * once they are not. An untouched sum has neither record nor complete bit.
+ * So the state grows with the pages of nodes the sequence touches and with
+ * the partial sums, not with the DAG's edges.
+ */
+#ifndef PEBBLESIM_SRC_ENGINE_STATE_H
+#define PEBBLESIM_SRC_ENGINE_STATE_H
+
+#include "pebblesim/engine.h"
+#include "pebblesim/ops.h"
+
+/* A plane's page: 2^15 bits, 4 KiB. */
+#define PS_PAGE_SHIFT 15
+#define PS_PAGE_BITS (UINT64_C(1) << PS_PAGE_SHIFT)
+#define PS_PAGE_WORDS (PS_PAGE_BITS / 64)
+
+struct ps_plane {
+	uint64_t **page; /* [pages]; NULL: every bit clear */
+	uint64_t pages;
+};
+
+/* A sum that holds some of its in-edges, not all. Sums whose sets are
+ * equal, a row's aggregated together, may share one. */
+struct ps_partial {
+	uint64_t count;     /* in-edges aggregated, 0 < count < in_degree */
+	uint64_t in_degree;
+	uint64_t refs;      /* sums holding it */
+	uint64_t lo, hi;    /* the in-edges [lo, hi), while bits is NULL */
+	uint64_t *bits;     /* in_degree bits, once they are no single run */
+};
+
+/* Node id -> 1 + its partial record, a page of 2^12 ids at a time. */
+#define PS_INDEX_SHIFT 12
+#define PS_INDEX_SIZE (UINT64_C(1) << PS_INDEX_SHIFT)
+
+struct ps_engine_state {
+	struct ps_plane red, blue, computed, complete;
+	uint32_t **index; /* [index_pages] */
+	uint32_t *index_live; /* [index_pages] records in each page */
+	uint64_t index_pages;
+	struct ps_partial *rec; /* [rec_cap]; free ones chained by count */
+	uint32_t rec_used, rec_cap, rec_free;
+	uint64_t partial_count; /* sums holding a record */
+};
+
+enum ps_plane_id { PS_PLANE_RED, PS_PLANE_BLUE, PS_PLANE_COMPUTED, PS_PLANE_COMPLETE };
+
+static inline const struct ps_plane *ps_engine_plane(const struct ps_engine *e,
+						     enum ps_plane_id id)
+{
+	const struct ps_engine_state *s = e->st;
+
+	return id == PS_PLANE_RED ? &s->red : id == PS_PLANE_BLUE ? &s->blue :
+	       id == PS_PLANE_COMPUTED ? &s->computed : &s->complete;
+}
+
+static inline bool ps_plane_test(const struct ps_plane *p, uint64_t k)
+{
+	const uint64_t *pg = p->page[k >> PS_PAGE_SHIFT];
+
+	return pg && ((pg[(k & (PS_PAGE_BITS - 1)) >> 6] >> (k & 63)) & 1);
+}
+
+/* The partial record of sum v, or NULL. */
+static inline struct ps_partial *ps_engine_partial(const struct ps_engine *e, ps_node v)
+{
+	const struct ps_engine_state *s = e->st;
+	const uint32_t *pg = s->index[v >> PS_INDEX_SHIFT];
+	uint32_t at = pg ? pg[v & (PS_INDEX_SIZE - 1)] : 0;
+
+	return at ? &s->rec[at - 1] : NULL;
+}
+
+/*
+ * Rows: the nodes first + c for the columns c of cols (a range or an
+ * increasing list) below limit. Judging reads, and changes go through the
+ * engine's functions; each returns PS_OK, or PS_ENOMEM when a page or a
+ * record cannot be allocated.
+ */
+
+/* Does every node of the row have the flag (all), or none of them? */
+bool ps_row_all(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
+		const struct ps_coordset *cols, uint64_t limit);
+bool ps_row_none(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
+		 const struct ps_coordset *cols, uint64_t limit);
+/* How many have it? */
+uint64_t ps_row_count(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
+		      const struct ps_coordset *cols, uint64_t limit);
+/* Are the row's sums all red and complete? */
+bool ps_row_complete(const struct ps_engine *e, ps_node first,
+		     const struct ps_coordset *cols);
+
+/* Sets (set) or clears the flag on every node of the row. */
+int ps_row_flag(struct ps_engine *e, enum ps_plane_id id, ps_node first,
+		const struct ps_coordset *cols, uint64_t limit, bool set);
+
+/* A block's in-edges (an increasing set): a long list also as a mask of
+ * words, word k of it word first_word + k of a record's bitset. */
+struct ps_edges {
+	const struct ps_coordset *set;
+	uint64_t lo, hi, count; /* the first, the last + 1, how many */
+	bool run;           /* consecutive edges: [lo, hi) */
+	uint64_t first_word, words;
+	uint64_t *mask;     /* NULL: no mask */
+};
+
+int ps_edges_init(struct ps_edges *ed, const struct ps_coordset *set);
+void ps_edges_free(struct ps_edges *ed);
+
+/*
+ * The sums of a row, each to take the in-edges ed: may they (none in slow
+ * memory only, none complete, none holding one of them)? *fresh counts
+ * those not red.
+ */
+bool ps_row_sums_open(const struct ps_engine *e, ps_node first,
+		      const struct ps_coordset *cols, const struct ps_edges *ed,
+		      uint64_t *fresh);
+/* ... and then they take them: red, their blue copies stale, complete
+ * when they hold all in_degree. */
+int ps_row_sums_add(struct ps_engine *e, ps_node first, const struct ps_coordset *cols,
+		    const struct ps_edges *ed, uint64_t in_degree);
+
+/* Deletes the red pebbles of the row; a sum whose only copy this was
+ * starts again from nothing. */
+void ps_row_delete(struct ps_engine *e, ps_node first, const struct ps_coordset *cols);
+
+/* A block applied: its counters (moves, macs, computes, recomputations,
+ * red pebbles added, loads, saves) and its peak. */
+void ps_engine_block_counted(struct ps_engine *e, const struct ps_counts *add,
+			     uint64_t red_removed, uint64_t peak);
+
+#endif
