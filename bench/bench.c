@@ -9,13 +9,19 @@
  * Rows: the headline run (Case II) with the block path and move by move
  * (their ratio is the block path's speed-up); replaying the headline's
  * trace; n from 1024 to 262144 with d, g, M of the headline, for the time
- * per move; and for each, the memory --dry-run predicted. Then, once, the
- * sweep of docs/EXACT.md (flash beside the approximate strategies, n from
- * 1024 to 16384, two jobs at a time).
+ * per move; and for each, the memory --dry-run predicted. Then the other
+ * paths: a DAG read from GraphML and pebbled, and the GraphML read alone
+ * by pebblesim's reader and by igraph's; an elementary trace replayed
+ * with the fast line reader and with jansson alone; the naive baseline.
+ * The rows that compare two readers run this program itself
+ * (pebblesim-bench --reader ...), which times the library's call alone.
+ * Then, once, the sweep of docs/EXACT.md (flash beside the approximate
+ * strategies, n from 1024 to 16384, two jobs at a time).
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,29 +31,44 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pebblesim/explicit.h"
+#include "pebblesim/trace.h"
+
 #define TRACE_PATH "build/bench-headline.jsonl"
+#define DAG_PATH "build/bench-dag.graphml"
+#define ELEMENTARY_PATH "build/bench-elementary.jsonl"
 
 struct job {
 	const char *name;
 	const char *n;
 	const char *args[20]; /* after the binary */
+	bool self;            /* args go to this program: --reader ... */
 };
 
 #define RUN(n) { "--case", "II", "-n", n, "-d", "16", "-g", "3", "-M", "8192", "--json", NULL }
 
 static const struct job jobs[] = {
-	{ "headline (block path)", "4096", RUN("4096") },
+	{ "headline (block path)", "4096", RUN("4096"), false },
 	{ "headline (element path)", "4096",
 	  { "--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
-	    "--element-path", NULL } },
-	{ "validate headline trace", "4096", { "validate", TRACE_PATH, "--json", NULL } },
-	{ "Case II", "1024", RUN("1024") },
-	{ "Case II", "16384", RUN("16384") },
-	{ "Case II", "65536", RUN("65536") },
-	{ "Case II", "262144", RUN("262144") },
+	    "--element-path", NULL }, false },
+	{ "validate headline trace", "4096", { "validate", TRACE_PATH, "--json", NULL }, false },
+	{ "Case II", "1024", RUN("1024"), false },
+	{ "Case II", "16384", RUN("16384"), false },
+	{ "Case II", "65536", RUN("65536"), false },
+	{ "Case II", "262144", RUN("262144"), false },
 	/* exact attention, FlashAttention's tiling (docs/EXACT.md) */
 	{ "flash", "4096", { "--attention", "exact", "-n", "4096", "-d", "16", "-M", "8192",
-			     "--json", NULL } },
+			     "--json", NULL }, false },
+	/* DAG files: -n 64 -d 8 -g 2 written as GraphML, 27 MB */
+	{ "run --dag GraphML (lru)", "64", { "run", "--dag", DAG_PATH, "-M", "64", "--json", NULL }, false },
+	{ "read GraphML: pebblesim", "64", { "--reader", "dag", DAG_PATH, "fast", NULL }, true },
+	{ "read GraphML: igraph", "64", { "--reader", "dag", DAG_PATH, "igraph", NULL }, true },
+	/* Case II at n = 32, one line per move */
+	{ "elementary: fast lines", "32", { "--reader", "trace", ELEMENTARY_PATH, "fast", NULL }, true },
+	{ "elementary: jansson", "32", { "--reader", "trace", ELEMENTARY_PATH, "jansson", NULL }, true },
+	{ "naive", "256", { "-n", "256", "-d", "16", "-g", "3", "-M", "8192", "--strategy", "naive",
+			    "--json", NULL }, false },
 };
 
 #define JOBS (sizeof(jobs) / sizeof(jobs[0]))
@@ -68,8 +89,8 @@ static double now(void)
 }
 
 /* Runs bin with args (plus extra, if any); its JSON output in *out. */
-static int run(const char *bin, const char *const *args, const char *extra,
-	       struct sample *s, json_t **out)
+static int run(const char *bin, bool self, const char *const *args,
+	       const char *extra, struct sample *s, json_t **out)
 {
 	char *argv[24];
 	int fd[2], status, argc = 0;
@@ -81,6 +102,8 @@ static int run(const char *bin, const char *const *args, const char *extra,
 	json_error_t jerr;
 
 	argv[argc++] = (char *)bin;
+	if (self)
+		bin = "/proc/self/exe";
 	for (int k = 0; args[k]; k++)
 		argv[argc++] = (char *)args[k];
 	if (extra)
@@ -131,6 +154,55 @@ static int run(const char *bin, const char *const *args, const char *extra,
 	return *out ? 0 : -1;
 }
 
+/*
+ * pebblesim-bench --reader dag FILE fast|igraph: reads a DAG file;
+ * --reader trace FILE fast|jansson: replays a trace. Prints {"moves": ...}
+ * (0 for a DAG), as the binary's report would.
+ */
+static int reader(int argc, char **argv)
+{
+	struct ps_error err;
+	int rc;
+
+	if (argc != 5)
+		return 2;
+	if (!strcmp(argv[2], "dag")) {
+		struct ps_explicit x;
+
+		ps_explicit_fast_graphml(!strcmp(argv[4], "fast"));
+		rc = ps_explicit_read(&x, argv[3], &err);
+		if (!rc)
+			ps_explicit_free(&x);
+		printf("{\"moves\": 0}\n");
+	} else {
+		struct ps_replay rep;
+		FILE *f = fopen(argv[3], "r");
+
+		if (!f)
+			return 2;
+		ps_trace_fast_lines(!strcmp(argv[4], "fast"));
+		rc = ps_trace_replay(f, argv[3], 0, NULL, NULL, false, &rep, &err);
+		fclose(f);
+		if (!rc && !rep.valid)
+			rc = 1;
+		printf("{\"moves\": %llu}\n", (unsigned long long)rep.counts.moves);
+		ps_replay_free(&rep);
+	}
+	if (rc)
+		fprintf(stderr, "pebblesim-bench: %s\n", err.msg);
+	return rc ? 1 : 0;
+}
+
+/* The row of the job named name. */
+static size_t job_index(const char *name)
+{
+	size_t j = 0;
+
+	while (j < JOBS && strcmp(jobs[j].name, name))
+		j++;
+	return j;
+}
+
 static int by_wall(const void *a, const void *b)
 {
 	double x = ((const struct sample *)a)->wall, y = ((const struct sample *)b)->wall;
@@ -153,21 +225,39 @@ int main(int argc, char **argv)
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
 	json_t *table = json_array(), *doc;
 
+	static const char *const dag_args[] = {
+		"dag", "-n", "64", "-d", "8", "-g", "2", "-o", DAG_PATH, NULL
+	};
+	static const char *const elementary_args[] = {
+		"--case", "II", "-n", "32", "-d", "16", "-g", "3", "-M", "8192", "--json",
+		"--trace-detail", "elementary", "--trace", ELEMENTARY_PATH, NULL
+	};
+
+	if (argc > 1 && !strcmp(argv[1], "--reader"))
+		return reader(argc, argv);
 	if (argc < 3 || runs < 1 || runs > MAX_RUNS) {
 		fprintf(stderr, "usage: pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS <= %d]\n",
 			MAX_RUNS);
 		return 2;
 	}
-	if (run(argv[1], trace_args, NULL, NULL, &doc)) {
+	if (run(argv[1], false, trace_args, NULL, NULL, &doc)) {
 		fprintf(stderr, "pebblesim-bench: cannot write the headline trace\n");
 		return 1;
 	}
 	json_decref(doc);
+	if (run(argv[1], false, elementary_args, NULL, NULL, &doc)) {
+		fprintf(stderr, "pebblesim-bench: cannot write the elementary trace\n");
+		return 1;
+	}
+	json_decref(doc);
+	/* dag -o prints no JSON: its file is checked by the rows that read it */
+	run(argv[1], false, dag_args, NULL, NULL, &doc);
 	/* the memory each run should take, by --dry-run */
 	for (size_t j = 0; j < JOBS; j++) {
-		if (!strcmp(jobs[j].args[0], "validate"))
+		if (jobs[j].self || !strcmp(jobs[j].args[0], "validate") ||
+		    !strcmp(jobs[j].args[0], "run"))
 			continue;
-		if (run(argv[1], jobs[j].args, "--dry-run", NULL, &doc)) {
+		if (run(argv[1], false, jobs[j].args, "--dry-run", NULL, &doc)) {
 			fprintf(stderr, "pebblesim-bench: --dry-run of '%s' failed\n", jobs[j].name);
 			return 1;
 		}
@@ -178,7 +268,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "pebblesim-bench: %d runs of %zu jobs...\n", runs, JOBS);
 	for (int r = 0; r < runs; r++)
 		for (size_t j = 0; j < JOBS; j++) {
-			if (run(argv[1], jobs[j].args, NULL, &samples[j][r], &doc)) {
+			if (run(argv[1], jobs[j].self, jobs[j].args, NULL, &samples[j][r], &doc)) {
 				fprintf(stderr, "pebblesim-bench: '%s' n = %s failed\n",
 					jobs[j].name, jobs[j].n);
 				return 1;
@@ -197,11 +287,13 @@ int main(int argc, char **argv)
 			rss = s[r].rss_kib > rss ? s[r].rss_kib : rss;
 		qsort(s, (size_t)runs, sizeof(*s), by_wall);
 		median[j] = s[runs / 2].wall;
-		printf("%-26s %7s %9.3f %9.1f %9.1f %12lld %9.1f %8.2f\n", jobs[j].name,
-		       jobs[j].n, median[j], (double)rss / 1024.0, estimate[j],
-		       (long long)s[runs / 2].moves,
-		       (double)s[runs / 2].moves / median[j] / 1e6,
-		       median[j] * 1e9 / (double)s[runs / 2].moves);
+		printf("%-26s %7s %9.3f %9.1f %9.1f", jobs[j].name, jobs[j].n, median[j],
+		       (double)rss / 1024.0, estimate[j]);
+		if (s[runs / 2].moves) /* reading a DAG makes none */
+			printf(" %12lld %9.1f %8.2f", (long long)s[runs / 2].moves,
+			       (double)s[runs / 2].moves / median[j] / 1e6,
+			       median[j] * 1e9 / (double)s[runs / 2].moves);
+		printf("\n");
 		/* n is a number in the JSON, as in every report */
 		row = json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:f}",
 				"run", jobs[j].name,
@@ -218,7 +310,7 @@ int main(int argc, char **argv)
 	{
 		struct sample sw;
 
-		if (run(argv[1], sweep_args, NULL, &sw, &doc)) {
+		if (run(argv[1], false, sweep_args, NULL, &sw, &doc)) {
 			fprintf(stderr, "pebblesim-bench: the sweep failed\n");
 			return 1;
 		}
@@ -228,9 +320,21 @@ int main(int argc, char **argv)
 		       sweep_seconds);
 	}
 	printf("validate / direct run, headline:     %.2f\n", median[2] / median[0]);
-	doc = json_pack("{s:o, s:f, s:f, s:f}", "rows", table, "block_speedup",
+	printf("GraphML, pebblesim's reader / igraph: %.1f times faster\n",
+	       median[job_index("read GraphML: igraph")] /
+	       median[job_index("read GraphML: pebblesim")]);
+	printf("elementary trace, fast lines / jansson: %.1f times faster\n",
+	       median[job_index("elementary: jansson")] /
+	       median[job_index("elementary: fast lines")]);
+	doc = json_pack("{s:o, s:f, s:f, s:f, s:f, s:f}", "rows", table, "block_speedup",
 			median[1] / median[0], "validate_over_run", median[2] / median[0],
-			"sweep_seconds", sweep_seconds);
+			"sweep_seconds", sweep_seconds,
+			"graphml_reader_speedup",
+			median[job_index("read GraphML: igraph")] /
+			median[job_index("read GraphML: pebblesim")],
+			"trace_lines_speedup",
+			median[job_index("elementary: jansson")] /
+			median[job_index("elementary: fast lines")]);
 	if (json_dump_file(doc, argv[2], JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
 		fprintf(stderr, "pebblesim-bench: cannot write '%s'\n", argv[2]);
 		json_decref(doc);

@@ -183,11 +183,25 @@ static void att_product(const struct ps_dag *dag, ps_node p,
 	enum ps_kind k = p >= att->base[PS_KIND_P1] ? PS_KIND_P1 : PS_KIND_P2;
 	uint64_t off = p - att->base[k], c[3];
 
-	/* (row, m, b), row-major */
-	c[2] = off % att->nb;
-	off /= att->nb;
-	c[1] = off % att->r;
-	c[0] = off / att->r;
+	/*
+	 * (row, m, b), row-major. The two divisions are nearly all of the
+	 * cost (the move-by-move baselines decode tens of millions of
+	 * products): in 32 bits, about half as slow, whenever the offset
+	 * fits, as it does in every DAG those baselines can run.
+	 */
+	if (off <= UINT32_MAX && att->nb <= UINT32_MAX) {
+		uint32_t off32 = (uint32_t)off, nb = (uint32_t)att->nb,
+			 r = (uint32_t)att->r, row_m = off32 / nb;
+
+		c[2] = off32 - row_m * nb;
+		c[1] = row_m % r;
+		c[0] = row_m / r;
+	} else {
+		c[2] = off % att->nb;
+		off /= att->nb;
+		c[1] = off % att->r;
+		c[0] = off / att->r;
+	}
 	out->id = p;
 	out->transient = 1;
 	out->parent_is_sum[0] = false;

@@ -594,14 +594,558 @@ static int scan_graphml(FILE *f, const char *name, struct graphml_scan *scan,
 	return PS_OK;
 }
 
+/* ---- GraphML as pebblesim writes it, without libxml2 ------------------ */
+
+/*
+ * libxml2, through igraph, spends nearly all of `run --dag FILE.graphml`
+ * (docs/PERFORMANCE.md). The GraphML that `pebblesim dag` writes (igraph's
+ * writer) is a narrow subset, read here in one pass into the same igraph
+ * graph: the vertices in the order of their <node> elements, the edges in
+ * file order, the "role" and "label" vertex attributes as the same
+ * strings. Whatever lies outside the subset, invalid files included, is
+ * declined, and the caller reads the file through igraph's path as
+ * before: messages, limits and refusals are that path's by construction.
+ * The subset:
+ *
+ * - an optional <?xml version="1.0" encoding="UTF-8"?>, then <graphml>
+ *   with xmlns="http://graphml.graphdrawing.org/xmlns" (xmlns:xsi and
+ *   xsi:schemaLocation allowed), comments without "--" between elements;
+ * - <key id for="node" attr.name attr.type/>, each name once, typed
+ *   string, or long, int, double, float (whose values must then be
+ *   decimal integers); "role" and "label" typed string;
+ * - one <graph edgedefault="directed"> (and an id), holding first every
+ *   <node id="nK"> (K its index: n0, n1, ...) with <data key> children,
+ *   each key once, then every <edge source="nA" target="nB"> (declared
+ *   nodes), empty;
+ * - attribute values in double quotes; data text of printable ASCII
+ *   without white space, '<', '>' or '&' (no entity, no CDATA).
+ *
+ * The size limit is counted as it reads; beyond it, declined too.
+ */
+#define SUBSET_KEYS 32
+#define SUBSET_ROLES 16
+
+struct subset_key {
+	char id[64], name[64];
+	bool numeric;
+};
+
+struct subset_reader {
+	FILE *f;
+	size_t pos, end;
+	int c;                        /* the current byte, or EOF */
+	unsigned char buf[65536];
+	struct subset_key keys[SUBSET_KEYS];
+	unsigned key_count;
+	int role_key, label_key;      /* index in keys, or -1 */
+	unsigned last_key;            /* of the last <data> */
+	igraph_vector_int_t edges;
+	uint64_t nodes;
+	/* per vertex: the role as an index into roles (+1; 0 none), the label */
+	uint8_t *role;
+	char **label;
+	uint64_t vertex_cap;
+	char roles[SUBSET_ROLES][64];
+	unsigned role_count;
+};
+
+static int subset_refill(struct subset_reader *in)
+{
+	in->end = fread(in->buf, 1, sizeof(in->buf), in->f);
+	in->pos = 0;
+	if (in->end == 0)
+		return in->c = EOF;
+	return in->c = in->buf[in->pos++];
+}
+
+/* The next byte, in in->c too (the reader looks one byte ahead). */
+static inline int subset_next(struct subset_reader *in)
+{
+	return in->pos < in->end ? (in->c = in->buf[in->pos++]) : subset_refill(in);
+}
+
+static bool xml_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static void subset_skip_space(struct subset_reader *in)
+{
+	while (xml_space(in->c))
+		subset_next(in);
+}
+
+/* The bytes of word, exactly, from the current one. */
+static bool subset_word(struct subset_reader *in, const char *word)
+{
+	for (; *word; word++, subset_next(in))
+		if (in->c != (unsigned char)*word)
+			return false;
+	return true;
+}
+
+/* A name, its bytes letters, digits, '.', ':', '_' or '-'. */
+static bool subset_name(struct subset_reader *in, char *out, size_t len)
+{
+	size_t used = 0;
+
+	while ((in->c >= 'a' && in->c <= 'z') || (in->c >= 'A' && in->c <= 'Z') ||
+	       (in->c >= '0' && in->c <= '9') || in->c == '.' || in->c == ':' ||
+	       in->c == '_' || in->c == '-') {
+		if (used + 1 >= len)
+			return false;
+		out[used++] = (char)in->c;
+		subset_next(in);
+	}
+	out[used] = '\0';
+	return used > 0;
+}
+
+/*
+ * The attributes of a start tag, up to its end: each name="value" in
+ * names/values (at most SUBSET_ATTRS, each name once, white space before
+ * each); *empty tells "/>". On the root, the xsi attributes may hold any
+ * text: their values are not kept.
+ */
+#define SUBSET_ATTRS 4
+
+static bool subset_attributes(struct subset_reader *in, bool root,
+			      char names[][32], char values[][256],
+			      unsigned *count, bool *empty)
+{
+	*count = 0;
+	for (;;) {
+		bool spaced = xml_space(in->c), keep;
+		size_t used = 0;
+
+		subset_skip_space(in);
+		if (in->c == '>' || in->c == '/') {
+			*empty = in->c == '/';
+			if (*empty && subset_next(in) != '>')
+				return false;
+			subset_next(in);
+			return true;
+		}
+		if (!spaced || *count == SUBSET_ATTRS || !subset_name(in, names[*count], 32))
+			return false;
+		for (unsigned k = 0; k < *count; k++)
+			if (!strcmp(names[k], names[*count]))
+				return false;
+		keep = !root || (strncmp(names[*count], "xsi:", 4) &&
+				 strcmp(names[*count], "xmlns:xsi"));
+		subset_skip_space(in);
+		if (in->c != '=')
+			return false;
+		subset_next(in);
+		subset_skip_space(in);
+		if (in->c != '"')
+			return false;
+		while (subset_next(in) != '"') {
+			if (in->c == EOF || in->c == '<' || in->c == '&' ||
+			    (keep && (in->c < 0x21 || in->c > 0x7e || in->c == '>' ||
+				      in->c == '\'')))
+				return false;
+			if (keep) {
+				if (used + 1 >= 256)
+					return false;
+				values[*count][used++] = (char)in->c;
+			}
+		}
+		values[*count][used] = '\0';
+		subset_next(in);
+		(*count)++;
+	}
+}
+
+/* White space and comments between elements, then '<' and the tag's
+ * name ("/name" for an end tag). */
+static bool subset_tag(struct subset_reader *in, char *name, size_t len)
+{
+	for (;;) {
+		subset_skip_space(in);
+		if (in->c != '<')
+			return false;
+		subset_next(in);
+		if (in->c != '!')
+			break;
+		/* a comment: "<!--", no "--" inside, "-->" */
+		if (subset_next(in) != '-' || subset_next(in) != '-')
+			return false;
+		for (int a = 0;;) {
+			int c = subset_next(in);
+
+			if (c == EOF)
+				return false;
+			if (a == '-' && c == '-') {
+				if (subset_next(in) != '>')
+					return false;
+				subset_next(in);
+				break;
+			}
+			a = c;
+		}
+	}
+	if (in->c == '/') {
+		name[0] = '/';
+		subset_next(in);
+		return subset_name(in, name + 1, len - 1);
+	}
+	return subset_name(in, name, len);
+}
+
+/* The end tag </name>, after white space and comments. */
+static bool subset_end_tag(struct subset_reader *in, const char *name)
+{
+	char tag[32];
+
+	if (!subset_tag(in, tag, sizeof(tag)) || tag[0] != '/' || strcmp(tag + 1, name))
+		return false;
+	subset_skip_space(in);
+	if (in->c != '>')
+		return false;
+	subset_next(in);
+	return true;
+}
+
+static const char *subset_get(char names[][32], char values[][256],
+			      unsigned count, const char *name)
+{
+	for (unsigned k = 0; k < count; k++)
+		if (!strcmp(names[k], name))
+			return values[k];
+	return NULL;
+}
+
+/* "nK": K, a decimal without leading zeros, below limit. */
+static bool subset_node_id(const char *id, uint64_t limit, uint64_t *out)
+{
+	uint64_t k = 0;
+
+	if (id[0] != 'n' || !id[1] || (id[1] == '0' && id[2]))
+		return false;
+	for (const char *p = id + 1; *p; p++) {
+		if (*p < '0' || *p > '9' || k > PS_EXPLICIT_MAX_ELEMENTS)
+			return false;
+		k = k * 10 + (uint64_t)(*p - '0');
+	}
+	*out = k;
+	return k < limit;
+}
+
+static bool subset_key(struct subset_reader *in)
+{
+	char names[SUBSET_ATTRS][32], values[SUBSET_ATTRS][256];
+	const char *id, *domain, *attr_name, *type;
+	struct subset_key *key = &in->keys[in->key_count];
+	unsigned count;
+	bool empty;
+
+	if (in->key_count == SUBSET_KEYS ||
+	    !subset_attributes(in, false, names, values, &count, &empty) || !empty || count != 4)
+		return false;
+	id = subset_get(names, values, count, "id");
+	domain = subset_get(names, values, count, "for");
+	attr_name = subset_get(names, values, count, "attr.name");
+	type = subset_get(names, values, count, "attr.type");
+	if (!id || !domain || !attr_name || !type || strcmp(domain, "node") ||
+	    strlen(id) >= sizeof(key->id) || strlen(attr_name) >= sizeof(key->name))
+		return false;
+	for (unsigned k = 0; k < in->key_count; k++)
+		if (!strcmp(in->keys[k].id, id) || !strcmp(in->keys[k].name, attr_name))
+			return false;
+	key->numeric = !strcmp(type, "long") || !strcmp(type, "int") ||
+		       !strcmp(type, "double") || !strcmp(type, "float");
+	if (!key->numeric && strcmp(type, "string"))
+		return false;
+	if (!strcmp(attr_name, "role") || !strcmp(attr_name, "label")) {
+		if (key->numeric)
+			return false; /* igraph's path says it must be a string */
+		*(!strcmp(attr_name, "role") ? &in->role_key : &in->label_key) =
+			(int)in->key_count;
+	}
+	strcpy(key->id, id);
+	strcpy(key->name, attr_name);
+	in->key_count++;
+	return true;
+}
+
+/* A <data key="...">text</data> of node v, after its name. */
+static bool subset_data(struct subset_reader *in, uint64_t v, bool *seen)
+{
+	char names[SUBSET_ATTRS][32], values[SUBSET_ATTRS][256], text[256];
+	const char *id;
+	unsigned count, k;
+	size_t used = 0;
+	bool empty;
+
+	if (!subset_attributes(in, false, names, values, &count, &empty) || empty ||
+	    count != 1 || !(id = subset_get(names, values, count, "key")))
+		return false;
+	/* data follow their keys' order, as igraph writes them: the key
+	 * after the last one found is tried first */
+	for (k = 0; k < in->key_count; k++)
+		if (!strcmp(in->keys[(in->last_key + 1 + k) % in->key_count].id, id))
+			break;
+	if (k == in->key_count)
+		return false;
+	k = in->last_key = (in->last_key + 1 + k) % in->key_count;
+	if (seen[k])
+		return false;
+	seen[k] = true;
+	for (; in->c != '<'; subset_next(in)) {
+		if (in->c < 0x21 || in->c > 0x7e || in->c == '>' || in->c == '&' ||
+		    used + 1 >= sizeof(text))
+			return false;
+		text[used++] = (char)in->c;
+	}
+	text[used] = '\0';
+	if (in->keys[k].numeric) {
+		size_t digits = strspn(text + (text[0] == '-'), "0123456789");
+
+		if (!digits || text[(text[0] == '-') + digits])
+			return false;
+	} else if ((int)k == in->role_key && used) {
+		unsigned r;
+
+		for (r = 0; r < in->role_count && strcmp(in->roles[r], text); r++)
+			;
+		if (r == in->role_count) {
+			if (r == SUBSET_ROLES || used >= sizeof(in->roles[0]))
+				return false;
+			strcpy(in->roles[in->role_count++], text);
+		}
+		in->role[v] = (uint8_t)(r + 1);
+	} else if ((int)k == in->label_key && used) {
+		if (!(in->label[v] = strdup(text)))
+			return false;
+	}
+	return subset_end_tag(in, "data");
+}
+
+/* A <node>, after its name: vertex in->nodes. */
+static bool subset_node(struct subset_reader *in)
+{
+	char names[SUBSET_ATTRS][32], values[SUBSET_ATTRS][256], tag[32];
+	bool seen[SUBSET_KEYS] = { false }, empty;
+	unsigned count;
+	uint64_t v = in->nodes, k;
+
+	if (!subset_attributes(in, false, names, values, &count, &empty) || count != 1 ||
+	    !subset_get(names, values, count, "id") ||
+	    !subset_node_id(subset_get(names, values, count, "id"), v + 1, &k) || k != v)
+		return false;
+	if (v == in->vertex_cap) {
+		uint64_t cap = in->vertex_cap ? 2 * in->vertex_cap : 1024;
+		uint8_t *role = realloc(in->role, cap);
+		char **label;
+
+		if (role)
+			in->role = role;
+		label = role ? realloc(in->label, cap * sizeof(char *)) : NULL;
+		if (!label)
+			return false;
+		in->label = label;
+		in->vertex_cap = cap;
+	}
+	in->role[v] = 0;
+	in->label[v] = NULL;
+	in->nodes++;
+	if (empty)
+		return true;
+	for (;;) {
+		if (!subset_tag(in, tag, sizeof(tag)))
+			return false;
+		if (!strcmp(tag, "/node")) {
+			subset_skip_space(in);
+			if (in->c != '>')
+				return false;
+			subset_next(in);
+			return true;
+		}
+		if (strcmp(tag, "data") || !subset_data(in, v, seen))
+			return false;
+	}
+}
+
+/* An <edge>, after its name. */
+static bool subset_edge(struct subset_reader *in)
+{
+	char names[SUBSET_ATTRS][32], values[SUBSET_ATTRS][256];
+	const char *source, *target;
+	uint64_t from, to;
+	unsigned count;
+	bool empty;
+
+	if (!subset_attributes(in, false, names, values, &count, &empty) || count != 2 ||
+	    !(source = subset_get(names, values, count, "source")) ||
+	    !(target = subset_get(names, values, count, "target")) ||
+	    !subset_node_id(source, in->nodes, &from) ||
+	    !subset_node_id(target, in->nodes, &to))
+		return false;
+	if (!empty && !subset_end_tag(in, "edge"))
+		return false;
+	return !igraph_vector_int_push_back(&in->edges, (igraph_integer_t)from) &&
+	       !igraph_vector_int_push_back(&in->edges, (igraph_integer_t)to);
+}
+
+/* The document, up to the end of the file. */
+static bool subset_document(struct subset_reader *in)
+{
+	char names[SUBSET_ATTRS][32], values[SUBSET_ATTRS][256], tag[32];
+	const char *value;
+	unsigned count;
+	bool empty, edges_begun = false;
+
+	subset_next(in);
+	if (in->c == '<') {
+		subset_next(in);
+		if (in->c == '?') {
+			if (!subset_word(in, "?xml version=\"1.0\" encoding=\"UTF-8\"?>"))
+				return false;
+		} else if (in->c != EOF) {
+			/* no declaration: the '<' is the root's, taken back
+			 * (both bytes lie in the first block read) */
+			in->pos--;
+			in->c = '<';
+		}
+	}
+	if (!subset_tag(in, tag, sizeof(tag)) || strcmp(tag, "graphml") ||
+	    !subset_attributes(in, true, names, values, &count, &empty) || empty ||
+	    !(value = subset_get(names, values, count, "xmlns")) ||
+	    strcmp(value, "http://graphml.graphdrawing.org/xmlns"))
+		return false;
+	for (unsigned k = 0; k < count; k++)
+		if (strcmp(names[k], "xmlns") && strcmp(names[k], "xmlns:xsi") &&
+		    strcmp(names[k], "xsi:schemaLocation"))
+			return false;
+	while (subset_tag(in, tag, sizeof(tag)) && !strcmp(tag, "key"))
+		if (!subset_key(in))
+			return false;
+	if (strcmp(tag, "graph") ||
+	    !subset_attributes(in, false, names, values, &count, &empty) || empty ||
+	    !(value = subset_get(names, values, count, "edgedefault")) ||
+	    strcmp(value, "directed") ||
+	    count != 1 + (subset_get(names, values, count, "id") != NULL))
+		return false;
+	for (;;) {
+		if (!subset_tag(in, tag, sizeof(tag)))
+			return false;
+		if (!strcmp(tag, "node") && !edges_begun) {
+			if (!subset_node(in))
+				return false;
+		} else if (!strcmp(tag, "edge")) {
+			edges_begun = true;
+			if (!subset_edge(in))
+				return false;
+		} else if (!strcmp(tag, "/graph")) {
+			break;
+		} else {
+			return false;
+		}
+		if (too_many(in->nodes, (uint64_t)igraph_vector_int_size(&in->edges) / 2))
+			return false;
+	}
+	subset_skip_space(in);
+	if (in->c != '>')
+		return false;
+	subset_next(in);
+	if (!subset_end_tag(in, "graphml"))
+		return false;
+	/* only white space and comments may follow */
+	return !subset_tag(in, tag, sizeof(tag)) && in->c == EOF && !ferror(in->f);
+}
+
+/* Which reader takes GraphML first (ps_explicit_fast_graphml). */
+static bool fast_graphml_on = true;
+
+bool ps_explicit_fast_graphml(bool on)
+{
+	bool was = fast_graphml_on;
+
+	fast_graphml_on = on;
+	return was;
+}
+
+/* The attribute name of v's strings, set as igraph's reader sets them. */
+static bool subset_set_strings(igraph_t *graph, const char *name, uint64_t V,
+			       const char *(*value)(const struct subset_reader *, uint64_t),
+			       const struct subset_reader *in)
+{
+	igraph_strvector_t strings;
+	bool ok;
+
+	if (igraph_strvector_init(&strings, (igraph_integer_t)V))
+		return false;
+	ok = true;
+	for (uint64_t v = 0; v < V && ok; v++)
+		ok = !igraph_strvector_set(&strings, (igraph_integer_t)v, value(in, v));
+	ok = ok && !SETVASV(graph, name, &strings);
+	igraph_strvector_destroy(&strings);
+	return ok;
+}
+
+static const char *subset_role(const struct subset_reader *in, uint64_t v)
+{
+	return in->role[v] ? in->roles[in->role[v] - 1] : "";
+}
+
+static const char *subset_label(const struct subset_reader *in, uint64_t v)
+{
+	return in->label[v] ? in->label[v] : "";
+}
+
+/*
+ * GraphML of the subset above into graph: true when read, false when the
+ * file lies outside it (or memory ran out), with nothing left allocated
+ * and the stream to be rewound.
+ */
+static bool read_graphml_subset(FILE *f, igraph_t *graph)
+{
+	struct subset_reader *in = calloc(1, sizeof(*in));
+	bool ok = false, built = false;
+
+	if (!in)
+		return false;
+	in->f = f;
+	in->role_key = in->label_key = -1;
+	if (igraph_vector_int_init(&in->edges, 0)) {
+		free(in);
+		return false;
+	}
+	if (subset_document(in) &&
+	    !igraph_create(graph, &in->edges, (igraph_integer_t)in->nodes, IGRAPH_DIRECTED)) {
+		built = true;
+		ok = (in->role_key < 0 || subset_set_strings(graph, "role", in->nodes, subset_role, in)) &&
+		     (in->label_key < 0 || subset_set_strings(graph, "label", in->nodes, subset_label, in));
+	}
+	if (built && !ok)
+		igraph_destroy(graph);
+	for (uint64_t v = 0; v < in->nodes; v++)
+		free(in->label[v]);
+	free(in->label);
+	free(in->role);
+	igraph_vector_int_destroy(&in->edges);
+	free(in);
+	return ok;
+}
+
 static int read_graphml(FILE *f, const char *name, igraph_t *graph,
 			struct ps_error *err)
 {
 	struct graphml_scan scan;
 	uint64_t vertices;
-	int rc = scan_graphml(f, name, &scan, err);
+	int rc;
 
-	if (rc)
+	if (fast_graphml_on) {
+		if (read_graphml_subset(f, graph))
+			return PS_OK;
+		igraph_reason[0] = '\0';
+		if (fseek(f, 0, SEEK_SET))
+			return ps_error_set(err, PS_EIO,
+					    "cannot read DAG '%s': a GraphML file is read twice, and this one cannot be rewound (%s)",
+					    name, strerror(errno));
+	}
+	if ((rc = scan_graphml(f, name, &scan, err)))
 		return rc;
 	if (fseek(f, 0, SEEK_SET))
 		return ps_error_set(err, PS_EIO,

@@ -466,9 +466,29 @@ static int parse_coord(struct reader *r, json_t *v, const char *letter,
 		   letter);
 }
 
+/* Whether the len bytes at text are the string name (short names: a
+ * loop is cheaper than strlen and memcmp). */
+static bool same_name(const char *text, size_t len, const char *name)
+{
+	size_t k = 0;
+
+	for (; k < len; k++)
+		if (text[k] != name[k]) /* name's NUL differs from text's bytes */
+			return false;
+	return name[k] == '\0';
+}
+
+/* The operation named by the len bytes at name, or -1. */
+static int opcode_lookup(const char *name, size_t len)
+{
+	for (int code = PS_OP_LOAD; code <= PS_OP_MAC; code++)
+		if (same_name(name, len, ps_opcode_name((enum ps_opcode)code)))
+			return code;
+	return -1;
+}
+
 static int parse_op(struct reader *r, json_t *obj, struct ps_op *op)
 {
-	static const char *const codes[] = { "load", "save", "delete", "compute", "mac" };
 	const char *allowed[8];
 	json_t *v = json_object_get(obj, "op");
 	const char *name;
@@ -480,10 +500,8 @@ static int parse_op(struct reader *r, json_t *obj, struct ps_op *op)
 	if (!json_is_string(v))
 		return BAD(r, "an operation needs \"op\": load, save, delete, compute, mac or end");
 	name = json_string_value(v);
-	for (code = PS_OP_LOAD; code <= PS_OP_MAC; code++)
-		if (!strcmp(name, codes[code]))
-			break;
-	if (code > PS_OP_MAC)
+	code = opcode_lookup(name, strlen(name));
+	if (code < 0)
 		return BAD(r, "unknown operation \"%s\"", name);
 	op->code = (enum ps_opcode)code;
 	allowed[count++] = "op";
@@ -523,25 +541,27 @@ static int parse_op(struct reader *r, json_t *obj, struct ps_op *op)
 	return only_keys(r, obj, allowed, "this operation");
 }
 
-/* An explicit DAG's line: "node" for load, save, delete, compute; "into"
- * and "from" (nested, into outermost) for a mac. Applies it at once. */
-static int replay_vertex_op(struct reader *r, json_t *obj,
-			    const struct ps_explicit *x, struct ps_engine *e)
+/* An explicit DAG's operation: "node" (into) for load, save, delete,
+ * compute; "into" and "from" for a mac. */
+struct vertex_op {
+	enum ps_opcode code;
+	struct ps_coordset into, from;
+};
+
+/* An explicit DAG's line from its JSON object. */
+static int parse_vertex_op(struct reader *r, json_t *obj, struct vertex_op *op)
 {
-	static const char *const codes[] = { "load", "save", "delete", "compute", "mac" };
 	static const char *const node_keys[] = { "op", "node", NULL };
 	static const char *const mac_keys[] = { "op", "into", "from", NULL };
 	const char *name = json_string_value(json_object_get(obj, "op"));
-	struct ps_coordset into, from;
 	int code, rc;
 
 	if (!name)
 		return BAD(r, "an operation needs \"op\": load, save, delete, compute, mac or end");
-	for (code = PS_OP_LOAD; code <= PS_OP_MAC; code++)
-		if (!strcmp(name, codes[code]))
-			break;
-	if (code > PS_OP_MAC)
+	code = opcode_lookup(name, strlen(name));
+	if (code < 0)
 		return BAD(r, "unknown operation \"%s\"", name);
+	op->code = (enum ps_opcode)code;
 	if (code != PS_OP_MAC) {
 		json_t *v = json_object_get(obj, "node");
 
@@ -549,30 +569,39 @@ static int replay_vertex_op(struct reader *r, json_t *obj,
 			return rc;
 		if (!v)
 			return BAD(r, "a %s needs \"node\"", name);
-		if ((rc = parse_coord(r, v, "node", 0, &into)))
-			return rc;
-		for (uint64_t k = 0; k < ps_coordset_size(&into); k++) {
-			uint64_t vertex = ps_coordset_at(&into, k);
-
-			if (vertex >= x->vertices)
-				return BAD(r, "vertex %llu is not in the DAG (it has %llu)",
-					   (unsigned long long)vertex,
-					   (unsigned long long)x->vertices);
-			if ((rc = ps_engine_apply(e, ps_opcode_move((enum ps_opcode)code), vertex)))
-				return rc;
-		}
-		return PS_OK;
+		return parse_coord(r, v, "node", 0, &op->into);
 	}
 	if ((rc = only_keys(r, obj, mac_keys, "this operation")))
 		return rc;
 	if (!json_object_get(obj, "into") || !json_object_get(obj, "from"))
 		return BAD(r, "a mac needs \"into\" and \"from\"");
-	if ((rc = parse_coord(r, json_object_get(obj, "into"), "into", 0, &into)) ||
-	    (rc = parse_coord(r, json_object_get(obj, "from"), "from", 1, &from)))
+	if ((rc = parse_coord(r, json_object_get(obj, "into"), "into", 0, &op->into)))
 		return rc;
-	for (uint64_t a = 0; a < ps_coordset_size(&into); a++)
-		for (uint64_t b = 0; b < ps_coordset_size(&from); b++) {
-			uint64_t v = ps_coordset_at(&into, a), u = ps_coordset_at(&from, b);
+	return parse_coord(r, json_object_get(obj, "from"), "from", 1, &op->from);
+}
+
+/* Applies an explicit DAG's operation, move by move (into outermost). */
+static int apply_vertex_op(struct reader *r, const struct vertex_op *op,
+			   const struct ps_explicit *x, struct ps_engine *e)
+{
+	int rc;
+
+	if (op->code != PS_OP_MAC) {
+		for (uint64_t k = 0; k < ps_coordset_size(&op->into); k++) {
+			uint64_t vertex = ps_coordset_at(&op->into, k);
+
+			if (vertex >= x->vertices)
+				return BAD(r, "vertex %llu is not in the DAG (it has %llu)",
+					   (unsigned long long)vertex,
+					   (unsigned long long)x->vertices);
+			if ((rc = ps_engine_apply(e, ps_opcode_move(op->code), vertex)))
+				return rc;
+		}
+		return PS_OK;
+	}
+	for (uint64_t a = 0; a < ps_coordset_size(&op->into); a++)
+		for (uint64_t b = 0; b < ps_coordset_size(&op->from); b++) {
+			uint64_t v = ps_coordset_at(&op->into, a), u = ps_coordset_at(&op->from, b);
 			ps_node p = ps_explicit_product(x, u, v);
 
 			if (p == UINT64_MAX)
@@ -584,39 +613,67 @@ static int replay_vertex_op(struct reader *r, json_t *obj,
 	return PS_OK;
 }
 
+/* The trace's bytes, read a block at a time: a line is then found with
+ * memchr and copied whole, not taken a character at a time. */
+struct line_source {
+	FILE *f;
+	size_t pos, end;
+	bool eof;
+	char buf[16384];
+};
+
 /*
  * One line into *line (without its newline), at most PS_TRACE_MAX_LINE
  * bytes: 1 and its length in *len, 0 at the end of the file, -1 for a
  * line over the limit (the rest of it is not read) or out of memory.
  */
-static int read_line(FILE *f, char **line, size_t *cap, size_t *len,
-		     bool *too_long)
+static int read_line(struct line_source *src, char **line, size_t *cap,
+		     size_t *len, bool *too_long)
 {
 	size_t used = 0;
-	int c;
 
 	*too_long = false;
-	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
-		if (used >= PS_TRACE_MAX_LINE) {
+	for (;;) {
+		const char *start, *newline;
+		size_t take;
+
+		if (src->pos == src->end) {
+			size_t got = src->eof ? 0 : fread(src->buf, 1, sizeof(src->buf), src->f);
+
+			if (got == 0) {
+				src->eof = true;
+				if (used == 0)
+					return 0;
+				break;
+			}
+			src->pos = 0;
+			src->end = got;
+		}
+		start = src->buf + src->pos;
+		newline = memchr(start, '\n', src->end - src->pos);
+		take = newline ? (size_t)(newline - start) : src->end - src->pos;
+		if (used + take > PS_TRACE_MAX_LINE) {
 			*too_long = true;
 			return -1;
 		}
-		if (used + 1 >= *cap) {
-			size_t grown_cap = *cap ? *cap * 2 : 4096;
+		if (used + take + 1 > *cap) {
+			size_t grown_cap = *cap ? *cap : 4096;
 			char *grown;
 
+			while (grown_cap < used + take + 1)
+				grown_cap *= 2;
 			grown = realloc(*line, grown_cap);
 			if (!grown)
 				return -1;
 			*line = grown;
 			*cap = grown_cap;
 		}
-		(*line)[used++] = (char)c;
+		memcpy(*line + used, start, take);
+		used += take;
+		src->pos += take + (newline != NULL);
+		if (newline)
+			break;
 	}
-	if (c == EOF && used == 0)
-		return 0;
-	if (!*line && !(*line = malloc(*cap = 1)))
-		return -1;
 	(*line)[used] = '\0';
 	*len = used;
 	return 1;
@@ -665,6 +722,248 @@ static int replay_end(struct reader *r, json_t *obj, struct ps_engine *e)
 	return PS_OK;
 }
 
+/* ---- the fast path for single-node lines ------------------------------ */
+
+/*
+ * An elementary trace is millions of lines like
+ * {"op":"mac","into":"N","i":3,"m":7,"b":2}, and parsing each into a
+ * jansson object costs several times the move it stands for. A line that
+ * is a flat object of at most FLAT_MAX members, each a name of letters,
+ * digits or '_' and a value that is such a string, an integer from 0 to
+ * 10^18 - 1 without leading zeros, true or false, with JSON's white space
+ * anywhere between tokens, is read here instead; so is it only when it
+ * names a valid operation of single nodes, with every key it needs and no
+ * other, no key twice. Anything else (ranges, lists, escapes, negative or
+ * longer numbers, unknown keys, the end line, every error) goes to
+ * jansson, so that the two readers agree on every line by construction:
+ * a line read here is one that jansson and parse_op read without error,
+ * into the same operation. tests/test_trace.c holds them equal.
+ */
+#define FLAT_MAX 8
+
+struct flat_value {
+	const char *key, *text; /* text: a string's bytes */
+	size_t key_len, text_len;
+	enum { FLAT_STRING, FLAT_UINT, FLAT_TRUE, FLAT_FALSE } type;
+	uint64_t number;
+};
+
+struct flat_line {
+	struct flat_value v[FLAT_MAX];
+	unsigned count;
+};
+
+static bool fast_lines_on = true;
+
+bool ps_trace_fast_lines(bool on)
+{
+	bool was = fast_lines_on;
+
+	fast_lines_on = on;
+	return was;
+}
+
+static const char *skip_space(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/* A string of name characters at *p ('"' opening it): its bytes. */
+static bool flat_string(const char **p, const char *end, const char **text,
+			size_t *len)
+{
+	const char *q = *p + 1;
+
+	while (q < end && name_char(*q))
+		q++;
+	if (q >= end || *q != '"')
+		return false;
+	*text = *p + 1;
+	*len = (size_t)(q - *text);
+	*p = q + 1;
+	return true;
+}
+
+static bool flat_word(const char **p, const char *end, const char *word)
+{
+	size_t len = strlen(word);
+
+	if ((size_t)(end - *p) < len || memcmp(*p, word, len))
+		return false;
+	*p += len;
+	return true;
+}
+
+/* Splits line into members; false for anything but the shape above. */
+static bool flat_scan(const char *line, size_t len, struct flat_line *out)
+{
+	const char *p = line, *end = line + len;
+
+	out->count = 0;
+	p = skip_space(p, end);
+	if (p >= end || *p++ != '{')
+		return false;
+	p = skip_space(p, end);
+	if (p < end && *p == '}')
+		return false; /* no members: jansson says what is missing */
+	for (;;) {
+		struct flat_value *v = &out->v[out->count];
+
+		if (out->count == FLAT_MAX || p >= end || *p != '"' ||
+		    !flat_string(&p, end, &v->key, &v->key_len))
+			return false;
+		for (unsigned k = 0; k < out->count; k++)
+			if (out->v[k].key_len == v->key_len &&
+			    !memcmp(out->v[k].key, v->key, v->key_len))
+				return false; /* a key twice: jansson's message */
+		p = skip_space(p, end);
+		if (p >= end || *p++ != ':')
+			return false;
+		p = skip_space(p, end);
+		if (p >= end)
+			return false;
+		if (*p == '"') {
+			v->type = FLAT_STRING;
+			if (!flat_string(&p, end, &v->text, &v->text_len))
+				return false;
+		} else if (*p >= '0' && *p <= '9') {
+			const char *first = p;
+
+			v->type = FLAT_UINT;
+			v->number = 0;
+			for (; p < end && *p >= '0' && *p <= '9'; p++)
+				v->number = v->number * 10 + (uint64_t)(*p - '0');
+			/* 18 digits stay below 2^63: jansson reads them alike */
+			if ((*first == '0' && p - first > 1) || p - first > 18)
+				return false;
+		} else if (flat_word(&p, end, "true")) {
+			v->type = FLAT_TRUE;
+		} else if (flat_word(&p, end, "false")) {
+			v->type = FLAT_FALSE;
+		} else {
+			return false;
+		}
+		out->count++;
+		p = skip_space(p, end);
+		if (p < end && *p == ',') {
+			p = skip_space(p + 1, end);
+			continue;
+		}
+		if (p >= end || *p++ != '}')
+			return false;
+		return skip_space(p, end) == end;
+	}
+}
+
+static const struct flat_value *flat_get(const struct flat_line *fl,
+					 const char *key)
+{
+	for (unsigned k = 0; k < fl->count; k++)
+		if (same_name(fl->v[k].key, fl->v[k].key_len, key))
+			return &fl->v[k];
+	return NULL;
+}
+
+/* The operation a flat line names, as opcode_lookup; -1 also for "end". */
+static int flat_opcode(const struct flat_line *fl)
+{
+	const struct flat_value *v = flat_get(fl, "op");
+
+	return v && v->type == FLAT_STRING ? opcode_lookup(v->text, v->text_len) : -1;
+}
+
+/* The single node a flat line gives under key, as parse_coord reads it. */
+static bool flat_node(const struct flat_line *fl, const char *key,
+		      struct ps_coordset *out)
+{
+	const struct flat_value *v = flat_get(fl, key);
+
+	if (!v || v->type != FLAT_UINT)
+		return false;
+	*out = ps_one(v->number);
+	return true;
+}
+
+/* An attention DAG's line, as parse_op would read it without error. */
+static bool flat_op(const struct reader *r, const struct flat_line *fl,
+		    struct ps_op *op)
+{
+	const struct flat_value *v;
+	unsigned used = 2;
+	int code = flat_opcode(fl), kind = 0;
+	enum ps_kind k;
+
+	if (code < 0)
+		return false;
+	memset(op, 0, sizeof(*op));
+	op->code = (enum ps_opcode)code;
+	v = flat_get(fl, op->code == PS_OP_MAC ? "into" : "kind");
+	if (!v || v->type != FLAT_STRING)
+		return false;
+	/* as ps_kind_lookup */
+	while (kind < PS_KIND_COUNT && !same_name(v->text, v->text_len, ps_kinds[kind].name))
+		kind++;
+	if (kind == PS_KIND_COUNT || (op->code == PS_OP_MAC &&
+			 (ps_kinds[kind].role != PS_ROLE_SUM ||
+			  (kind == PS_KIND_S || kind == PS_KIND_O) != r->exact)))
+		return false;
+	op->kind = (enum ps_kind)kind;
+	if (op->code == PS_OP_MAC && (v = flat_get(fl, "fuse"))) {
+		if (v->type != FLAT_TRUE && v->type != FLAT_FALSE)
+			return false;
+		op->fuse = v->type == FLAT_TRUE;
+		used++;
+	}
+	k = coord_kind(op->code, op->kind);
+	for (unsigned p = 0; p < ps_kinds[k].arity; p++, used++)
+		if (!flat_node(fl, ps_coord_letter(ps_kinds[k].coord[p]), &op->c[p]))
+			return false;
+	return used == fl->count; /* no other key */
+}
+
+/* An explicit DAG's line, as parse_vertex_op would read it without error. */
+static bool flat_vertex_op(const struct flat_line *fl, struct vertex_op *op)
+{
+	int code = flat_opcode(fl);
+
+	if (code < 0)
+		return false;
+	op->code = (enum ps_opcode)code;
+	if (code != PS_OP_MAC)
+		return fl->count == 2 && flat_node(fl, "node", &op->into);
+	return fl->count == 3 && flat_node(fl, "into", &op->into) &&
+	       flat_node(fl, "from", &op->from);
+}
+
+/* Plays one line read by either reader: an explicit DAG's vop, or op. */
+static int play_line(struct reader *r, struct ps_replay *rep,
+		     const struct ps_explicit *xdag, struct ps_engine *e,
+		     const struct ps_op *op, const struct vertex_op *vop)
+{
+	int rc;
+
+	ps_engine_set_position(e, r->line);
+	rep->ops++;
+	if (rep->header.explicit_dag)
+		return apply_vertex_op(r, vop, xdag, e);
+	rc = ps_op_apply(&rep->att, e, op, r->err);
+	if (rc == PS_EINPUT) {
+		char why[PS_ERROR_MAX];
+
+		snprintf(why, sizeof(why), "%s", r->err->msg);
+		rc = BAD(r, "%s", why);
+	}
+	return rc;
+}
+
 static bool same_dag(const struct ps_attention_params *a,
 		     const struct ps_attention_params *b)
 {
@@ -684,9 +983,18 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 	size_t cap = 0, len;
 	bool too_long;
 	int got, rc = PS_OK;
+	struct line_source *src = malloc(sizeof(*src));
 
 	memset(rep, 0, sizeof(*rep));
-	while ((got = read_line(f, &line, &cap, &len, &too_long)) != 0) {
+	if (!src)
+		return ps_error_set(err, PS_ENOMEM, "out of memory");
+	src->f = f;
+	src->pos = src->end = 0;
+	src->eof = false;
+	while ((got = read_line(src, &line, &cap, &len, &too_long)) != 0) {
+		struct flat_line flat;
+		struct vertex_op vop;
+		struct ps_op op;
 		json_error_t jerr;
 		json_t *obj;
 
@@ -709,6 +1017,14 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		if (len == 0) {
 			rc = BAD(&r, "empty line");
 			break;
+		}
+		if (r.line > 1 && fast_lines_on && flat_scan(line, len, &flat) &&
+		    (rep->header.explicit_dag ? flat_vertex_op(&flat, &vop)
+					      : flat_op(&r, &flat, &op))) {
+			rep->fast_lines++;
+			if ((rc = play_line(&r, rep, xdag, &engine, &op, &vop)))
+				break;
+			continue;
 		}
 		/* a key given twice is an error, not the last one silently kept */
 		obj = json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &jerr);
@@ -790,27 +1106,12 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 			json_decref(obj);
 			ended = true;
 			rep->has_end = rc == PS_OK;
-		} else if (rep->header.explicit_dag) {
-			ps_engine_set_position(&engine, r.line);
-			rc = replay_vertex_op(&r, obj, xdag, &engine);
-			rep->ops++;
-			json_decref(obj);
 		} else {
-			struct ps_op op;
-
-			rc = parse_op(&r, obj, &op);
-			if (!rc) {
-				ps_engine_set_position(&engine, r.line);
-				rc = ps_op_apply(&rep->att, &engine, &op, err);
-				if (rc == PS_EINPUT) {
-					char why[PS_ERROR_MAX];
-
-					snprintf(why, sizeof(why), "%s", err->msg);
-					rc = BAD(&r, "%s", why);
-				}
-				rep->ops++;
-			}
+			rc = rep->header.explicit_dag ? parse_vertex_op(&r, obj, &vop)
+						      : parse_op(&r, obj, &op);
 			json_decref(obj);
+			if (!rc)
+				rc = play_line(&r, rep, xdag, &engine, &op, &vop);
 		}
 		if (rc)
 			break;
@@ -837,6 +1138,7 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		ps_engine_free(&engine);
 	}
 	free(line);
+	free(src);
 	for (int p = 0; p < 3; p++)
 		free(r.values[p]);
 	free(r.sorted);

@@ -51,8 +51,13 @@ struct cache {
 
 /* ---- operands ---------------------------------------------------------- */
 
-/* Calls fn for each operand of a step, in the order the passes share. */
+/*
+ * Calls fn for each operand of a step, in the order the passes share. A
+ * mac's product is decoded by the caller, once per step: decoding divides
+ * twice, and a step visits its operands up to twice.
+ */
 static int each_operand(struct cache *c, enum ps_step_kind kind, ps_node v,
+			const struct ps_product *p,
 			int (*fn)(struct cache *, ps_node, bool sum),
 			uint64_t *need)
 {
@@ -67,15 +72,12 @@ static int each_operand(struct cache *c, enum ps_step_kind kind, ps_node v,
 				return rc;
 		*need = count + 1;
 	} else {
-		struct ps_product p;
-
-		ps_dag_product(dag, v, &p);
-		for (unsigned k = 0; k < p.parent_count; k++)
-			if ((rc = fn(c, p.parent[k], false)))
+		for (unsigned k = 0; k < p->parent_count; k++)
+			if ((rc = fn(c, p->parent[k], false)))
 				return rc;
-		if ((rc = fn(c, p.sum, true)))
+		if ((rc = fn(c, p->sum, true)))
 			return rc;
-		*need = p.parent_count + 1 + p.transient;
+		*need = p->parent_count + 1 + p->transient;
 	}
 	return 0;
 }
@@ -105,7 +107,12 @@ static int count_step(void *ctx, enum ps_step_kind kind, ps_node v)
 {
 	struct cache *c = ctx;
 	uint64_t need = 0, before = c->occurrences;
-	int rc = each_operand(c, kind, v, count_operand, &need);
+	struct ps_product p = { .id = v }; /* read for a mac only */
+	int rc;
+
+	if (kind != PS_STEP_COMPUTE)
+		ps_dag_product(c->dag, v, &p);
+	rc = each_operand(c, kind, v, &p, count_operand, &need);
 
 	c->min_m = ps_max_u64(c->min_m, need);
 	c->max_operands = ps_max_u64(c->max_operands, c->occurrences - before + 1);
@@ -333,18 +340,18 @@ static int play_step(void *ctx, enum ps_step_kind kind, ps_node v)
 	uint64_t need = 0, made;
 	ps_node made_node = v;
 	bool fresh = false;
+	struct ps_product p = { .id = v }; /* read for a mac only */
 	int rc;
 
+	if (kind != PS_STEP_COMPUTE)
+		ps_dag_product(c->dag, v, &p);
 	c->pin_count = 0;
-	each_operand(c, kind, v, prepin, &need);
-	if ((rc = each_operand(c, kind, v, pin_operand, &need)))
+	each_operand(c, kind, v, &p, prepin, &need);
+	if ((rc = each_operand(c, kind, v, &p, pin_operand, &need)))
 		return rc;
 	if (kind == PS_STEP_COMPUTE) {
 		made = 1;
 	} else {
-		struct ps_product p;
-
-		ps_dag_product(c->dag, v, &p);
 		made_node = p.sum;
 		fresh = !(c->st[p.sum] & ST_VALUE);
 		made = p.transient + (fresh ? 1 : 0);

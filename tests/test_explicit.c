@@ -416,6 +416,197 @@ START_TEST(test_explicit_trace_round_trip)
 }
 END_TEST
 
+/* ---- GraphML: pebblesim's reader against igraph's --------------------- */
+
+/* Reads text as GraphML, through the subset reader first or igraph only. */
+static int read_graphml_text(const char *text, size_t len, bool fast,
+			     struct ps_explicit *x, struct ps_error *err)
+{
+	FILE *f = fmemopen((void *)text, len, "r");
+	bool was = ps_explicit_fast_graphml(fast);
+	int rc;
+
+	ck_assert_ptr_nonnull(f);
+	ps_error_clear(err);
+	rc = ps_explicit_read_stream(x, f, "g.graphml", true, err);
+	ps_explicit_fast_graphml(was);
+	fclose(f);
+	return rc;
+}
+
+/* Both readers on text: the same status and message, or the same DAG:
+ * roles, labels, in-edges, outputs and igraph's topological order. Returns
+ * whether the subset reader read it (igraph's keeps the node ids as an
+ * "id" attribute; the subset reader has no use for them). */
+static bool same_either_way(const char *text, size_t len)
+{
+	struct ps_explicit a, b;
+	struct ps_error a_err, b_err;
+	int a_rc = read_graphml_text(text, len, true, &a, &a_err);
+	int b_rc = read_graphml_text(text, len, false, &b, &b_err);
+	igraph_vector_int_t a_order, b_order;
+	bool subset;
+
+	ck_assert_msg(a_rc == b_rc, "status %d against %d (%s) on\n%.*s", a_rc, b_rc,
+		      a_rc ? a_err.msg : b_err.msg, (int)len, text);
+	if (a_rc) {
+		ck_assert_str_eq(a_err.msg, b_err.msg);
+		return false;
+	}
+	subset = !igraph_cattribute_has_attr(&a.graph, IGRAPH_ATTRIBUTE_VERTEX, "id");
+	ck_assert(igraph_cattribute_has_attr(&b.graph, IGRAPH_ATTRIBUTE_VERTEX, "id"));
+	ck_assert_uint_eq(a.vertices, b.vertices);
+	ck_assert_uint_eq(a.edges, b.edges);
+	ck_assert_uint_eq(a.sums, b.sums);
+	ck_assert_uint_eq(a.inputs, b.inputs);
+	ck_assert_uint_eq(a.products, b.products);
+	ck_assert_uint_eq(a.max_plain_in, b.max_plain_in);
+	ck_assert_uint_eq(a.dag.output_count, b.dag.output_count);
+	ck_assert_mem_eq(a.role, b.role, a.vertices);
+	ck_assert_mem_eq(a.in_start, b.in_start, (a.vertices + 1) * sizeof(uint64_t));
+	ck_assert_mem_eq(a.in_from, b.in_from, a.edges * sizeof(uint64_t));
+	ck_assert_mem_eq(a.outputs, b.outputs, a.dag.output_count * sizeof(uint64_t));
+	ck_assert_int_eq(!a.labels, !b.labels);
+	for (uint64_t v = 0; a.labels && v < a.vertices; v++)
+		ck_assert_str_eq(a.labels[v] ? a.labels[v] : "(none)",
+				 b.labels[v] ? b.labels[v] : "(none)");
+	igraph_vector_int_init(&a_order, 0);
+	igraph_vector_int_init(&b_order, 0);
+	ck_assert_int_eq(igraph_topological_sorting(&a.graph, &a_order, IGRAPH_OUT), 0);
+	ck_assert_int_eq(igraph_topological_sorting(&b.graph, &b_order, IGRAPH_OUT), 0);
+	ck_assert(igraph_vector_int_all_e(&a_order, &b_order));
+	igraph_vector_int_destroy(&a_order);
+	igraph_vector_int_destroy(&b_order);
+	ps_explicit_free(&a);
+	ps_explicit_free(&b);
+	return subset;
+}
+
+static uint64_t graphml_state = 0x2545f4914f6cdd1du;
+
+static size_t graphml_below(size_t n)
+{
+	/* xorshift64: the same sequence on every run */
+	graphml_state ^= graphml_state << 13;
+	graphml_state ^= graphml_state >> 7;
+	graphml_state ^= graphml_state << 17;
+	return (size_t)(graphml_state % n);
+}
+
+/* One random change: a byte replaced, inserted or removed, a line
+ * removed or repeated, a word of the format replaced by a near one. */
+static size_t mutate_graphml(char *text, size_t len, size_t cap)
+{
+	static const char bytes[] = "<>/=\"' \t\n!-?&;:#[]abdeilnorstxyz0123456789";
+	static const char *const words[][2] = {
+		{ "directed", "undirected" }, { "\"n1\"", "\"n01\"" }, { "\"n2\"", "\"n9\"" },
+		{ "string", "long" }, { "long", "boolean" }, { "node\"", "edge\"" },
+		{ "input", "sum" }, { "plain", "" }, { "<node", "<hyperedge" },
+		{ "key=\"role\"", "key=\"nokey\"" }, { "-1", "x" }, { "label", "role" },
+		{ "<data", "<!-- c --><data" }, { "</node>", "</node >" }, { "UTF-8", "UTF-16" },
+		{ "/>", "></key>" }, { "\"", "'" }, { "source", "id" },
+	};
+	size_t at = graphml_below(len), cut = 0;
+	const char *insert = "";
+	char one[2] = { bytes[graphml_below(sizeof(bytes) - 1)], '\0' };
+	char *line, *end;
+
+	switch (graphml_below(6)) {
+	case 0:
+		cut = 1;
+		insert = one;
+		break;
+	case 1:
+		insert = one;
+		break;
+	case 2:
+		cut = 1;
+		break;
+	case 3: { /* a line removed or repeated */
+		line = memchr(text + at, '\n', len - at);
+		if (!line)
+			return len;
+		end = memchr(line + 1, '\n', len - (size_t)(line + 1 - text));
+		if (!end)
+			return len;
+		at = (size_t)(line + 1 - text);
+		if (graphml_below(2)) {
+			cut = (size_t)(end - line);
+		} else {
+			static char copy[512];
+
+			if ((size_t)(end - line) >= sizeof(copy))
+				return len;
+			memcpy(copy, line + 1, (size_t)(end - line));
+			copy[end - line] = '\0';
+			insert = copy;
+		}
+		break;
+	}
+	default: {
+		size_t w = graphml_below(sizeof(words) / sizeof(words[0]));
+		char *found;
+
+		text[len] = '\0';
+		found = strstr(text + at, words[w][0]);
+		if (!found)
+			found = strstr(text, words[w][0]);
+		if (!found)
+			return len;
+		at = (size_t)(found - text);
+		cut = strlen(words[w][0]);
+		insert = words[w][1];
+		break;
+	}
+	}
+	if (len - cut + strlen(insert) >= cap)
+		return len;
+	memmove(text + at + strlen(insert), text + at + cut, len - at - cut);
+	memcpy(text + at, insert, strlen(insert));
+	return len - cut + strlen(insert);
+}
+
+START_TEST(test_graphml_readers_agree)
+{
+	static char base[2][1 << 16], text[1 << 16];
+	size_t base_len[2];
+	struct ps_attention att;
+	struct ps_error err;
+	igraph_t graph;
+	uint64_t subset_reads = 0;
+	FILE *f;
+
+	/* the attention DAG as `pebblesim dag` writes it, and the example */
+	ps_igraph_setup();
+	test_attention(&att, 2, 2, 1, 1);
+	ck_assert_int_eq(ps_attention_to_igraph(&att, &graph, &err), 0);
+	f = fmemopen(base[0], sizeof(base[0]), "w");
+	ck_assert_int_eq(ps_igraph_write(&graph, "graphml", f, &err), 0);
+	base_len[0] = (size_t)ftell(f);
+	fclose(f);
+	igraph_destroy(&graph);
+	ps_attention_free(&att);
+	f = fopen("examples/tree.graphml", "r");
+	ck_assert_ptr_nonnull(f);
+	base_len[1] = fread(base[1], 1, sizeof(base[1]), f);
+	fclose(f);
+	/* both are in the subset, and read alike */
+	for (int k = 0; k < 2; k++)
+		ck_assert(same_either_way(base[k], base_len[k]));
+	/* mutated: sometimes in the subset still, mostly not; alike always */
+	for (int round = 0; round < 1200; round++) {
+		int k = round % 2;
+		size_t len = base_len[k];
+
+		memcpy(text, base[k], len);
+		for (size_t c = 0, changes = 1 + graphml_below(3); c < changes; c++)
+			len = mutate_graphml(text, len, sizeof(text) - 1);
+		subset_reads += same_either_way(text, len);
+	}
+	ck_assert_uint_gt(subset_reads, 50);
+}
+END_TEST
+
 Suite *explicit_suite(void)
 {
 	Suite *s = suite_create("explicit");
@@ -428,6 +619,7 @@ Suite *explicit_suite(void)
 	tcase_add_test(tc, test_tree_needs_k_plus_2);
 	tcase_add_test(tc, test_bad_dag_files);
 	tcase_add_test(tc, test_explicit_trace_round_trip);
+	tcase_add_test(tc, test_graphml_readers_agree);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -38,41 +38,66 @@ static void tmp_path(char *buf, size_t len, const char *name)
 }
 
 static int replay_with(const char *path, uint64_t M, bool element_only,
-		       struct ps_replay *rep, struct ps_error *err)
+		       bool fast, struct ps_replay *rep, struct ps_error *err)
 {
 	FILE *f = fopen(path, "r");
+	bool was = ps_trace_fast_lines(fast);
 	int rc;
 
 	ck_assert_msg(f != NULL, "cannot open %s", path);
 	ps_error_clear(err);
 	rc = ps_trace_replay(f, path, M, NULL, NULL, element_only, rep, err);
+	ps_trace_fast_lines(was);
 	fclose(f);
 	return rc;
 }
 
+/* Two replays of one trace agree: status, message and line, verdict,
+ * violation, counts, lines and operations. */
+static void expect_same_replay(const char *what, int rc, const struct ps_replay *a,
+			       const struct ps_error *a_err, int other_rc,
+			       const struct ps_replay *b, const struct ps_error *b_err)
+{
+	ck_assert_msg(rc == other_rc, "%s: status %d against %d (%s)", what, rc,
+		      other_rc, rc ? a_err->msg : b_err->msg);
+	if (rc) {
+		ck_assert_str_eq(a_err->msg, b_err->msg);
+		ck_assert_uint_eq(a_err->line, b_err->line);
+		return;
+	}
+	ck_assert_msg(a->valid == b->valid, "%s: verdicts differ", what);
+	ck_assert_str_eq(a->violation, b->violation);
+	ck_assert_int_eq(a->rule, b->rule);
+	ck_assert_uint_eq(a->violation_line, b->violation_line);
+	ck_assert_mem_eq(&a->counts, &b->counts, sizeof(b->counts));
+	ck_assert_uint_eq(a->lines, b->lines);
+	ck_assert_uint_eq(a->ops, b->ops);
+	ck_assert_int_eq(a->has_end, b->has_end);
+}
+
 /*
- * Replays path with the block path; replays it again move by move and
+ * Replays path with the block path and the fast line reader; replays it
+ * again move by move, and again with every line through jansson, and
  * requires the same verdict, message, line and counts (the differential
- * test of the block path on every trace of this suite).
+ * test of the block path and of the line reader on every trace of this
+ * suite).
  */
 static int replay(const char *path, uint64_t M, struct ps_replay *rep,
 		  struct ps_error *err)
 {
-	struct ps_replay slow;
-	struct ps_error slow_err;
-	int rc = replay_with(path, M, false, rep, err);
-	int slow_rc = replay_with(path, M, true, &slow, &slow_err);
+	struct ps_replay other;
+	struct ps_error other_err;
+	int rc = replay_with(path, M, false, true, rep, err);
+	int other_rc = replay_with(path, M, true, true, &other, &other_err);
 
-	ck_assert_int_eq(rc, slow_rc);
-	if (rc) {
-		ck_assert_str_eq(err->msg, slow_err.msg);
-	} else {
-		ck_assert_int_eq(rep->valid, slow.valid);
-		ck_assert_str_eq(rep->violation, slow.violation);
-		ck_assert_int_eq(rep->rule, slow.rule);
-		ck_assert_mem_eq(&rep->counts, &slow.counts, sizeof(slow.counts));
-	}
-	ps_replay_free(&slow);
+	expect_same_replay("block path against element path", rc, rep, err,
+			   other_rc, &other, &other_err);
+	ps_replay_free(&other);
+	other_rc = replay_with(path, M, false, false, &other, &other_err);
+	expect_same_replay("fast lines against jansson", rc, rep, err, other_rc,
+			   &other, &other_err);
+	ck_assert_uint_eq(other.fast_lines, 0);
+	ps_replay_free(&other);
 	return rc;
 }
 
@@ -344,6 +369,9 @@ static void round_trip(const struct ps_attention *att, const struct ps_strategy 
 	ck_assert(rep.has_end);
 	ck_assert_mem_eq(&rep.counts, &run.counts, sizeof(run.counts));
 	ck_assert_uint_eq(rep.ops, elementary ? run.counts.moves : run.ops);
+	/* every line of single moves but the header and the end, without jansson */
+	if (elementary)
+		ck_assert_uint_eq(rep.fast_lines, rep.lines - 2);
 	ck_assert_str_eq(rep.header.strategy, plan.chosen ? plan.chosen->name : s->name);
 	if (plan.param_name && !strcmp(plan.param_name, "w"))
 		ck_assert_uint_eq(rep.header.w, plan.param);
@@ -402,6 +430,204 @@ START_TEST(test_failed_write_leaves_nothing)
 }
 END_TEST
 
+/* ---- the fast line reader against jansson: a differential fuzz ------- */
+
+static uint64_t fuzz_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t fuzz_next(void)
+{
+	/* xorshift64: the same sequence on every run */
+	fuzz_state ^= fuzz_state << 13;
+	fuzz_state ^= fuzz_state >> 7;
+	fuzz_state ^= fuzz_state << 17;
+	return fuzz_state;
+}
+
+static size_t fuzz_below(size_t n)
+{
+	return (size_t)(fuzz_next() % n);
+}
+
+#define FUZZ_LINE 256
+
+/* Replaces cut bytes of line at at by insert, within FUZZ_LINE bytes. */
+static void splice(char *line, size_t at, size_t cut, const char *insert)
+{
+	char out[2 * FUZZ_LINE];
+	size_t len = strlen(line), ins = strlen(insert);
+
+	memcpy(out, line, at);
+	memcpy(out + at, insert, ins);
+	memcpy(out + at + ins, line + at + cut, len - at - cut + 1);
+	out[FUZZ_LINE - 1] = '\0';
+	memcpy(line, out, FUZZ_LINE);
+}
+
+/* One random change to a line: a byte replaced, inserted or removed, a
+ * number replaced by an edge case, a member repeated or added, white
+ * space between tokens. */
+static void mutate(char *line)
+{
+	static const char bytes[] = "{}[]\":, \t\r-+.0123456789eEaAbBijmnotrufslKQVUHNPSOx_\\\xc3";
+	static const char *const numbers[] = {
+		"0", "00", "-0", "-1", "1e3", "1.0", "007", "999999999999999999",
+		"1000000000000000000", "9223372036854775807", "9223372036854775808",
+		"18446744073709551616", "[0]", "[0,0]", "{\"lo\":0,\"hi\":1}", "true",
+		"null", "\"0\"", "1 ", " 1",
+	};
+	static const char *const members[] = {
+		"\"fuse\":true,", "\"fuse\":false,", "\"x\":1,", "\"node\":1,",
+		"\"from\":0,", "\"i\":0,", "\"op\":\"end\",", "\"kind\":\"Q\",",
+	};
+	size_t len = strlen(line), at = len ? fuzz_below(len) : 0;
+	char one[2] = { bytes[fuzz_below(sizeof(bytes) - 1)], '\0' };
+	const char *digit, *comma = strchr(line, ',');
+
+	switch (fuzz_below(6)) {
+	case 0:
+		splice(line, at, len ? 1 : 0, one);
+		break;
+	case 1:
+		splice(line, at, 0, one);
+		break;
+	case 2:
+		splice(line, at, len ? 1 : 0, "");
+		break;
+	case 3:
+		digit = strpbrk(line + at, "0123456789");
+		if (digit)
+			splice(line, (size_t)(digit - line), strspn(digit, "0123456789"),
+			       numbers[fuzz_below(sizeof(numbers) / sizeof(numbers[0]))]);
+		break;
+	case 4:
+		if (comma && line[0] == '{' && fuzz_below(2)) {
+			char member[FUZZ_LINE];
+
+			memcpy(member, line + 1, (size_t)(comma - line));
+			member[comma - line] = '\0';
+			splice(line, 1, 0, member); /* the first member twice */
+		} else if (line[0] == '{') {
+			splice(line, 1, 0, members[fuzz_below(sizeof(members) / sizeof(members[0]))]);
+		}
+		break;
+	default:
+		if (at && strchr("{}:,", line[at - 1]))
+			splice(line, at, 0, (const char *[]){ " ", "\t", "\r" }[fuzz_below(3)]);
+		break;
+	}
+}
+
+/*
+ * Traces made of a valid trace's first lines, some of them mutated, are
+ * replayed with the fast reader and with jansson alone: the same status,
+ * message and line, verdict, violation and counts, every time.
+ */
+static void fuzz_lines(char (*lines_in)[FUZZ_LINE], int count,
+		       const struct ps_explicit *xdag, int rounds)
+{
+	static char text[64 * FUZZ_LINE + 1];
+	uint64_t fast = 0;
+
+	for (int round = 0; round < rounds; round++) {
+		int keep = 1 + (int)fuzz_below((size_t)count), changes = 1 + (int)fuzz_below(3);
+		char lines_out[64][FUZZ_LINE];
+		struct ps_replay a, b;
+		struct ps_error a_err, b_err;
+		size_t len = 0;
+		int a_rc, b_rc;
+		FILE *f;
+
+		for (int k = 0; k < keep; k++)
+			memcpy(lines_out[k], lines_in[k], FUZZ_LINE);
+		for (int c = 0; c < changes && keep > 1; c++)
+			mutate(lines_out[1 + fuzz_below((size_t)keep - 1)]);
+		for (int k = 0; k < keep; k++) {
+			size_t l = strlen(lines_out[k]);
+
+			memcpy(text + len, lines_out[k], l);
+			len += l;
+			text[len++] = '\n';
+		}
+		for (int pass = 0; pass < 2; pass++) {
+			bool was = ps_trace_fast_lines(pass == 0);
+			struct ps_replay *rep = pass ? &b : &a;
+			struct ps_error *err = pass ? &b_err : &a_err;
+			int *rc = pass ? &b_rc : &a_rc;
+
+			f = fmemopen(text, len, "r");
+			ck_assert_ptr_nonnull(f);
+			ps_error_clear(err);
+			*rc = ps_trace_replay(f, "f.jsonl", 0, NULL, xdag, false, rep, err);
+			fclose(f);
+			ps_trace_fast_lines(was);
+		}
+		text[len] = '\0';
+		ck_assert_msg(a_rc == b_rc, "status %d against %d on\n%s", a_rc, b_rc, text);
+		expect_same_replay(text, a_rc, &a, &a_err, b_rc, &b, &b_err);
+		fast += a.fast_lines;
+		ps_replay_free(&a);
+		ps_replay_free(&b);
+	}
+	/* the fast reader took part: most lines are left as they were */
+	ck_assert_uint_gt(fast, (uint64_t)rounds);
+}
+
+START_TEST(test_fast_lines_against_jansson)
+{
+	static char pool[64][FUZZ_LINE];
+	static const char *const explicit_lines[] = {
+		"{\"format\":\"pebblesim-trace\",\"version\":1,\"dag\":{\"kind\":\"explicit\",\"vertices\":5,\"edges\":4},\"M\":5}",
+		"{\"op\":\"load\",\"node\":0}", "{\"op\":\"load\",\"node\":1}",
+		"{\"op\":\"compute\",\"node\":2}", "{\"op\":\"delete\",\"node\":0}",
+		"{\"op\":\"load\",\"node\":3}", "{ \"op\" : \"compute\" , \"node\" : 4 }",
+		"{\"op\":\"save\",\"node\":4}", "{\"op\":\"mac\",\"into\":4,\"from\":3}",
+		"{\"op\":\"end\",\"loads\":3,\"saves\":1}",
+	};
+	static char dag_text[] = "0 2\n1 2\n2 4\n3 4\n";
+	struct ps_attention att;
+	struct ps_trace_writer w;
+	struct ps_problem pb;
+	struct ps_explicit x;
+	struct ps_report run;
+	struct ps_plan plan;
+	struct ps_error err;
+	char path[256];
+	int count = 0;
+	FILE *f;
+
+	/* the elementary trace of keylemma on the walk-through's DAG */
+	test_attention(&att, 2, 1, 1, 1);
+	pb = (struct ps_problem){ .att = &att, .M = 9 };
+	tmp_path(path, sizeof(path), "fuzz.jsonl");
+	ck_assert_int_eq(ps_strategy_plan(ps_strategy_find("keylemma"), &pb, &plan, &err), 0);
+	ck_assert_int_eq(ps_trace_open(&w, path, &att, NULL, 9, "keylemma", &plan, NULL,
+				       true, &err), 0);
+	ck_assert_int_eq(ps_run(&pb, ps_strategy_find("keylemma"), &w.sink, &run, &err), 0);
+	ck_assert_int_eq(ps_trace_close(&w, &run.counts, true, &err), 0);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (count < 64 && fgets(pool[count], FUZZ_LINE, f)) {
+		pool[count][strcspn(pool[count], "\n")] = '\0';
+		count++;
+	}
+	fclose(f);
+	drop_tmp(path);
+	ck_assert_int_gt(count, 20);
+	fuzz_lines(pool, count, NULL, 3000);
+	/* the same on an explicit DAG: lines by vertex id */
+	count = 0;
+	for (size_t k = 0; k < sizeof(explicit_lines) / sizeof(explicit_lines[0]); k++)
+		snprintf(pool[count++], FUZZ_LINE, "%s", explicit_lines[k]);
+	f = fmemopen(dag_text, sizeof(dag_text) - 1, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ps_explicit_read_stream(&x, f, "x.txt", false, &err), 0);
+	fclose(f);
+	fuzz_lines(pool, count, &x, 1500);
+	ps_explicit_free(&x);
+	ps_attention_free(&att);
+}
+END_TEST
+
 Suite *trace_suite(void)
 {
 	Suite *s = suite_create("trace");
@@ -415,6 +641,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tc, test_header_must_match);
 	tcase_add_test(tc, test_round_trips);
 	tcase_add_test(tc, test_failed_write_leaves_nothing);
+	tcase_add_test(tc, test_fast_lines_against_jansson);
 	suite_add_tcase(s, tc);
 	return s;
 }

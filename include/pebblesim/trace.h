@@ -84,6 +84,7 @@ struct ps_replay {
 	char violation[PS_ERROR_MAX]; /* "FILE:LINE: ..." when not valid */
 	enum ps_rule rule;
 	uint64_t violation_line;
+	uint64_t fast_lines; /* lines read without jansson (ps_trace_fast_lines) */
 };
 
 /*
@@ -100,5 +101,15 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		    const struct ps_explicit *xdag, bool element_only,
 		    struct ps_replay *rep, struct ps_error *err);
 void ps_replay_free(struct ps_replay *rep);
+
+/*
+ * Lines of single nodes in the common shape ({"op":"load","kind":"Q",
+ * "i":3,"a":1}, {"op":"mac","into":12,"from":3}) are read by a reader of
+ * pebblesim's own, every other line by jansson; both give the same
+ * operation, verdict and message (docs/PERFORMANCE.md). false sends every
+ * line through jansson, as the tests that hold the two equal do. Returns
+ * the previous setting; the default is true.
+ */
+bool ps_trace_fast_lines(bool on);
 
 #endif
