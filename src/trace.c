@@ -682,6 +682,17 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		    const struct ps_explicit *xdag, bool element_only,
 		    struct ps_replay *rep, struct ps_error *err)
 {
+	return ps_trace_replay_values(f, name, M, expect, xdag, element_only,
+				      NULL, NULL, rep, err);
+}
+
+int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
+			   const struct ps_attention_params *expect,
+			   const struct ps_explicit *xdag, bool element_only,
+			   const struct ps_values_inputs *inputs,
+			   struct ps_values *vals, struct ps_replay *rep,
+			   struct ps_error *err)
+{
 	struct reader r = { .name = name, .err = err };
 	struct ps_engine engine;
 	bool engine_ready = false, ended = false;
@@ -691,6 +702,8 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 	int got, rc = PS_OK;
 
 	memset(rep, 0, sizeof(*rep));
+	if (inputs)
+		memset(vals, 0, sizeof(*vals));
 	while ((got = read_line(f, &line, &cap, &len, &too_long)) != 0) {
 		json_error_t jerr;
 		json_t *obj;
@@ -730,6 +743,10 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 			if (rc)
 				break;
 			if (rep->header.explicit_dag) {
+				if (inputs) {
+					rc = BAD(&r, "values are defined on the attention DAGs, not on a DAG from a file");
+					break;
+				}
 				if (!xdag) {
 					rc = BAD(&r, "this trace is of an explicit DAG: name its file with --dag");
 					break;
@@ -774,6 +791,8 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 				break;
 			}
 			rep->has_att = true;
+			if (inputs && (rc = ps_values_init(vals, &rep->att, inputs, err)))
+				break;
 			r.exact = rep->header.dag.exact;
 			rep->header.planned_M = rep->header.M;
 			if (M)
@@ -807,6 +826,9 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 			if (!rc) {
 				ps_engine_set_position(&engine, r.line);
 				rc = ps_op_apply(&rep->att, &engine, &op, err);
+				/* the values follow only what the engine accepted */
+				if (!rc && inputs)
+					rc = ps_values_apply(vals, &op, err);
 				if (rc == PS_EINPUT) {
 					char why[PS_ERROR_MAX];
 
@@ -838,6 +860,10 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 			rc = PS_OK;
 		} else if (rc == PS_OK) {
 			rep->valid = true;
+			if (inputs && !(rc = ps_values_finish(vals, err))) {
+				rep->has_values = true;
+				rep->values = vals->report;
+			}
 		}
 		ps_engine_free(&engine);
 	}

@@ -17,6 +17,7 @@
 #include "pebblesim/ops.h"
 #include "pebblesim/output.h"
 #include "pebblesim/strategy.h"
+#include "pebblesim/values.h"
 
 /*
  * The longest line a trace may have, in bytes without its newline: a
@@ -84,6 +85,8 @@ struct ps_replay {
 	char violation[PS_ERROR_MAX]; /* "FILE:LINE: ..." when not valid */
 	enum ps_rule rule;
 	uint64_t violation_line;
+	bool has_values;             /* replayed with values, the outputs read */
+	struct ps_values_report values;
 };
 
 /*
@@ -100,5 +103,20 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		    const struct ps_explicit *xdag, bool element_only,
 		    struct ps_replay *rep, struct ps_error *err);
 void ps_replay_free(struct ps_replay *rep);
+
+/*
+ * The same with values (values.h): once the header has built the DAG,
+ * vals is initialised from inputs (a trace of an explicit DAG is refused,
+ * as are inputs of the wrong shape), every operation the engine accepts
+ * is applied to it, and after a valid trace rep->values holds the report.
+ * The caller frees vals (ps_values_free) afterwards, whatever the result,
+ * and before ps_replay_free.
+ */
+int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
+			   const struct ps_attention_params *expect,
+			   const struct ps_explicit *xdag, bool element_only,
+			   const struct ps_values_inputs *inputs,
+			   struct ps_values *vals, struct ps_replay *rep,
+			   struct ps_error *err);
 
 #endif
