@@ -8,8 +8,11 @@
  *
  * Rows: the headline run (Case II) with the block path and move by move
  * (their ratio is the block path's speed-up); replaying the headline's
- * trace; n from 1024 to 262144 with d, g, M of the headline, for the time
- * per move; and for each, the memory --dry-run predicted.
+ * trace; the headline with values (--values, docs/VALUES.md: the outputs
+ * computed and set beside a direct evaluation), whose ratio to the first
+ * row is the overhead of values; n from 1024 to 262144 with d, g, M of
+ * the headline, for the time per move; and for each, the memory --dry-run
+ * predicted.
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
@@ -39,6 +42,9 @@ static const struct job jobs[] = {
 	  { "--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
 	    "--element-path", NULL } },
 	{ "validate headline trace", "4096", { "validate", TRACE_PATH, "--json", NULL } },
+	{ "headline with values", "4096",
+	  { "--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
+	    "--values", NULL } },
 	{ "Case II", "1024", RUN("1024") },
 	{ "Case II", "16384", RUN("16384") },
 	{ "Case II", "65536", RUN("65536") },
@@ -49,6 +55,7 @@ static const struct job jobs[] = {
 };
 
 #define JOBS (sizeof(jobs) / sizeof(jobs[0]))
+#define VALUES_ROW 3 /* its time over row 0's: the overhead of values */
 #define MAX_RUNS 31
 
 struct sample {
@@ -159,7 +166,7 @@ int main(int argc, char **argv)
 	json_decref(doc);
 	/* the memory each run should take, by --dry-run */
 	for (size_t j = 0; j < JOBS; j++) {
-		if (!strcmp(jobs[j].args[0], "validate"))
+		if (!strcmp(jobs[j].args[0], "validate") || j == VALUES_ROW)
 			continue;
 		if (run(argv[1], jobs[j].args, "--dry-run", NULL, &doc)) {
 			fprintf(stderr, "pebblesim-bench: --dry-run of '%s' failed\n", jobs[j].name);
@@ -210,8 +217,10 @@ int main(int argc, char **argv)
 	printf("block path / element path, headline: %.1f times faster\n",
 	       median[1] / median[0]);
 	printf("validate / direct run, headline:     %.2f\n", median[2] / median[0]);
-	doc = json_pack("{s:o, s:f, s:f}", "rows", table, "block_speedup",
-			median[1] / median[0], "validate_over_run", median[2] / median[0]);
+	printf("with values / without, headline:     %.2f\n", median[VALUES_ROW] / median[0]);
+	doc = json_pack("{s:o, s:f, s:f, s:f}", "rows", table, "block_speedup",
+			median[1] / median[0], "validate_over_run", median[2] / median[0],
+			"values_overhead", median[VALUES_ROW] / median[0]);
 	if (json_dump_file(doc, argv[2], JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
 		fprintf(stderr, "pebblesim-bench: cannot write '%s'\n", argv[2]);
 		json_decref(doc);
