@@ -288,8 +288,11 @@ static bool is_input(enum ps_kind k)
 
 /* ---- operations ---------------------------------------------------------- */
 
+/* At least len doubles (an empty block gets a non-NULL pointer too). */
 static double *scratch(struct ps_values *vals, uint64_t len)
 {
+	if (!len)
+		len = 1;
 	if (len > vals->scratch_len) {
 		double *grown = realloc(vals->scratch, len * sizeof(double));
 

@@ -211,6 +211,9 @@ static void write_approx_trace(FILE *f, bool elementary)
 	line(f, "{\"op\":\"delete\",\"kind\":\"H\",\"m\":{\"lo\":0,\"hi\":6},\"b\":{\"lo\":0,\"hi\":3}}");
 	line(f, "{\"op\":\"load\",\"kind\":\"H\",\"m\":{\"lo\":0,\"hi\":6},\"b\":{\"lo\":0,\"hi\":3}}");
 	line(f, "{\"op\":\"mac\",\"into\":\"H\",\"j\":2,\"m\":{\"lo\":0,\"hi\":6},\"b\":{\"lo\":0,\"hi\":3}}");
+	/* empty blocks change nothing */
+	line(f, "{\"op\":\"mac\",\"into\":\"H\",\"j\":{\"lo\":0,\"hi\":0},\"m\":{\"lo\":0,\"hi\":6},\"b\":{\"lo\":0,\"hi\":3}}");
+	line(f, "{\"op\":\"mac\",\"into\":\"N\",\"i\":0,\"m\":{\"lo\":0,\"hi\":6},\"b\":[]}");
 	line(f, "{\"op\":\"delete\",\"kind\":\"U2\",\"j\":{\"lo\":0,\"hi\":3},\"m\":{\"lo\":0,\"hi\":6}}");
 	for (int i = 0; i < n; i++) {
 		if (elementary) {
