@@ -8,15 +8,18 @@
  *
  * Rows: the headline run (Case II) with the block path and move by move
  * (their ratio is the block path's speed-up); replaying the headline's
- * trace; n from 1024 to 262144 with d, g, M of the headline, for the time
- * per move; and for each, the memory --dry-run predicted. Then the other
- * paths: a DAG read from GraphML and pebbled, and the GraphML read alone
- * by pebblesim's reader and by igraph's; an elementary trace replayed
- * with the fast line reader and with jansson alone; the naive baseline.
- * The rows that compare two readers run this program itself
- * (pebblesim-bench --reader ...), which times the library's call alone.
- * Then, once, the sweep of docs/EXACT.md (flash beside the approximate
- * strategies, n from 1024 to 16384, two jobs at a time).
+ * trace; the headline with values (--values, docs/VALUES.md: the outputs
+ * computed and set beside a direct evaluation), whose ratio to the first
+ * row is the overhead of values; n from 1024 to 262144 with d, g, M of the
+ * headline, for the time per move; and for each, the memory --dry-run
+ * predicted. Then the other paths: a DAG read from GraphML and pebbled,
+ * and the GraphML read alone by pebblesim's reader and by igraph's; an
+ * elementary trace replayed with the fast line reader and with jansson
+ * alone; the naive baseline. The rows that compare two readers run this
+ * program itself (pebblesim-bench --reader ...), which times the
+ * library's call alone. Then, once, the sweep of docs/EXACT.md (flash
+ * beside the approximate strategies, n from 1024 to 16384, two jobs at a
+ * time).
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
@@ -53,6 +56,9 @@ static const struct job jobs[] = {
 	  { "--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
 	    "--element-path", NULL }, false },
 	{ "validate headline trace", "4096", { "validate", TRACE_PATH, "--json", NULL }, false },
+	{ "headline with values", "4096",
+	  { "--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
+	    "--values", NULL }, false },
 	{ "Case II", "1024", RUN("1024"), false },
 	{ "Case II", "16384", RUN("16384"), false },
 	{ "Case II", "65536", RUN("65536"), false },
@@ -72,6 +78,7 @@ static const struct job jobs[] = {
 };
 
 #define JOBS (sizeof(jobs) / sizeof(jobs[0]))
+#define VALUES_ROW 3 /* its time over row 0's: the overhead of values */
 #define MAX_RUNS 31
 
 struct sample {
@@ -255,7 +262,7 @@ int main(int argc, char **argv)
 	/* the memory each run should take, by --dry-run */
 	for (size_t j = 0; j < JOBS; j++) {
 		if (jobs[j].self || !strcmp(jobs[j].args[0], "validate") ||
-		    !strcmp(jobs[j].args[0], "run"))
+		    !strcmp(jobs[j].args[0], "run") || j == VALUES_ROW)
 			continue;
 		if (run(argv[1], false, jobs[j].args, "--dry-run", NULL, &doc)) {
 			fprintf(stderr, "pebblesim-bench: --dry-run of '%s' failed\n", jobs[j].name);
@@ -320,14 +327,16 @@ int main(int argc, char **argv)
 		       sweep_seconds);
 	}
 	printf("validate / direct run, headline:     %.2f\n", median[2] / median[0]);
+	printf("with values / without, headline:     %.2f\n", median[VALUES_ROW] / median[0]);
 	printf("GraphML, pebblesim's reader / igraph: %.1f times faster\n",
 	       median[job_index("read GraphML: igraph")] /
 	       median[job_index("read GraphML: pebblesim")]);
 	printf("elementary trace, fast lines / jansson: %.1f times faster\n",
 	       median[job_index("elementary: jansson")] /
 	       median[job_index("elementary: fast lines")]);
-	doc = json_pack("{s:o, s:f, s:f, s:f, s:f, s:f}", "rows", table, "block_speedup",
+	doc = json_pack("{s:o, s:f, s:f, s:f, s:f, s:f, s:f}", "rows", table, "block_speedup",
 			median[1] / median[0], "validate_over_run", median[2] / median[0],
+			"values_overhead", median[VALUES_ROW] / median[0],
 			"sweep_seconds", sweep_seconds,
 			"graphml_reader_speedup",
 			median[job_index("read GraphML: igraph")] /

@@ -129,6 +129,8 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	const struct ps_dag *dag = att ? &att->dag : &pb->xdag->dag;
 	struct ps_engine engine;
 	struct ps_engine_sink sink;
+	struct ps_values_sink values;
+	struct ps_sink *judge; /* the engine, and the values behind it */
 	struct ps_tee_sink tee;
 	double start;
 	int rc;
@@ -148,15 +150,20 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 		return rc;
 	engine.element_only = pb->element_only;
 	ps_engine_sink_init(&sink, att, &engine);
+	judge = &sink.sink;
+	if (pb->values) {
+		ps_values_sink_init(&values, &sink.sink, pb->values);
+		judge = &values.sink;
+	}
 	/* a trace sees each operation before the engine judges it */
 	if (tap)
-		ps_tee_sink_init(&tee, tap, &sink.sink);
+		ps_tee_sink_init(&tee, tap, judge);
 
 	start = ps_now_seconds();
 	memset(&progress, 0, sizeof(progress));
 	if (pb->progress) {
 		progress.sink.emit = progress_emit;
-		progress.next = tap ? &tee.sink : &sink.sink;
+		progress.next = tap ? &tee.sink : judge;
 		progress.engine = &engine;
 		progress.out = pb->progress;
 		progress.start = start;
@@ -171,7 +178,7 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 		}
 	}
 	rc = ps_strategy_run(s, pb, pb->progress ? &progress.sink :
-				    tap ? &tee.sink : &sink.sink, err);
+				    tap ? &tee.sink : judge, err);
 	if (progress.shown) /* the line is cleared for the report */
 		fprintf(pb->progress, "\r%*s\r", 72, "");
 	if (rc == PS_OK) {
@@ -192,6 +199,11 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 		rc = PS_OK;
 	} else if (rc == PS_OK) {
 		rep->valid = true;
+		if (pb->values && !(rc = ps_values_finish(pb->values, err))) {
+			rep->has_values = true;
+			rep->values = pb->values->report;
+			rep->inputs = &pb->values->in;
+		}
 	}
 	ps_engine_free(&engine);
 	return rc;
@@ -200,6 +212,11 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 static bool has_upper(const struct ps_report *rep)
 {
 	return rep->has_plan && rep->plan.bounded;
+}
+
+bool ps_report_values_failed(const struct ps_report *rep)
+{
+	return rep->valid && rep->has_values && rep->values.failed;
 }
 
 bool ps_report_bound_violated(const struct ps_report *rep)

@@ -258,7 +258,18 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 		not_run(row, why);
 	} else {
 		struct ps_report rep;
+		struct ps_values vals;
+		bool values = false;
 
+		if (spec->values) {
+			if (ps_values_init(&vals, &att, &spec->inputs, &err)) {
+				not_run(row, err.msg);
+				ps_attention_free(&att);
+				return;
+			}
+			pb.values = &vals;
+			values = true;
+		}
 		if (ps_run(&pb, s, NULL, &rep, &err)) {
 			not_run(row, err.msg);
 		} else {
@@ -277,7 +288,20 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			if (!rep.valid)
 				snprintf(row->why, sizeof(row->why), "%.*s",
 					 (int)sizeof(row->why) - 1, rep.violation);
+			if (rep.has_values) {
+				row->has_values = true;
+				row->values_failed = rep.values.failed;
+				row->error_vs_direct = rep.values.error_vs_direct;
+				row->epsilon = rep.values.has_softmax ? rep.values.error_vs_softmax : -1;
+				if (rep.values.failed)
+					snprintf(row->why, sizeof(row->why),
+						 "values: %s pebbled %.17g, direct %.17g",
+						 rep.values.worst, rep.values.worst_pebbled,
+						 rep.values.worst_direct);
+			}
 		}
+		if (values)
+			ps_values_free(&vals);
 	}
 	ps_attention_free(&att);
 }
@@ -474,6 +498,10 @@ int ps_sweep_run(const struct ps_sweep_spec *spec, struct ps_sweep_row **rows,
 static const char csv_header[] =
 	"dag,n,d,g,M,strategy,valid,loads,saves,io,predicted_io,peak_red,lower,upper,seconds,label,simulated,swept,value,why";
 
+/* Two columns after the first twenty, empty without values; a CSV of
+ * twenty columns (written before them) is read as without values. */
+static const char csv_values_header[] = ",error_vs_direct,epsilon";
+
 static void csv_field(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\n")) {
@@ -491,7 +519,7 @@ static void csv_field(FILE *out, const char *s)
 
 int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 {
-	fprintf(out, "%s\n", csv_header);
+	fprintf(out, "%s%s\n", csv_header, csv_values_header);
 	for (size_t k = 0; k < count; k++) {
 		const struct ps_sweep_row *r = &rows[k];
 
@@ -511,6 +539,13 @@ int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 		fprintf(out, ",%.3f,%s,%s,", r->seconds, r->label, r->simulated ? "true" : "false");
 		fprintf(out, "%c,%llu,", r->swept, (unsigned long long)r->value);
 		csv_field(out, r->why);
+		if (r->has_values) {
+			fprintf(out, ",%.6e,", r->error_vs_direct);
+			if (r->epsilon >= 0)
+				fprintf(out, "%.6e", r->epsilon);
+		} else {
+			fputs(",,", out);
+		}
 		fputc('\n', out);
 	}
 	return ferror(out) ? PS_EIO : PS_OK;
@@ -559,10 +594,13 @@ int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		      size_t *count, char *param, struct ps_error *err)
 {
 	char line[1024], *f[24];
+	bool values_columns;
 	size_t cap = *count, used = *count, lineno = 1;
 
 	if (!fgets(line, sizeof(line), in) || strncmp(line, csv_header, strlen(csv_header)))
 		return ps_error_set(err, PS_EINPUT, "%s: not a pebblesim sweep CSV (its header differs)", name);
+	values_columns = !strncmp(line + strlen(csv_header), csv_values_header,
+				  strlen(csv_values_header));
 	while (fgets(line, sizeof(line), in)) {
 		struct ps_sweep_row r;
 		size_t nf;
@@ -572,7 +610,7 @@ int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 			return ps_error_set(err, PS_EINPUT, "%s:%zu: line too long", name, lineno);
 		nf = csv_split(line, f, 24);
 		memset(&r, 0, sizeof(r));
-		if (nf != 20 || !csv_u64(f[1], &r.n) || !csv_u64(f[2], &r.d) ||
+		if (nf != (values_columns ? 22u : 20u) || !csv_u64(f[1], &r.n) || !csv_u64(f[2], &r.d) ||
 		    !csv_u64(f[3], &r.g) || !csv_u64(f[4], &r.M) || !csv_u64(f[18], &r.value) ||
 		    strlen(f[0]) >= sizeof(r.dag) || strlen(f[5]) >= sizeof(r.strategy) ||
 		    strlen(f[15]) >= sizeof(r.label))
@@ -590,6 +628,11 @@ int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		r.lower = atof(f[12]);
 		r.upper = *f[13] ? atof(f[13]) : -1;
 		r.seconds = atof(f[14]);
+		if (nf == 22 && *f[20]) {
+			r.has_values = true;
+			r.error_vs_direct = atof(f[20]);
+			r.epsilon = *f[21] ? atof(f[21]) : -1;
+		}
 		if (strlen(f[17]) != 1 || !strchr("ndgM", f[17][0]))
 			return ps_error_set(err, PS_EINPUT, "%s:%zu: the swept parameter is n, d, g or M", name, lineno);
 		r.swept = f[17][0];
@@ -712,12 +755,23 @@ size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 	return found;
 }
 
+static bool any_values(const struct ps_sweep_row *rows, size_t count)
+{
+	for (size_t k = 0; k < count; k++)
+		if (rows[k].has_values)
+			return true;
+	return false;
+}
+
 void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 		    size_t count, const struct ps_crossover *cross,
 		    size_t cross_count)
 {
-	fprintf(out, "%10c  %-10s %-12s %-6s %14s %14s %12s %9s  %s\n", param, "label",
-		"strategy", "valid", "I/O", "predicted", "lower", "seconds", "how");
+	const bool values = any_values(rows, count);
+
+	fprintf(out, "%10c  %-10s %-12s %-6s %14s %14s %12s %9s  %s%s\n", param, "label",
+		"strategy", "valid", "I/O", "predicted", "lower", "seconds", "how",
+		values ? "       epsilon  error_vs_direct" : "");
 	for (size_t k = 0; k < count; k++) {
 		const struct ps_sweep_row *r = &rows[k];
 
@@ -726,11 +780,19 @@ void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 				(unsigned long long)r->value, r->label, r->strategy, r->why);
 			continue;
 		}
-		fprintf(out, "%10llu  %-10s %-12s %-6s %14llu %14llu %12.0f %9.2f  %s\n",
+		fprintf(out, "%10llu  %-10s %-12s %-6s %14llu %14llu %12.0f %9.2f  %s",
 			(unsigned long long)r->value, r->label, r->strategy,
 			r->simulated ? (r->valid ? "yes" : "NO") : "-",
 			(unsigned long long)r->io, (unsigned long long)r->predicted_io,
 			r->lower, r->seconds, r->simulated ? "simulated" : "predicted");
+		if (r->has_values && r->epsilon >= 0)
+			fprintf(out, "  %12.3e", r->epsilon);
+		else if (r->has_values)
+			fprintf(out, "  %12s", "-");
+		if (r->has_values)
+			fprintf(out, "  %15.3e%s", r->error_vs_direct,
+				r->values_failed ? "  VALUES FAILED" : "");
+		fputc('\n', out);
 	}
 	for (size_t k = 0; k < cross_count; k++) {
 		if (cross[k].found)
@@ -783,6 +845,13 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 			json_object_set_new(row, "upper", bound_or_null(r->upper));
 			json_object_set_new(row, "seconds", json_real(r->seconds));
 		}
+		if (r->has_values) {
+			json_object_set_new(row, "error_vs_direct", isfinite(r->error_vs_direct) ?
+					    json_real(r->error_vs_direct) : json_null());
+			json_object_set_new(row, "epsilon", r->epsilon >= 0 && isfinite(r->epsilon) ?
+					    json_real(r->epsilon) : json_null());
+			json_object_set_new(row, "values_failed", json_boolean(r->values_failed));
+		}
 		if (r->why[0])
 			json_object_set_new(row, "why", json_string(r->why));
 		json_array_append_new(list, row);
@@ -807,6 +876,7 @@ int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
 	const char *dot = strrchr(path, '.');
 	bool svg = dot && !strcmp(dot, ".svg"), png = dot && !strcmp(dot, ".png");
 	char tmp[4096], labels[PS_SWEEP_MAX_STRATEGIES][24], cmd[64];
+	const bool values = any_values(rows, count);
 	size_t label_count = 0;
 	FILE *gp;
 	int status;
@@ -832,6 +902,9 @@ int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
 		svg ? "svg dynamic" : "png", tmp);
 	fprintf(gp, "set logscale xy\nset xlabel '%c'\nset ylabel 'I/O (loads + saves)'\n"
 		"set key outside right\nset grid\n", param);
+	if (values)
+		fprintf(gp, "set logscale y2\nset y2label 'epsilon = max |A - softmax(Q K^T / sqrt d) V|'\n"
+			"set y2tics\nset ytics nomirror\nset format y2 '%%.0e'\n");
 	for (size_t k = 0; k < cross_count; k++)
 		if (cross[k].found)
 			fprintf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 3 lc rgb 'gray40'\n"
@@ -839,13 +912,19 @@ int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
 				(unsigned long long)cross[k].at, (unsigned long long)cross[k].at,
 				cross[k].label, cross[k].baseline, (unsigned long long)cross[k].at,
 				0.95 - 0.05 * (double)(k % 10));
-	/* one data block per label: value, I/O, lower bound */
+	/* one data block per label: value, I/O, lower bound, epsilon (or
+	 * NaN, which gnuplot leaves out; 0 cannot go on a log axis) */
 	for (size_t q = 0; q < label_count; q++) {
 		fprintf(gp, "$L%zu << EOD\n", q);
 		for (size_t k = 0; k < count; k++)
-			if (rows[k].ran && !strcmp(rows[k].label, labels[q]))
-				fprintf(gp, "%llu %llu %.0f\n", (unsigned long long)rows[k].value,
+			if (rows[k].ran && !strcmp(rows[k].label, labels[q])) {
+				fprintf(gp, "%llu %llu %.0f ", (unsigned long long)rows[k].value,
 					(unsigned long long)rows[k].io, rows[k].lower > 0 ? rows[k].lower : 1);
+				if (rows[k].has_values && rows[k].epsilon > 0 && isfinite(rows[k].epsilon))
+					fprintf(gp, "%.6e\n", rows[k].epsilon);
+				else
+					fprintf(gp, "NaN\n");
+			}
 		fprintf(gp, "EOD\n");
 	}
 	fprintf(gp, "plot ");
@@ -856,6 +935,10 @@ int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
 	for (size_t q = 0; q < label_count; q++)
 		fprintf(gp, ", $L%zu using 1:3 with lines dt 2 lc rgb 'gray50' title '%s'", q,
 			q == 0 ? "lower bounds (dashed)" : "");
+	/* epsilon of each label on the right axis, dotted */
+	for (size_t q = 0; values && q < label_count; q++)
+		fprintf(gp, ", $L%zu using 1:4 axes x1y2 with linespoints dt 3 pt 6 title '%s epsilon'",
+			q, labels[q]);
 	fprintf(gp, "\n");
 	status = pclose(gp);
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {

@@ -964,6 +964,20 @@ static int play_line(struct reader *r, struct ps_replay *rep,
 	return rc;
 }
 
+/* An accepted operation, applied to the values. */
+static int values_line(struct reader *r, struct ps_values *vals, const struct ps_op *op)
+{
+	int rc = ps_values_apply(vals, op, r->err);
+
+	if (rc == PS_EINPUT) {
+		char why[PS_ERROR_MAX];
+
+		snprintf(why, sizeof(why), "%s", r->err->msg);
+		rc = BAD(r, "%s", why);
+	}
+	return rc;
+}
+
 static bool same_dag(const struct ps_attention_params *a,
 		     const struct ps_attention_params *b)
 {
@@ -975,6 +989,17 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		    const struct ps_attention_params *expect,
 		    const struct ps_explicit *xdag, bool element_only,
 		    struct ps_replay *rep, struct ps_error *err)
+{
+	return ps_trace_replay_values(f, name, M, expect, xdag, element_only,
+				      NULL, NULL, rep, err);
+}
+
+int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
+			   const struct ps_attention_params *expect,
+			   const struct ps_explicit *xdag, bool element_only,
+			   const struct ps_values_inputs *inputs,
+			   struct ps_values *vals, struct ps_replay *rep,
+			   struct ps_error *err)
 {
 	struct reader r = { .name = name, .err = err };
 	struct ps_engine engine;
@@ -988,6 +1013,8 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 	memset(rep, 0, sizeof(*rep));
 	if (!src)
 		return ps_error_set(err, PS_ENOMEM, "out of memory");
+	if (inputs)
+		memset(vals, 0, sizeof(*vals));
 	src->f = f;
 	src->pos = src->end = 0;
 	src->eof = false;
@@ -1022,7 +1049,8 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		    (rep->header.explicit_dag ? flat_vertex_op(&flat, &vop)
 					      : flat_op(&r, &flat, &op))) {
 			rep->fast_lines++;
-			if ((rc = play_line(&r, rep, xdag, &engine, &op, &vop)))
+			if ((rc = play_line(&r, rep, xdag, &engine, &op, &vop)) ||
+			    (inputs && (rc = values_line(&r, vals, &op))))
 				break;
 			continue;
 		}
@@ -1041,6 +1069,10 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 			if (rc)
 				break;
 			if (rep->header.explicit_dag) {
+				if (inputs) {
+					rc = BAD(&r, "values are defined on the attention DAGs, not on a DAG from a file");
+					break;
+				}
 				if (!xdag) {
 					rc = BAD(&r, "this trace is of an explicit DAG: name its file with --dag");
 					break;
@@ -1085,6 +1117,8 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 				break;
 			}
 			rep->has_att = true;
+			if (inputs && (rc = ps_values_init(vals, &rep->att, inputs, err)))
+				break;
 			r.exact = rep->header.dag.exact;
 			rep->header.planned_M = rep->header.M;
 			if (M)
@@ -1112,6 +1146,9 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 			json_decref(obj);
 			if (!rc)
 				rc = play_line(&r, rep, xdag, &engine, &op, &vop);
+			/* the values follow only what the engine accepted */
+			if (!rc && inputs)
+				rc = values_line(&r, vals, &op);
 		}
 		if (rc)
 			break;
@@ -1134,6 +1171,10 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 			rc = PS_OK;
 		} else if (rc == PS_OK) {
 			rep->valid = true;
+			if (inputs && !(rc = ps_values_finish(vals, err))) {
+				rep->has_values = true;
+				rep->values = vals->report;
+			}
 		}
 		ps_engine_free(&engine);
 	}

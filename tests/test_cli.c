@@ -1,6 +1,7 @@
 /* The command line: exit statuses, messages, options, DAG files, traces'
  * size rule, and every JSON output against docs/pebblesim.schema.json. */
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "../src/cli/cli.h"
 #include "pebblesim/common.h"
 #include "pebblesim/explicit.h"
+#include "pebblesim/npy.h"
 #include "pebblesim/strategy.h"
 #include "tests.h"
 
@@ -883,6 +885,8 @@ START_TEST(test_json_schema)
 	output_valid("report");
 	ck_assert_int_eq(cli("validate", "--json", trace, NULL), 0);
 	output_valid("report");
+	ck_assert_int_eq(cli("validate", "--json", "--values", "--seed", "3", trace, NULL), 0);
+	output_valid("report");
 	ck_assert_int_eq(cli("validate", "--json", "examples/tiny-broken.jsonl", NULL), 1);
 	output_valid("report");
 	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--json", "--trace", trace, NULL), 0);
@@ -907,6 +911,14 @@ START_TEST(test_json_schema)
 	output_valid("sweep");
 	ck_assert_int_eq(cli("--attention", "exact", "-n", "8", "-d", "4", "-M", "60", "--json", NULL), 0);
 	output_valid("report");
+	ck_assert_int_eq(cli("-n", "16", "-d", "4", "-g", "2", "-M", "100", "--json", "--values", NULL), 0);
+	output_valid("report");
+	ck_assert_int_eq(cli("--attention", "exact", "-n", "8", "-d", "4", "-M", "60", "--json",
+			     "--values", "--no-normalize", NULL), 0);
+	output_valid("report");
+	ck_assert_int_eq(cli("sweep", "-g", "1:2", "-n", "8", "-d", "4", "-M", "60",
+			     "--strategies", "flash,case", "--values", "--json", NULL), 0);
+	output_valid("sweep");
 	/* the validator refuses what the schema does: a count as a float */
 	bad = json_pack("{s:f}", "M", 1024.0);
 	count = json_pack("{s:s}", "$ref", "#/$defs/count");
@@ -1086,6 +1098,146 @@ START_TEST(test_sweep_cli)
 }
 END_TEST
 
+/* Writes rows x cols doubles as .npy at path. */
+static void write_npy(const char *path, const double *x, uint64_t rows, uint64_t cols)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ps_npy_write(f, x, rows, cols), 0);
+	fclose(f);
+}
+
+/* A .npy file of version 1.0 with this header and these data bytes. */
+static void write_npy_raw(const char *path, const char *header, const void *data,
+			  size_t bytes)
+{
+	FILE *f = fopen(path, "wb");
+	size_t len = strlen(header);
+	unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+				  (unsigned char)(len & 0xff), (unsigned char)(len >> 8) };
+
+	ck_assert_ptr_nonnull(f);
+	fwrite(pre, 1, sizeof(pre), f);
+	fwrite(header, 1, len, f);
+	fwrite(data, 1, bytes, f);
+	fclose(f);
+}
+
+/* Runs with values from the command line (docs/VALUES.md). */
+START_TEST(test_values_cli)
+{
+	char q[64], k[64], v[64], out[64], trace[64];
+	double x[8 * 4 + 1], *back;
+	uint64_t rows, cols;
+	struct ps_error err;
+	json_t *root;
+
+	temp_path(q, sizeof(q), ".npy");
+	temp_path(k, sizeof(k), ".npy");
+	temp_path(v, sizeof(v), ".npy");
+	temp_path(out, sizeof(out), ".npy");
+	temp_path(trace, sizeof(trace), ".jsonl");
+	unlink(out);
+	for (int t = 0; t < 33; t++)
+		x[t] = 0.1 * (t % 7) - 0.3;
+	write_npy(q, x, 8, 4);
+	write_npy(k, x + 1, 8, 4);
+	/* every option refused by name where it does not apply */
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--seed", "3", NULL), 2);
+	HAS(err_text, "option '--seed' applies only with --values");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--output", out, NULL), 2);
+	HAS(err_text, "option '--output' applies only with --values");
+	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--values", NULL), 2);
+	HAS(err_text, "option '--values' does not apply to run --dag");
+	ck_assert_int_eq(cli("compare", "-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", NULL), 2);
+	HAS(err_text, "option '--values' does not apply to compare");
+	ck_assert_int_eq(cli("sweep", "-g", "1:2", "-n", "8", "-d", "4", "-M", "60", "--values", "--q", q, NULL), 2);
+	HAS(err_text, "option '--q' does not apply to sweep");
+	ck_assert_int_eq(cli("sweep", "-g", "1:2", "-n", "8", "-d", "4", "-M", "60", "--entry-bound", "2", NULL), 2);
+	HAS(err_text, "option '--entry-bound' applies only with --values");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--entry-bound", "-1", NULL), 2);
+	HAS(err_text, "expected a finite number > 0");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, NULL), 2);
+	HAS(err_text, "--q, --k and --v go together");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--dry-run", NULL), 2);
+	/* bad .npy files exit 2 with the reason: shape, dtype, truncated, a lying header */
+	write_npy(v, x, 8, 3);
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
+			     "--v", v, NULL), 2);
+	HAS(err_text, "is not (8, 4)");
+	write_npy_raw(v, "{'descr': '<i8', 'fortran_order': False, 'shape': (8, 4), }\n", x, 256);
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
+			     "--v", v, NULL), 2);
+	HAS(err_text, "dtype '<i8' is not float64");
+	write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 4), }\n", x, 248);
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
+			     "--v", v, NULL), 2);
+	HAS(err_text, "truncated");
+	write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 4), }\n", x, 256);
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
+			     "--v", v, NULL), 0);
+	write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 5), }\n", x, 256);
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
+			     "--v", v, NULL), 2);
+	HAS(err_text, "is not (8, 4)");
+	write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 8), }\n", x, 256);
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
+			     "--v", v, NULL), 2);
+	HAS(err_text, "shape (4, 8) is not (8, 4)");
+	{
+		FILE *f = fopen(v, "wb");
+
+		fwrite("\x93NUMPY\x01\x00\xf0\x00{'descr'", 1, 17, f);
+		fclose(f);
+	}
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
+			     "--v", v, NULL), 2);
+	HAS(err_text, "truncated .npy header");
+	/* good files: the outputs written, read back, the report names them */
+	write_npy(v, x, 8, 4);
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
+			     "--v", v, "--output", q, NULL), 2);
+	HAS(err_text, "names an input");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
+			     "--v", v, "--output", "-", NULL), 2);
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
+			     "--v", v, "--output", out, "--trace", trace, NULL), 0);
+	HAS(out_text, "error vs direct");
+	HAS(out_text, "epsilon");
+	HAS(out_text, out);
+	ck_assert_int_eq(ps_npy_load(out, 8, 4, &back, &rows, &cols, &err), 0);
+	ck_assert(isfinite(back[0]) && fabs(back[0]) < 1);
+	free(back);
+	/* the trace replays to the same outputs, in JSON */
+	ck_assert_int_eq(cli("validate", "--values", "--q", q, "--k", k, "--v", v, "--json", trace, NULL), 0);
+	root = out_json();
+	ck_assert(json_is_real(json_object_get(json_object_get(root, "values"), "error_vs_softmax")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(json_object_get(root, "values"),
+									   "inputs"), "q")), q);
+	json_decref(root);
+	ck_assert_int_eq(cli("validate", "--values", "--output", trace, trace, NULL), 2);
+	HAS(err_text, "names an input");
+	ck_assert_int_eq(cli("validate", "--values", "--seed", "2", "--q", q, "--k", k, "--v", v, trace, NULL), 2);
+	HAS(err_text, "is for random inputs");
+	/* the failure rule: exp overflows in the DAG (no running maximum),
+	 * the direct softmax does not: exit 1 naming the output and both values */
+	ck_assert_int_eq(cli("--attention", "exact", "-n", "4", "-d", "4", "-M", "60", "--values",
+			     "--entry-bound", "100", NULL), 1);
+	HAS(err_text, "pebblesim: values: the pebbled output A[");
+	HAS(err_text, "differs from the direct evaluation");
+	HAS(out_text, "FAILED");
+	/* odd g, large entries: the normaliser goes negative, with a warning */
+	cli("-n", "16", "-d", "4", "-g", "1", "-M", "200", "--values", "--entry-bound", "4", NULL);
+	HAS(err_text, "warning: the normaliser D~");
+	unlink(q);
+	unlink(k);
+	unlink(v);
+	unlink(out);
+	unlink(trace);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -1114,6 +1266,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_help_teaches);
 	tcase_add_test(tc, test_exact_attention_cli);
 	tcase_add_test(tc, test_sweep_cli);
+	tcase_add_test(tc, test_values_cli);
 	suite_add_tcase(s, tc);
 	return s;
 }

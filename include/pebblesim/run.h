@@ -14,6 +14,7 @@
 #include "pebblesim/engine.h"
 #include "pebblesim/explicit.h"
 #include "pebblesim/strategy.h"
+#include "pebblesim/values.h"
 
 struct ps_report {
 	const struct ps_attention *att;   /* the attention DAG, or NULL */
@@ -42,6 +43,10 @@ struct ps_report {
 	bool has_end;               /* it had an end line, and it matched */
 	const char *dag_format;     /* the explicit DAG's format, or NULL */
 	const char *dag_note;       /* what that format lost, or NULL */
+	bool has_values;            /* a run with values (values.h) */
+	struct ps_values_report values;
+	const struct ps_values_inputs *inputs; /* where its inputs came from */
+	const char *values_output;  /* the .npy file the outputs went to */
 };
 
 double ps_now_seconds(void);
@@ -70,6 +75,10 @@ void ps_report_init_explicit(struct ps_report *rep,
  * are not a verdict (an invalid sequence is a report with valid false). */
 int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	   struct ps_sink *tap, struct ps_report *rep, struct ps_error *err);
+
+/* 1 when a run with values computed outputs further from the direct
+ * evaluation than the tolerance. */
+bool ps_report_values_failed(const struct ps_report *rep);
 
 /* 1 when the counts contradict a bound: measured I/O above the strategy's
  * upper bound or below an applied lower bound. */

@@ -26,6 +26,7 @@
 
 /* What a strategy is asked to pebble. */
 struct ps_explicit;
+struct ps_values;
 
 struct ps_problem {
 	const struct ps_attention *att; /* the attention DAG, or NULL */
@@ -36,6 +37,7 @@ struct ps_problem {
 	const char *order; /* explicit DAGs: "topo" (default) or "dfs" */
 	bool element_only; /* validate move by move, without the block path */
 	FILE *progress;    /* where to show progress on long runs, or NULL */
+	struct ps_values *values; /* run with values (values.h), or NULL */
 };
 
 struct ps_strategy;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "pebblesim/common.h"
+#include "pebblesim/values.h"
 
 /* The swept parameter's letter: 'n', 'd', 'g' or 'M'. */
 struct ps_sweep_range {
@@ -53,6 +54,8 @@ struct ps_sweep_spec {
 	unsigned jobs;            /* processes; 0: the number of cores */
 	unsigned shard, shards;   /* run points with index % shards == shard */
 	FILE *progress;           /* or NULL */
+	bool values;              /* run with values (random inputs) */
+	struct ps_values_inputs inputs;
 };
 
 /* One (point, strategy) of a sweep. */
@@ -69,6 +72,9 @@ struct ps_sweep_row {
 	uint64_t loads, saves, io, predicted_io, peak_red;
 	double lower, upper; /* upper < 0: none */
 	double seconds;
+	bool has_values;     /* a run with values: */
+	bool values_failed;  /* error_vs_direct above the tolerance */
+	double error_vs_direct, epsilon; /* epsilon < 0: none (no normalisation) */
 	char why[160];
 };
 
@@ -111,7 +117,7 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 
 /* Draws I/O against the swept value on log-log axes with gnuplot, into
  * path (.svg or .png): a line per label, lower bounds dashed, crossovers
- * marked. */
+ * marked; with values, epsilon on a second axis (right), dotted. */
 int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
 		  size_t count, const struct ps_crossover *cross,
 		  size_t cross_count, struct ps_error *err);

@@ -17,6 +17,7 @@
 #include "pebblesim/ops.h"
 #include "pebblesim/output.h"
 #include "pebblesim/strategy.h"
+#include "pebblesim/values.h"
 
 /*
  * The longest line a trace may have, in bytes without its newline: a
@@ -85,6 +86,8 @@ struct ps_replay {
 	enum ps_rule rule;
 	uint64_t violation_line;
 	uint64_t fast_lines; /* lines read without jansson (ps_trace_fast_lines) */
+	bool has_values;             /* replayed with values, the outputs read */
+	struct ps_values_report values;
 };
 
 /*
@@ -101,6 +104,21 @@ int ps_trace_replay(FILE *f, const char *name, uint64_t M,
 		    const struct ps_explicit *xdag, bool element_only,
 		    struct ps_replay *rep, struct ps_error *err);
 void ps_replay_free(struct ps_replay *rep);
+
+/*
+ * The same with values (values.h): once the header has built the DAG,
+ * vals is initialised from inputs (a trace of an explicit DAG is refused,
+ * as are inputs of the wrong shape), every operation the engine accepts
+ * is applied to it, and after a valid trace rep->values holds the report.
+ * The caller frees vals (ps_values_free) afterwards, whatever the result,
+ * and before ps_replay_free.
+ */
+int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
+			   const struct ps_attention_params *expect,
+			   const struct ps_explicit *xdag, bool element_only,
+			   const struct ps_values_inputs *inputs,
+			   struct ps_values *vals, struct ps_replay *rep,
+			   struct ps_error *err);
 
 /*
  * Lines of single nodes in the common shape ({"op":"load","kind":"Q",

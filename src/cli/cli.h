@@ -18,6 +18,7 @@
 #include "pebblesim/explicit.h"
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
+#include "pebblesim/values.h"
 
 /* The command line, callable from tests: output and diagnostics go to the
  * given streams and the exit status is returned. */
@@ -34,6 +35,7 @@ enum cli_option_id {
 	OPT_ATTENTION,
 	OPT_STRATEGIES, OPT_PREDICT, OPT_CSV, OPT_PLOT, OPT_JOBS, OPT_SHARD,
 	OPT_MERGE, OPT_BASELINE,
+	OPT_VALUES, OPT_Q, OPT_K, OPT_V, OPT_SEED, OPT_ENTRY_BOUND, OPT_VALUES_OUTPUT,
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -44,6 +46,7 @@ enum cli_kind {
 	CLI_STRING, /* any text */
 	CLI_COUNT,  /* a decimal integer <= INT64_MAX */
 	CLI_SIZE,   /* a count with k, M, G (powers of 1024) or 2^k */
+	CLI_REAL,   /* a finite number > 0: sets a double */
 };
 
 /* When an option applies within its command: with --dag or without it. */
@@ -51,6 +54,7 @@ enum {
 	CLI_ATTENTION_ONLY = 1, /* the attention DAG's parameters */
 	CLI_DAG_ONLY = 2,       /* a DAG from a file */
 	CLI_RANGE = 4,          /* a number, or a range LO:HI[:STEP] (sweep) */
+	CLI_VALUES_ONLY = 8,    /* a run with values (--values) */
 };
 
 struct cli_option {
@@ -76,6 +80,10 @@ struct cli_args {
 	const char *strategies, *csv, *plot, *shard, *baseline; /* sweep */
 	uint64_t jobs;
 	bool predict, merge;
+	bool values;                               /* --values */
+	const char *q_file, *k_file, *v_file, *values_output;
+	uint64_t seed;
+	double entry_bound;
 	const char *text[CLI_OPTION_COUNT]; /* a number's text as given */
 	bool no_normalize, json, dry_run, element_path, help;
 	bool given[CLI_OPTION_COUNT];
@@ -139,6 +147,22 @@ extern const struct cli_help run_help, compare_help, validate_help,
 #define CLI_OPT_ATTENTION { OPT_ATTENTION, 0, "attention", CLI_STRING, offsetof(struct cli_args, attention), 0, \
 	CLI_ATTENTION_ONLY, "KIND", "approx (the default): approximate attention, n, d, g;\n" \
 	"exact: exact attention (MODEL.md section 5), n and d,\nno -g; flash by default. Naming a strategy of\nexact attention (flash, exact-matmul) implies it" }
+/* A run with values (docs/VALUES.md): run and validate take them all,
+ * sweep --values, --seed and --entry-bound. */
+#define CLI_OPT_VALUES(help) { OPT_VALUES, 0, "values", CLI_FLAG, offsetof(struct cli_args, values), 0, CLI_ATTENTION_ONLY, NULL, help }
+#define CLI_OPT_INPUT(id, name, field, what) { id, 0, name, CLI_STRING, offsetof(struct cli_args, field), 0, \
+	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, what ".npy", "read " what " (n x d, float64 or float32) from a .npy file;\n" \
+	"--q, --k and --v go together" }
+#define CLI_OPT_SEED { OPT_SEED, 0, "seed", CLI_COUNT, offsetof(struct cli_args, seed), 0, CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "S", \
+	"random inputs from seed S (default 1)" }
+#define CLI_OPT_ENTRY_BOUND { OPT_ENTRY_BOUND, 0, "entry-bound", CLI_REAL, offsetof(struct cli_args, entry_bound), 0, \
+	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "B", "random inputs uniform in [-B, B] (default 1)" }
+#define CLI_OPT_VALUES_OUTPUT { OPT_VALUES_OUTPUT, 0, "output", CLI_STRING, offsetof(struct cli_args, values_output), 0, \
+	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "A.npy", "write the outputs (A, or N or O without normalisation)\nas an n x d float64 .npy file" }
+#define CLI_OPT_VALUES_ALL(help) CLI_OPT_VALUES(help), CLI_OPT_INPUT(OPT_Q, "q", q_file, "Q"), \
+	CLI_OPT_INPUT(OPT_K, "k", k_file, "K"), CLI_OPT_INPUT(OPT_V, "v", v_file, "V"), \
+	CLI_OPT_SEED, CLI_OPT_ENTRY_BOUND, CLI_OPT_VALUES_OUTPUT
+
 #define CLI_OPT_HELP { OPT_HELP, 'h', "help", CLI_FLAG, offsetof(struct cli_args, help), 0, 0, NULL, "this help" }
 #define CLI_OPT_END { CLI_OPTION_COUNT, 0, NULL, CLI_FLAG, 0, 0, 0, NULL, NULL }
 
@@ -201,6 +225,22 @@ int cli_read_dag(const struct cli_args *a, struct ps_explicit *x,
 
 void cli_problem(const struct cli_args *a, const struct ps_attention *att,
 		 const struct ps_explicit *xdag, struct ps_problem *pb);
+
+/* The inputs of --values (files, or --seed and --entry-bound); 0 or
+ * PS_EXIT_USAGE after a message. reads lists the files the run
+ * reads besides them (a trace, a DAG), which --output must not name. */
+int cli_values_inputs(const struct cli_command *cmd, const struct cli_args *a,
+		      const char *const *reads, size_t read_count,
+		      struct ps_values_inputs *in, FILE *errout);
+
+/* Writes the outputs of a run with values to --output; 0 or
+ * PS_EXIT_USAGE after a message. */
+int cli_write_outputs(const struct cli_args *a, const struct ps_values *vals,
+		      FILE *errout);
+
+/* The warning of a normaliser D~ <= 0, and the failure of a run with
+ * values, on errout. */
+void cli_values_warn(const struct ps_report *rep, FILE *errout);
 
 /* Standard error when it is a terminal, else NULL: where progress goes. */
 FILE *cli_progress_stream(FILE *errout);

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,18 @@ static int set_value(const struct cli_command *cmd, const struct cli_option *o,
 	case CLI_STRING:
 		*(const char **)(base + o->offset) = value;
 		break;
+	case CLI_REAL: {
+		char *end;
+		double x;
+
+		errno = 0;
+		x = strtod(value, &end);
+		if (end == value || *end || errno || !isfinite(x) || !(x > 0))
+			return cli_usage_error(cmd, errout, "invalid value '%s' for %s: expected a finite number > 0",
+					       value, cli_option_name(o->id, name, sizeof(name)));
+		*(double *)(base + o->offset) = x;
+		break;
+	}
 	case CLI_COUNT:
 	case CLI_SIZE:
 		a->text[o->id] = value;
@@ -279,6 +292,10 @@ int cli_check_when(const struct cli_command *cmd, const struct cli_args *a,
 		if (!dag && (o->when & CLI_DAG_ONLY))
 			return cli_usage_error(cmd, errout,
 					       "option '%s' applies only with --dag FILE",
+					       cli_option_name(o->id, name, sizeof(name)));
+		if (!a->values && (o->when & CLI_VALUES_ONLY))
+			return cli_usage_error(cmd, errout,
+					       "option '%s' applies only with --values",
 					       cli_option_name(o->id, name, sizeof(name)));
 	}
 	return 0;
@@ -373,7 +390,8 @@ void cli_print_help(FILE *out)
 	      "bound contradicted, 2 bad usage or input.\n"
 	      "Documentation: README.md and docs/, installed in " PS_DOCDIR ".\n"
 	      "docs/ has the model (MODEL.md), bounds (BOUNDS.md), strategies\n"
-	      "(STRATEGIES.md), exact attention (EXACT.md), commands and JSON schema\n"
+	      "(STRATEGIES.md), exact attention (EXACT.md), runs with values and\n"
+	      "epsilon (VALUES.md), commands and JSON schema\n"
 	      "(CLI.md, pebblesim.schema.json), traces (TRACE_FORMAT.md), DAG files\n"
 	      "(DAG_FILES.md), performance (PERFORMANCE.md), architecture\n"
 	      "(ARCHITECTURE.md).\n", out);

@@ -19,6 +19,75 @@ static double ratio(uint64_t io, double bound)
 	return bound > 0 ? (double)io / bound : 0.0;
 }
 
+/* The lines of a run with values (docs/VALUES.md). */
+static void values_print(const struct ps_report *rep, FILE *out)
+{
+	const struct ps_values_report *v = &rep->values;
+	const struct ps_values_inputs *in = rep->inputs;
+	const char *kind = rep->att->normalize ? "A" : rep->att->exact ? "O" : "N";
+
+	if (in && in->q)
+		fprintf(out, "values                 inputs Q = %s, K = %s, V = %s\n", in->q, in->k, in->v);
+	else if (in)
+		fprintf(out, "values                 random inputs, seed %llu, uniform in [-%g, %g]\n",
+			(unsigned long long)in->seed, in->entry_bound, in->entry_bound);
+	fprintf(out, "  error vs direct      %.3g = max |%s - %s| (tolerance %.3g)%s\n",
+		v->error_vs_direct, kind,
+		rep->att->exact ? (rep->att->normalize ? "softmax(Q K^T / sqrt d) V" : "exp(Q K^T / sqrt d) V")
+				: (rep->att->normalize ? "D~^-1 P(Q K^T / sqrt d) V" : "P(Q K^T / sqrt d) V"),
+		v->tolerance, v->failed ? "  FAILED" : "");
+	if (v->failed)
+		fprintf(out, "  worst output         %s: pebbled %.17g, direct %.17g\n", v->worst,
+			v->worst_pebbled, v->worst_direct);
+	if (v->has_softmax)
+		fprintf(out, "  epsilon              %.3g = max |A - softmax(Q K^T / sqrt d) V|\n",
+			v->error_vs_softmax);
+	if (v->nonpositive_rows)
+		fprintf(out, "  normaliser D~ <= 0   in %llu rows (first: row %llu)\n",
+			(unsigned long long)v->nonpositive_rows,
+			(unsigned long long)v->first_nonpositive_row);
+	fprintf(out, "  values held          at most %llu (besides Q, K, V)\n",
+		(unsigned long long)v->peak_values);
+	if (rep->values_output)
+		fprintf(out, "  outputs              %s (%llu x %llu float64)\n", rep->values_output,
+			(unsigned long long)rep->att->n, (unsigned long long)rep->att->d);
+}
+
+/* A number in JSON, or null where JSON has none (infinities, NaN). */
+static json_t *real_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *values_json(const struct ps_report *rep)
+{
+	const struct ps_values_report *v = &rep->values;
+	const struct ps_values_inputs *in = rep->inputs;
+	json_t *obj = json_object();
+
+	json_object_set_new(obj, "error_vs_direct", real_or_null(v->error_vs_direct));
+	json_object_set_new(obj, "error_vs_softmax",
+			    v->has_softmax ? real_or_null(v->error_vs_softmax) : json_null());
+	json_object_set_new(obj, "tolerance", real_or_null(v->tolerance));
+	json_object_set_new(obj, "failed", json_boolean(v->failed));
+	json_object_set_new(obj, "worst", json_pack("{s:s, s:o, s:o}", "output", v->worst,
+						    "pebbled", real_or_null(v->worst_pebbled),
+						    "direct", real_or_null(v->worst_direct)));
+	json_object_set_new(obj, "nonpositive_normaliser_rows",
+			    json_integer((json_int_t)v->nonpositive_rows));
+	json_object_set_new(obj, "peak_values", json_integer((json_int_t)v->peak_values));
+	if (in && in->q)
+		json_object_set_new(obj, "inputs", json_pack("{s:s, s:s, s:s}", "q", in->q,
+							     "k", in->k, "v", in->v));
+	else if (in)
+		json_object_set_new(obj, "inputs", json_pack("{s:I, s:f}", "seed",
+							     (json_int_t)in->seed,
+							     "entry_bound", in->entry_bound));
+	if (rep->values_output)
+		json_object_set_new(obj, "output", json_string(rep->values_output));
+	return obj;
+}
+
 void cli_report_print(const struct ps_report *rep, FILE *out)
 {
 	const struct ps_attention *att = rep->att;
@@ -97,6 +166,8 @@ void cli_report_print(const struct ps_report *rep, FILE *out)
 		fprintf(out, "exact attention (flash) %llu I/O (%.2fx this run)\n",
 			(unsigned long long)rep->exact_flash_io,
 			io ? (double)rep->exact_flash_io / (double)io : 0.0);
+	if (rep->has_values)
+		values_print(rep, out);
 	fprintf(out, "time                   %.3f s (%.1f M moves/s)\n", rep->seconds,
 		rep->seconds > 0 ? (double)c->moves / rep->seconds / 1e6 : 0.0);
 }
@@ -239,6 +310,8 @@ int cli_report_print_json(const struct ps_report *rep, FILE *out)
 	}
 	json_object_set_new(root, "bound_violated",
 			    json_boolean(ps_report_bound_violated(rep)));
+	if (rep->has_values)
+		json_object_set_new(root, "values", values_json(rep));
 	json_object_set_new(root, "seconds", json_real(rep->seconds));
 	rc = json_dumpf(root, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	fputc('\n', out);

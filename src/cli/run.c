@@ -52,6 +52,9 @@ const struct cli_option run_options[] = {
 	  "report then goes to standard error)" },
 	{ OPT_TRACE_DETAIL, 0, "trace-detail", CLI_STRING, offsetof(struct cli_args, trace_detail), 0, 0, "D",
 	  "set (the default) or elementary: one line per move" },
+	CLI_OPT_VALUES_ALL("run with numbers (docs/VALUES.md): the outputs, their\n"
+			   "distance to a direct evaluation, and epsilon =\n"
+			   "max |A - softmax(Q K^T / sqrt d) V|"),
 	{ OPT_TRACE_LIMIT, 0, "trace-limit", CLI_SIZE, offsetof(struct cli_args, trace_limit), 0, 0, "N",
 	  "refuse a trace of more than N lines, counted before\n"
 	  "anything is written (default 20M = 20000000 lines, a\n"
@@ -206,6 +209,11 @@ static int check_args(const struct cli_command *cmd, const struct cli_args *a,
 	if (a->dry_run && a->trace)
 		return cli_usage_error(cmd, errout,
 				       "option '--trace' does not apply with --dry-run: a dry run emits no sequence");
+	if (a->dry_run && a->values)
+		return cli_usage_error(cmd, errout,
+				       "option '--values' does not apply with --dry-run: a dry run computes nothing");
+	if (a->trace && a->values_output && !strcmp(a->trace, a->values_output))
+		return cli_usage_error(cmd, errout, "--trace and --output name the same file");
 	if (a->trace_detail && strcmp(a->trace_detail, "set") &&
 	    strcmp(a->trace_detail, "elementary"))
 		return cli_usage_error(cmd, errout, "unknown trace detail '%s': set or elementary",
@@ -230,7 +238,9 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	struct ps_problem pb;
 	struct ps_report rep;
 	struct ps_error err;
-	bool explicit_dag = a->dag_file != NULL;
+	struct ps_values vals;
+	struct ps_values_inputs inputs;
+	bool explicit_dag = a->dag_file != NULL, has_values = false;
 	char algorithm[sizeof(rep.algorithm)];
 	struct cli_dag_read how = { NULL, NULL };
 	uint64_t min_m;
@@ -271,6 +281,16 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		goto done;
 	}
+	if (a->values) {
+		if (cli_values_inputs(cmd, a, &a->trace, 1, &inputs, errout))
+			goto done;
+		if (ps_values_init(&vals, &att, &inputs, &err)) {
+			fprintf(errout, "pebblesim: %s\n", err.msg);
+			goto done;
+		}
+		has_values = true;
+		pb.values = &vals;
+	}
 	if (a->trace && open_trace(a, &pb, s, &writer, errout))
 		goto done;
 	pb.progress = cli_progress_stream(errout);
@@ -297,13 +317,20 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	rep.dag_format = how.format;
 	rep.dag_note = how.note;
 	snprintf(rep.algorithm, sizeof(rep.algorithm), "%s", algorithm);
+	if (rep.has_values && cli_write_outputs(a, &vals, errout))
+		goto done;
+	if (rep.has_values)
+		rep.values_output = a->values_output;
 	if (a->json)
 		cli_report_print_json(&rep, out);
 	else
 		cli_report_print(&rep, out);
-	status = !rep.valid || ps_report_bound_violated(&rep) ? PS_EXIT_INVALID
-							      : PS_EXIT_VALID;
+	cli_values_warn(&rep, errout);
+	status = !rep.valid || ps_report_bound_violated(&rep) ||
+		 ps_report_values_failed(&rep) ? PS_EXIT_INVALID : PS_EXIT_VALID;
 done:
+	if (has_values)
+		ps_values_free(&vals);
 	if (explicit_dag)
 		ps_explicit_free(&xdag);
 	else
@@ -332,5 +359,7 @@ const struct cli_help run_help = {
 	"  pebblesim dag -n 8 -d 3 -g 2 | pebblesim run --dag - -M 64 --strategy belady\n"
 	"      a DAG from standard input, its format told by its content\n"
 	"  pebblesim --attention exact -n 4096 -d 16 -M 8k\n"
-	"      FlashAttention on exact attention, the same n, d and M\n",
+	"      FlashAttention on exact attention, the same n, d and M\n"
+	"  pebblesim --case II -n 4096 -d 16 -g 3 -M 8k --values --output A.npy\n"
+	"      the same run with numbers: epsilon, and the outputs as .npy\n",
 };

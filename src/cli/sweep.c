@@ -43,6 +43,11 @@ const struct cli_option sweep_options[] = {
 	  "draw I/O against the swept parameter (log-log) into\nFILE.svg or FILE.png, with gnuplot" },
 	{ OPT_MERGE, 0, "merge", CLI_FLAG, offsetof(struct cli_args, merge), 0, 0, NULL,
 	  "join the CSV files given as arguments (shards) instead\nof running" },
+	CLI_OPT_VALUES("run every simulated point with numbers (random inputs,\n"
+		       "docs/VALUES.md): epsilon = max |A - softmax(Q K^T/sqrt d) V|\n"
+		       "beside the I/O in the table, CSV, JSON and plot"),
+	CLI_OPT_SEED,
+	CLI_OPT_ENTRY_BOUND,
 	CLI_OPT_JSON("print {\"rows\":[...],\"crossovers\":[...]} on one line"),
 	CLI_OPT_HELP,
 	CLI_OPT_END,
@@ -143,9 +148,10 @@ static int finish(const struct cli_args *a, char param, struct ps_sweep_row *row
 		ps_sweep_print_json(out, rows, count, cross, cross_count);
 	else if (!a->csv || strcmp(a->csv, "-"))
 		ps_sweep_print(out, param, rows, count, cross, cross_count);
-	/* an invalid sequence anywhere is a failed sweep */
+	/* an invalid sequence anywhere is a failed sweep, and so are values
+	 * further from the direct evaluation than the tolerance */
 	for (size_t k = 0; k < count; k++)
-		if (rows[k].ran && rows[k].simulated && !rows[k].valid)
+		if ((rows[k].ran && rows[k].simulated && !rows[k].valid) || rows[k].values_failed)
 			status = PS_EXIT_INVALID;
 	return status;
 }
@@ -195,9 +201,11 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 	size_t count;
 	int rc;
 
+	if ((rc = cli_check_when(cmd, a, false, errout)))
+		return rc;
 	if (a->merge) {
 		if (a->given[OPT_N] || a->given[OPT_D] || a->given[OPT_G] || a->given[OPT_M] ||
-		    a->strategies || a->predict || a->shard || a->given[OPT_JOBS])
+		    a->strategies || a->predict || a->shard || a->given[OPT_JOBS] || a->values)
 			return cli_usage_error(cmd, errout,
 					       "sweep --merge takes CSV files, not the parameters of a sweep");
 		return merge(cmd, a, out, errout);
@@ -219,6 +227,11 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 		spec.shards = n;
 	}
 	spec.predict = a->predict;
+	if (a->values && a->predict)
+		return cli_usage_error(cmd, errout, "--values needs the engine: not with --predict");
+	spec.values = a->values;
+	if ((rc = cli_values_inputs(cmd, a, NULL, 0, &spec.inputs, errout)))
+		return rc;
 	spec.jobs = a->given[OPT_JOBS] ? (unsigned)ps_min_u64(a->jobs, 64) : 0;
 	spec.progress = cli_progress_stream(errout);
 	ps_error_clear(&err);
@@ -259,5 +272,7 @@ const struct cli_help sweep_help = {
 	"  pebblesim sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict --plot crossover.svg\n"
 	"      the cost models only, drawn with gnuplot\n"
 	"  pebblesim sweep -M 1k:64k:x2 -n 4096 -d 16 -g 3 --csv m.csv\n"
-	"      the I/O against the fast memory, as CSV\n",
+	"      the I/O against the fast memory, as CSV\n"
+	"  pebblesim sweep -g 1:8 -n 64 -d 16 -M 8k --values --plot eps.svg\n"
+	"      epsilon and I/O against g: the least g with epsilon below a target\n",
 };

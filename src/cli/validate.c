@@ -21,6 +21,8 @@ const struct cli_option validate_options[] = {
 	CLI_OPT_JSON("print the report as one JSON object\n"
 		     "(docs/pebblesim.schema.json)"),
 	CLI_OPT_ELEMENT_PATH,
+	CLI_OPT_VALUES_ALL("replay with numbers (docs/VALUES.md): the outputs,\n"
+			   "their distance to a direct evaluation, and epsilon"),
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };
@@ -38,6 +40,8 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 	struct ps_report rep;
 	struct ps_error err;
 	struct ps_explicit xdag;
+	struct ps_values vals;
+	struct ps_values_inputs inputs;
 	const struct ps_strategy *s;
 	FILE *f;
 	double start = ps_now_seconds();
@@ -51,6 +55,9 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 	if (a->dag_file && !strcmp(a->dag_file, "-") && !strcmp(path, "-"))
 		return cli_usage_error(cmd, errout,
 				       "the trace and the DAG cannot both come from standard input");
+	if (a->values && cli_values_inputs(cmd, a, (const char *const[]){ path }, 1,
+					   &inputs, errout))
+		return PS_EXIT_USAGE;
 	ps_error_clear(&err);
 	if (a->dag_file && cli_read_dag(a, &xdag, &how, errout))
 		return PS_EXIT_USAGE;
@@ -62,13 +69,16 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 			strerror(errno));
 		return PS_EXIT_USAGE;
 	}
-	rc = ps_trace_replay(f, path, a->given[OPT_M] ? a->M : 0,
-			     insist ? &expect : NULL, a->dag_file ? &xdag : NULL,
-			     a->element_path, &replay, &err);
+	rc = ps_trace_replay_values(f, path, a->given[OPT_M] ? a->M : 0,
+				    insist ? &expect : NULL, a->dag_file ? &xdag : NULL,
+				    a->element_path, a->values ? &inputs : NULL, &vals,
+				    &replay, &err);
 	if (f != stdin)
 		fclose(f);
 	if (rc) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
+		if (a->values)
+			ps_values_free(&vals);
 		ps_replay_free(&replay);
 		if (a->dag_file)
 			ps_explicit_free(&xdag);
@@ -90,6 +100,17 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 	rep.valid = replay.valid;
 	rep.rule = replay.rule;
 	snprintf(rep.violation, sizeof(rep.violation), "%s", replay.violation);
+	if (replay.has_values) {
+		rep.has_values = true;
+		rep.values = replay.values;
+		rep.inputs = &inputs;
+		if (cli_write_outputs(a, &vals, errout)) {
+			ps_values_free(&vals);
+			ps_replay_free(&replay);
+			return PS_EXIT_USAGE;
+		}
+		rep.values_output = a->values_output;
+	}
 	/*
 	 * A trace of a known strategy is set beside that strategy's plan, made
 	 * for the header's own M and parameters (not for -M). A name of the
@@ -113,16 +134,20 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 		cli_report_print_json(&rep, out);
 	else
 		cli_report_print(&rep, out);
+	cli_values_warn(&rep, errout);
+	if (a->values)
+		ps_values_free(&vals);
 	ps_replay_free(&replay);
 	if (a->dag_file)
 		ps_explicit_free(&xdag);
-	if (!rep.valid || ps_report_bound_violated(&rep))
+	if (!rep.valid || ps_report_bound_violated(&rep) || ps_report_values_failed(&rep))
 		return PS_EXIT_INVALID;
 	return PS_EXIT_VALID;
 }
 
 const struct cli_help validate_help = {
-	"validate [-M M] [-n N -d D -g G [--no-normalize]] [--dag FILE] [--json] TRACE|-",
+	"validate [-M M] [-n N -d D -g G [--no-normalize]] [--dag FILE] [--json]\n"
+	"                 [--values [--q Q.npy --k K.npy --v V.npy | --seed S --entry-bound B] [--output A.npy]] TRACE|-",
 	"replay a trace (any program's) in the engine: its counts, or the first broken rule",
 	"Replays a trace (JSON Lines, docs/TRACE_FORMAT.md; - for standard input)\n"
 	"in the engine, one line at a time, and prints the same report as a run:\n"
@@ -135,6 +160,8 @@ const struct cli_help validate_help = {
 	"      the first rule it breaks with less fast memory\n"
 	"  pebblesim validate --dag examples/tree.graphml --json tree.jsonl\n"
 	"      a trace of a DAG from a file, the report as JSON\n"
+	"  pebblesim validate --values --q Q.npy --k K.npy --v V.npy --output A.npy run.jsonl\n"
+	"      replay with numbers from files, and write the outputs\n"
 	"  pebblesim validate -- -odd-name.jsonl\n"
 	"      a file whose name starts with a dash\n",
 };

@@ -1,0 +1,108 @@
+/*
+ * Runs with values (MODEL.md section 6, docs/VALUES.md): the numbers a
+ * pebbling computes. A layer beside the engine, told of each operation
+ * after the engine has accepted it, so that it trusts every rule and only
+ * keeps numbers: every red and blue pebble of a plain node or sum holds a
+ * double, loads and saves copy it, compute evaluates the node, a mac adds
+ * its product into the sum in the order of the sequence. The inputs Q, K,
+ * V are dense n x d arrays; every other value lives in a hash map keyed by
+ * node id while a red or blue copy of it exists, so memory follows the
+ * values in fast and slow memory, not the DAG.
+ *
+ * A red and a blue copy never differ under the rules of MODEL.md section
+ * 2 (a save makes them equal, a load too, and a mac removes the blue copy
+ * it makes stale), so a node holds one number and two flags.
+ *
+ * At the end the outputs (A, or N or O without normalisation) are set
+ * beside a direct evaluation of the same formula without the DAG, and, with
+ * normalisation, beside softmax(Q K^T / sqrt d) V: the error of the
+ * approximation itself, epsilon.
+ */
+#ifndef PEBBLESIM_VALUES_H
+#define PEBBLESIM_VALUES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pebblesim/attention.h"
+#include "pebblesim/common.h"
+#include "pebblesim/ops.h"
+
+/* The seed of random inputs when none is given. */
+#define PS_VALUES_DEFAULT_SEED UINT64_C(1)
+
+/* A pebbled output further from the direct one than this, relative to
+ * the largest direct output, is a failure. */
+#define PS_VALUES_TOLERANCE 1e-9
+
+/* Where the inputs come from: three .npy files, or random numbers. */
+struct ps_values_inputs {
+	const char *q, *k, *v; /* n x d each; all NULL: random */
+	uint64_t seed;         /* random: uniform in [-entry_bound, entry_bound] */
+	double entry_bound;
+};
+
+/* What a run with values found. */
+struct ps_values_report {
+	bool computed;          /* the outputs were read (a valid sequence) */
+	bool failed;            /* error_vs_direct above the tolerance */
+	double error_vs_direct; /* max |pebbled - direct| over the outputs */
+	double scale;           /* max |direct| over the outputs */
+	double tolerance;       /* PS_VALUES_TOLERANCE x scale */
+	bool has_softmax;       /* with normalisation */
+	double error_vs_softmax; /* epsilon = max |A - softmax(Q K^T/sqrt d) V| */
+	char worst[48];         /* the output furthest from the direct one */
+	double worst_pebbled, worst_direct;
+	uint64_t nonpositive_rows; /* rows whose normaliser D~ <= 0 */
+	uint64_t first_nonpositive_row;
+	double first_normaliser;
+	uint64_t peak_values;   /* values held at most (not counting inputs) */
+	double direct_seconds;  /* the direct evaluation's time */
+};
+
+struct ps_values_entry; /* private to src/values.c */
+
+struct ps_values {
+	const struct ps_attention *att;
+	struct ps_values_inputs in;
+	double *q, *k, *v;      /* n x d, row-major */
+	double *coef;           /* approximate attention: U1's coefficient of m */
+	struct ps_values_entry *slots; /* the map: open addressing, linear probing */
+	uint64_t mask, used, peak;
+	unsigned shift;         /* 64 - log2(slots) */
+	double *scratch;        /* a block's dense temporaries */
+	uint64_t scratch_len;
+	double *outputs;        /* n x d once finished */
+	struct ps_values_report report;
+};
+
+/* Reads or draws the inputs for att; PS_EINPUT (a bad .npy file, with the
+ * reason), PS_ENOMEM. */
+int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
+		   const struct ps_values_inputs *in, struct ps_error *err);
+void ps_values_free(struct ps_values *vals);
+
+/* Applies op, which the engine has accepted whole, to the values: 0 or
+ * PS_ENOMEM. */
+int ps_values_apply(struct ps_values *vals, const struct ps_op *op,
+		    struct ps_error *err);
+
+/* After a valid sequence: reads the outputs from slow memory into
+ * vals->outputs and fills vals->report. */
+int ps_values_finish(struct ps_values *vals, struct ps_error *err);
+
+/* The value a node holds now (red or blue), or false. */
+bool ps_values_get(const struct ps_values *vals, ps_node v, double *value);
+
+/* A sink that passes each operation to next and, once next has accepted
+ * it, to the values. */
+struct ps_values_sink {
+	struct ps_sink sink;
+	struct ps_sink *next;
+	struct ps_values *vals;
+};
+
+void ps_values_sink_init(struct ps_values_sink *s, struct ps_sink *next,
+			 struct ps_values *vals);
+
+#endif

@@ -1,0 +1,713 @@
+/*
+ * Runs with values (include/pebblesim/values.h, MODEL.md section 6).
+ *
+ * A block operation is executed with dense temporaries: its operands are
+ * gathered once (a lookup per node on its boundary), the products are
+ * added in tight loops, and the sums are scattered back. Within each sum
+ * the terms are added in the order of the sequence (nested-loop order,
+ * the first coordinate outermost), so that a block and its elementary
+ * moves give the same bits.
+ */
+#include "pebblesim/values.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pebblesim/npy.h"
+#include "pebblesim/run.h"
+
+/* A node's value and which copies of it exist: key = id << 2 | flags, and
+ * 0 marks an empty slot (a live node has a red or a blue copy). */
+struct ps_values_entry {
+	uint64_t key;
+	double value;
+};
+
+enum { VAL_RED = 1, VAL_BLUE = 2 };
+
+/* ---- the map ------------------------------------------------------------ */
+
+static uint64_t slot_of(const struct ps_values *vals, ps_node v)
+{
+	/* Fibonacci hashing: the product's top bits */
+	return (v * UINT64_C(0x9E3779B97F4A7C15)) >> vals->shift;
+}
+
+static struct ps_values_entry *find(const struct ps_values *vals, ps_node v)
+{
+	for (uint64_t s = slot_of(vals, v);; s = (s + 1) & vals->mask) {
+		struct ps_values_entry *e = &vals->slots[s];
+
+		if (!e->key)
+			return NULL;
+		if (e->key >> 2 == v)
+			return e;
+	}
+}
+
+static int grow(struct ps_values *vals)
+{
+	struct ps_values_entry *old = vals->slots;
+	uint64_t old_size = vals->mask + 1, size = old_size * 2;
+
+	vals->slots = calloc(size, sizeof(*vals->slots));
+	if (!vals->slots) {
+		vals->slots = old;
+		return PS_ENOMEM;
+	}
+	vals->mask = size - 1;
+	vals->shift--;
+	for (uint64_t k = 0; k < old_size; k++)
+		if (old[k].key) {
+			uint64_t s = slot_of(vals, old[k].key >> 2);
+
+			while (vals->slots[s].key)
+				s = (s + 1) & vals->mask;
+			vals->slots[s] = old[k];
+		}
+	free(old);
+	return PS_OK;
+}
+
+/* The entry of v, made (holding 0, no copy yet) when it has none. */
+static struct ps_values_entry *find_or_add(struct ps_values *vals, ps_node v)
+{
+	struct ps_values_entry *e = find(vals, v);
+	uint64_t s;
+
+	if (e)
+		return e;
+	if ((vals->used + 1) * 2 > vals->mask + 1 && grow(vals))
+		return NULL;
+	for (s = slot_of(vals, v); vals->slots[s].key; s = (s + 1) & vals->mask)
+		;
+	vals->slots[s].key = v << 2;
+	vals->slots[s].value = 0.0;
+	if (++vals->used > vals->peak)
+		vals->peak = vals->used;
+	return &vals->slots[s];
+}
+
+/* Removes e, shifting back the entries that probed past it. */
+static void remove_entry(struct ps_values *vals, struct ps_values_entry *e)
+{
+	uint64_t hole = (uint64_t)(e - vals->slots), s = hole;
+
+	for (;;) {
+		uint64_t home;
+
+		s = (s + 1) & vals->mask;
+		if (!vals->slots[s].key)
+			break;
+		home = slot_of(vals, vals->slots[s].key >> 2);
+		/* the entry at s may fill the hole when its home is not
+		 * cyclically within (hole, s] */
+		if (((s - home) & vals->mask) >= ((s - hole) & vals->mask)) {
+			vals->slots[hole] = vals->slots[s];
+			hole = s;
+		}
+	}
+	vals->slots[hole].key = 0;
+	vals->used--;
+}
+
+static void set_flags(struct ps_values *vals, struct ps_values_entry *e,
+		      unsigned flags)
+{
+	if (!flags)
+		remove_entry(vals, e);
+	else
+		e->key = (e->key & ~UINT64_C(3)) | flags;
+}
+
+bool ps_values_get(const struct ps_values *vals, ps_node v, double *value)
+{
+	const struct ps_values_entry *e = find(vals, v);
+
+	if (!e)
+		return false;
+	*value = e->value;
+	return true;
+}
+
+static double lookup(const struct ps_values *vals, ps_node v)
+{
+	const struct ps_values_entry *e = find(vals, v);
+
+	/* the engine accepted the move: the node has a value */
+	return e ? e->value : NAN;
+}
+
+/* ---- inputs -------------------------------------------------------------- */
+
+/* splitmix64: a small generator whose stream docs/VALUES.md fixes */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+static void draw(double *x, uint64_t count, uint64_t *state, double bound)
+{
+	for (uint64_t k = 0; k < count; k++) {
+		/* 53 random bits: uniform in [0, 1), then [-bound, bound) */
+		double u = (double)(next_random(state) >> 11) * 0x1.0p-53;
+
+		x[k] = (2.0 * u - 1.0) * bound;
+	}
+}
+
+/* U1's coefficient of monomial m: C(l; alpha) / (l! d^(l/2)) =
+ * 1 / (prod_a alpha_a! d^(l/2)) (MODEL.md section 6). */
+static double u1_coefficient(const struct ps_attention *att, uint64_t m)
+{
+	const uint32_t *idx = ps_monomial_indices(&att->mono, m);
+	unsigned l = att->mono.degree[m];
+	double denominator = pow((double)att->d, 0.5 * l);
+	unsigned run = 0;
+
+	for (unsigned t = 0; t < l; t++) {
+		run = t > 0 && idx[t] == idx[t - 1] ? run + 1 : 1;
+		denominator *= run; /* alpha_a! built one factor at a time */
+	}
+	return 1.0 / denominator;
+}
+
+int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
+		   const struct ps_values_inputs *in, struct ps_error *err)
+{
+	uint64_t nd = att->n * att->d, rows, cols;
+	int rc = PS_OK;
+
+	memset(vals, 0, sizeof(*vals));
+	vals->att = att;
+	vals->in = *in;
+	if (in->q || in->k || in->v) {
+		const char *paths[3] = { in->q, in->k, in->v };
+		double **into[3] = { &vals->q, &vals->k, &vals->v };
+
+		for (int t = 0; t < 3 && !rc; t++)
+			rc = paths[t] ? ps_npy_load(paths[t], att->n, att->d, into[t], &rows, &cols, err)
+				      : ps_error_set(err, PS_EINPUT, "--q, --k and --v go together");
+	} else {
+		uint64_t state = in->seed;
+
+		vals->q = malloc(nd * sizeof(double));
+		vals->k = malloc(nd * sizeof(double));
+		vals->v = malloc(nd * sizeof(double));
+		if (vals->q && vals->k && vals->v) {
+			draw(vals->q, nd, &state, in->entry_bound);
+			draw(vals->k, nd, &state, in->entry_bound);
+			draw(vals->v, nd, &state, in->entry_bound);
+		} else {
+			rc = ps_error_set(err, PS_ENOMEM, "out of memory for the inputs");
+		}
+	}
+	if (!rc && !att->exact) {
+		vals->coef = malloc(att->r * sizeof(double));
+		if (!vals->coef)
+			rc = ps_error_set(err, PS_ENOMEM, "out of memory for the coefficients");
+		for (uint64_t m = 0; !rc && m < att->r; m++)
+			vals->coef[m] = u1_coefficient(att, m);
+	}
+	if (!rc) {
+		vals->mask = 1023;
+		vals->shift = 64 - 10;
+		vals->slots = calloc(vals->mask + 1, sizeof(*vals->slots));
+		if (!vals->slots)
+			rc = ps_error_set(err, PS_ENOMEM, "out of memory for the values");
+	}
+	if (rc)
+		ps_values_free(vals);
+	return rc;
+}
+
+void ps_values_free(struct ps_values *vals)
+{
+	free(vals->q);
+	free(vals->k);
+	free(vals->v);
+	free(vals->coef);
+	free(vals->slots);
+	free(vals->scratch);
+	free(vals->outputs);
+	vals->q = vals->k = vals->v = vals->coef = vals->scratch = vals->outputs = NULL;
+	vals->slots = NULL;
+}
+
+/* ---- evaluating nodes ---------------------------------------------------- */
+
+/* prod_a x[a]^alpha_a over monomial m's tuple, in the tuple's order */
+static double monomial(const struct ps_attention *att, const double *x,
+		       uint64_t m)
+{
+	const uint32_t *idx = ps_monomial_indices(&att->mono, m);
+	unsigned l = att->mono.degree[m];
+	double p = 1.0;
+
+	for (unsigned t = 0; t < l; t++)
+		p *= x[idx[t]];
+	return p;
+}
+
+/* The value compute gives the plain node of kind k at (c0, c1). */
+static double evaluate(const struct ps_values *vals, enum ps_kind k,
+		       uint64_t c0, uint64_t c1)
+{
+	const struct ps_attention *att = vals->att;
+	const double *row;
+
+	switch (k) {
+	case PS_KIND_U1:
+		row = vals->q + c0 * att->d;
+		return vals->coef[c1] * monomial(att, row, c1);
+	case PS_KIND_U2:
+		return monomial(att, vals->k + c0 * att->d, c1);
+	case PS_KIND_E:
+		return exp(lookup(vals, ps_attention_id2(att, PS_KIND_S, c0, c1)) /
+			   sqrt((double)att->d));
+	case PS_KIND_A: {
+		enum ps_kind sum = att->exact ? PS_KIND_O : PS_KIND_N;
+
+		return lookup(vals, ps_attention_id2(att, sum, c0, c1)) /
+		       lookup(vals, ps_attention_id2(att, sum, c0, att->d));
+	}
+	default:
+		return NAN;
+	}
+}
+
+static bool is_input(enum ps_kind k)
+{
+	return k == PS_KIND_Q || k == PS_KIND_K || k == PS_KIND_V;
+}
+
+/* ---- operations ---------------------------------------------------------- */
+
+/* At least len doubles (an empty block gets a non-NULL pointer too). */
+static double *scratch(struct ps_values *vals, uint64_t len)
+{
+	if (!len)
+		len = 1;
+	if (len > vals->scratch_len) {
+		double *grown = realloc(vals->scratch, len * sizeof(double));
+
+		if (!grown)
+			return NULL;
+		vals->scratch = grown;
+		vals->scratch_len = len;
+	}
+	return vals->scratch;
+}
+
+/* out[x * cols + y] = input[rows[x], cols[y]] of Q, K or V; V's column d
+ * is the ones column. */
+static void gather_input(const struct ps_values *vals, const double *input,
+			 const struct ps_coordset *rows,
+			 const struct ps_coordset *cols, double *out)
+{
+	const uint64_t nr = ps_coordset_size(rows), nc = ps_coordset_size(cols);
+	const uint64_t d = vals->att->d;
+
+	for (uint64_t x = 0; x < nr; x++) {
+		const double *row = input + ps_coordset_at(rows, x) * d;
+
+		for (uint64_t y = 0; y < nc; y++) {
+			uint64_t c = ps_coordset_at(cols, y);
+
+			out[x * nc + y] = c < d ? row[c] : 1.0;
+		}
+	}
+}
+
+/* out[x * cols + y] = the value of kind k at (rows[x], cols[y]), 0 where
+ * there is none (a sum not yet aggregated into). */
+static void gather(const struct ps_values *vals, enum ps_kind k,
+		   const struct ps_coordset *rows,
+		   const struct ps_coordset *cols, double *out)
+{
+	const uint64_t nr = ps_coordset_size(rows), nc = ps_coordset_size(cols);
+
+	for (uint64_t x = 0; x < nr; x++)
+		for (uint64_t y = 0; y < nc; y++) {
+			const struct ps_values_entry *e =
+				find(vals, ps_attention_id2(vals->att, k, ps_coordset_at(rows, x),
+							    ps_coordset_at(cols, y)));
+
+			out[x * nc + y] = e ? e->value : 0.0;
+		}
+}
+
+/* The sums of kind k at rows x cols take the values in, red, their blue
+ * copies stale (MODEL.md section 2: a mac removes the blue pebble). */
+static int scatter_sums(struct ps_values *vals, enum ps_kind k,
+			const struct ps_coordset *rows,
+			const struct ps_coordset *cols, const double *in)
+{
+	const uint64_t nr = ps_coordset_size(rows), nc = ps_coordset_size(cols);
+
+	for (uint64_t x = 0; x < nr; x++)
+		for (uint64_t y = 0; y < nc; y++) {
+			struct ps_values_entry *e =
+				find_or_add(vals, ps_attention_id2(vals->att, k, ps_coordset_at(rows, x),
+								   ps_coordset_at(cols, y)));
+
+			if (!e)
+				return PS_ENOMEM;
+			e->value = in[x * nc + y];
+			set_flags(vals, e, VAL_RED);
+		}
+	return PS_OK;
+}
+
+/*
+ * A mac into H, N or O: sum[..] += left[c0, c1] * right[..] over the
+ * block in nested-loop order. left is the plain parent (U2, U1, E),
+ * regenerated when fused; right is V's rows (H: by j = c0; O: by j = c1)
+ * or H (N: by m = c1). The sums are indexed (c1, c2) for H, (c0, c2)
+ * otherwise.
+ */
+static int mac_plain(struct ps_values *vals, const struct ps_op *op)
+{
+	const struct ps_attention *att = vals->att;
+	const struct ps_coordset *c = op->c;
+	const uint64_t n0 = ps_coordset_size(&c[0]), n1 = ps_coordset_size(&c[1]);
+	const uint64_t n2 = ps_coordset_size(&c[2]);
+	const enum ps_kind plain = ps_attention_fused_kind(op->kind);
+	const bool into_h = op->kind == PS_KIND_H;
+	const struct ps_coordset *sum_rows = into_h ? &c[1] : &c[0];
+	const struct ps_coordset *right_rows = into_h ? &c[0] : &c[1];
+	const uint64_t sum_len = ps_coordset_size(sum_rows) * n2;
+	const uint64_t right_len = ps_coordset_size(right_rows) * n2;
+	double *sums = scratch(vals, sum_len + right_len), *right;
+
+	if (!sums)
+		return PS_ENOMEM;
+	right = sums + sum_len;
+	gather(vals, op->kind, sum_rows, &c[2], sums);
+	if (op->kind == PS_KIND_N)
+		gather(vals, PS_KIND_H, right_rows, &c[2], right);
+	else
+		gather_input(vals, vals->v, right_rows, &c[2], right);
+	for (uint64_t x0 = 0; x0 < n0; x0++) {
+		const uint64_t c0 = ps_coordset_at(&c[0], x0);
+
+		for (uint64_t x1 = 0; x1 < n1; x1++) {
+			const uint64_t c1 = ps_coordset_at(&c[1], x1);
+			const double u = op->fuse ? evaluate(vals, plain, c0, c1)
+						  : lookup(vals, ps_attention_id2(att, plain, c0, c1));
+			double *s = sums + (into_h ? x1 : x0) * n2;
+			const double *r = right + (into_h ? x0 : x1) * n2;
+
+			for (uint64_t x2 = 0; x2 < n2; x2++)
+				s[x2] += u * r[x2];
+		}
+	}
+	return scatter_sums(vals, op->kind, sum_rows, &c[2], sums);
+}
+
+/* A mac into S: S[i,j] += Q[i,a] K[j,a], a innermost. */
+static int mac_scores(struct ps_values *vals, const struct ps_op *op)
+{
+	const struct ps_coordset *c = op->c;
+	const uint64_t n0 = ps_coordset_size(&c[0]), n1 = ps_coordset_size(&c[1]);
+	const uint64_t n2 = ps_coordset_size(&c[2]);
+	double *sums = scratch(vals, n0 * n1 + (n0 + n1) * n2), *q, *k;
+
+	if (!sums)
+		return PS_ENOMEM;
+	q = sums + n0 * n1;
+	k = q + n0 * n2;
+	gather(vals, PS_KIND_S, &c[0], &c[1], sums);
+	gather_input(vals, vals->q, &c[0], &c[2], q);
+	gather_input(vals, vals->k, &c[1], &c[2], k);
+	for (uint64_t x0 = 0; x0 < n0; x0++)
+		for (uint64_t x1 = 0; x1 < n1; x1++) {
+			double s = sums[x0 * n1 + x1];
+
+			for (uint64_t x2 = 0; x2 < n2; x2++)
+				s += q[x0 * n2 + x2] * k[x1 * n2 + x2];
+			sums[x0 * n1 + x1] = s;
+		}
+	return scatter_sums(vals, PS_KIND_S, &c[0], &c[1], sums);
+}
+
+/* A load, save, delete or compute of one node. */
+static int move(struct ps_values *vals, enum ps_opcode code, enum ps_kind k,
+		uint64_t c0, uint64_t c1)
+{
+	const ps_node v = ps_attention_id2(vals->att, k, c0, c1);
+	struct ps_values_entry *e;
+	unsigned flags;
+
+	if (is_input(k)) /* always in the dense arrays */
+		return PS_OK;
+	if (code == PS_OP_COMPUTE) {
+		double value = evaluate(vals, k, c0, c1);
+
+		if (!(e = find_or_add(vals, v)))
+			return PS_ENOMEM;
+		e->value = value;
+		set_flags(vals, e, (unsigned)(e->key & 3) | VAL_RED);
+		return PS_OK;
+	}
+	if (!(e = find(vals, v)))
+		return PS_OK;
+	flags = (unsigned)(e->key & 3);
+	switch (code) {
+	case PS_OP_LOAD:
+		flags |= VAL_RED;
+		break;
+	case PS_OP_SAVE:
+		flags |= VAL_BLUE;
+		break;
+	default: /* delete: the value goes with its last copy */
+		flags &= ~(unsigned)VAL_RED;
+		break;
+	}
+	set_flags(vals, e, flags);
+	return PS_OK;
+}
+
+/* An operation by id (one move) as the same operation by coordinates. */
+static void by_coordinates(const struct ps_attention *att,
+			   const struct ps_op *op, struct ps_op *out)
+{
+	uint64_t c[3];
+	enum ps_kind k = ps_attention_decode(att, op->node, c);
+
+	memset(out, 0, sizeof(*out));
+	out->code = op->code;
+	out->kind = k;
+	if (op->code == PS_OP_MAC)
+		out->kind = k == PS_KIND_P2 ? PS_KIND_H : k == PS_KIND_P1 ? PS_KIND_N :
+			    k == PS_KIND_PS ? PS_KIND_S : PS_KIND_O;
+	for (unsigned p = 0; p < ps_kinds[k].arity; p++)
+		out->c[p] = ps_one(c[p]);
+}
+
+int ps_values_apply(struct ps_values *vals, const struct ps_op *op,
+		    struct ps_error *err)
+{
+	struct ps_op one;
+	uint64_t n0, n1;
+	int rc = PS_OK;
+
+	if (op->by_id) {
+		by_coordinates(vals->att, op, &one);
+		op = &one;
+	}
+	if (op->code == PS_OP_MAC)
+		rc = op->kind == PS_KIND_S ? mac_scores(vals, op) : mac_plain(vals, op);
+	else if (ps_kinds[op->kind].arity == 2) {
+		/* a product (arity 3) is never loaded, saved or computed */
+		n0 = ps_coordset_size(&op->c[0]);
+		n1 = ps_coordset_size(&op->c[1]);
+		for (uint64_t x0 = 0; x0 < n0 && !rc; x0++)
+			for (uint64_t x1 = 0; x1 < n1 && !rc; x1++)
+				rc = move(vals, op->code, op->kind, ps_coordset_at(&op->c[0], x0),
+					  ps_coordset_at(&op->c[1], x1));
+	}
+	return rc ? ps_error_set(err, rc, "out of memory for the values") : PS_OK;
+}
+
+/* ---- the direct evaluation and the report --------------------------------- */
+
+/* sum_j x[j] in four interleaved partial sums (they vectorise) */
+static double sum_lanes(const double *restrict x, uint64_t n)
+{
+	double s0 = 0, s1 = 0, s2 = 0, s3 = 0, sum;
+	uint64_t j = 0;
+
+	for (; j + 4 <= n; j += 4) {
+		s0 += x[j];
+		s1 += x[j + 1];
+		s2 += x[j + 2];
+		s3 += x[j + 3];
+	}
+	sum = (s0 + s1) + (s2 + s3);
+	for (; j < n; j++)
+		sum += x[j];
+	return sum;
+}
+
+/* Scratch of the direct evaluation: K transposed, and three rows of n. */
+struct direct {
+	double *kt;             /* d x n */
+	double *x, *weight, *e; /* n each */
+	double inverse_factorial[65];
+};
+
+/*
+ * Row i of the direct evaluation, without the DAG: direct[0..|B|) gets
+ * P(x) V and D~ = sum_j P(x_j) in column d (approximate attention) or
+ * exp(x) V and its sum (exact attention, only without softmax), and
+ * with_softmax softmax(x) V in softmax[0..d), where x_j = q_i.k_j /
+ * sqrt d. The loops run over j innermost or over b of a row of V, so
+ * that they vectorise.
+ */
+static void direct_row(const struct ps_values *vals, struct direct *dr,
+		       uint64_t i, double *restrict direct,
+		       double *restrict softmax, bool with_softmax)
+{
+	const struct ps_attention *att = vals->att;
+	const uint64_t n = att->n, d = att->d, g = att->g;
+	const double *q = vals->q + i * d, root = sqrt((double)d);
+	double *restrict x = dr->x, *restrict weight = dr->weight;
+	double *restrict e = dr->e;
+	const bool weights = !(att->exact && with_softmax);
+	double largest = -INFINITY, total;
+
+	for (uint64_t j = 0; j < n; j++)
+		x[j] = 0.0;
+	for (uint64_t a = 0; a < d; a++) {
+		const double qa = q[a], *restrict kt = dr->kt + a * n;
+
+		for (uint64_t j = 0; j < n; j++)
+			x[j] += qa * kt[j];
+	}
+	for (uint64_t j = 0; j < n; j++)
+		x[j] /= root;
+	for (uint64_t j = 0; j < n; j++)
+		largest = x[j] > largest ? x[j] : largest;
+	if (weights && att->exact) {
+		for (uint64_t j = 0; j < n; j++)
+			weight[j] = exp(x[j]);
+	} else if (weights) {
+		/* P(x) = sum_{l <= g} x^l / l!, by Horner's rule */
+		for (uint64_t j = 0; j < n; j++)
+			weight[j] = dr->inverse_factorial[g];
+		for (uint64_t l = g; l-- > 0;)
+			for (uint64_t j = 0; j < n; j++)
+				weight[j] = weight[j] * x[j] + dr->inverse_factorial[l];
+	}
+	for (uint64_t j = 0; j < n; j++)
+		e[j] = with_softmax ? exp(x[j] - largest) : 0.0;
+	for (uint64_t j = 0; !weights && j < n; j++)
+		weight[j] = 0.0;
+	total = sum_lanes(e, n);
+	direct[d] = sum_lanes(weight, n);
+	for (uint64_t b = 0; b < d; b++)
+		direct[b] = softmax[b] = 0.0;
+	for (uint64_t j = 0; j < n; j++) {
+		const double *restrict v = vals->v + j * d;
+		const double w = weight[j], s = e[j];
+
+		for (uint64_t b = 0; b < d; b++) {
+			direct[b] += w * v[b];
+			softmax[b] += s * v[b];
+		}
+	}
+	for (uint64_t b = 0; b < d; b++)
+		softmax[b] /= total;
+}
+
+/* |a - b|, with two NaN or two equal infinities as equal and any other
+ * non-finite pair as infinitely far apart */
+static double distance(double a, double b)
+{
+	if (a == b || (isnan(a) && isnan(b)))
+		return 0.0;
+	if (!isfinite(a) || !isfinite(b))
+		return INFINITY;
+	return fabs(a - b);
+}
+
+int ps_values_finish(struct ps_values *vals, struct ps_error *err)
+{
+	const struct ps_attention *att = vals->att;
+	const uint64_t n = att->n, d = att->d;
+	const enum ps_kind out_kind = att->normalize ? PS_KIND_A : att->exact ? PS_KIND_O : PS_KIND_N;
+	struct ps_values_report *rep = &vals->report;
+	double *direct = malloc((d + 1) * sizeof(double));
+	double *softmax = malloc(d * sizeof(double));
+	struct direct dr;
+	double start;
+
+	memset(rep, 0, sizeof(*rep));
+	free(vals->outputs);
+	vals->outputs = malloc(n * d * sizeof(double));
+	dr.kt = malloc(n * d * sizeof(double));
+	dr.x = malloc(3 * n * sizeof(double));
+	if (!direct || !dr.kt || !dr.x || !vals->outputs || !softmax) {
+		free(direct);
+		free(softmax);
+		free(dr.kt);
+		free(dr.x);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the direct evaluation");
+	}
+	dr.weight = dr.x + n;
+	dr.e = dr.weight + n;
+	for (uint64_t j = 0; j < n; j++)
+		for (uint64_t a = 0; a < d; a++)
+			dr.kt[a * n + j] = vals->k[j * d + a];
+	dr.inverse_factorial[0] = 1.0;
+	for (uint64_t l = 1; l < 65; l++)
+		dr.inverse_factorial[l] = dr.inverse_factorial[l - 1] / (double)l;
+	rep->computed = true;
+	rep->has_softmax = att->normalize;
+	rep->peak_values = vals->peak;
+	start = ps_now_seconds();
+	for (uint64_t i = 0; i < n; i++) {
+		direct_row(vals, &dr, i, direct, softmax, att->normalize);
+		if (att->normalize) {
+			if (!att->exact && !(direct[d] > 0.0) && rep->nonpositive_rows++ == 0) {
+				rep->first_nonpositive_row = i;
+				rep->first_normaliser = direct[d];
+			}
+			for (uint64_t b = 0; b < d; b++)
+				direct[b] = att->exact ? softmax[b] : direct[b] / direct[d];
+		}
+		for (uint64_t b = 0; b < d; b++) {
+			double pebbled = lookup(vals, ps_attention_id2(att, out_kind, i, b));
+			double gap = distance(pebbled, direct[b]);
+
+			vals->outputs[i * d + b] = pebbled;
+			if (isfinite(direct[b]) && fabs(direct[b]) > rep->scale)
+				rep->scale = fabs(direct[b]);
+			if (gap > rep->error_vs_direct || (i == 0 && b == 0)) {
+				rep->error_vs_direct = gap;
+				snprintf(rep->worst, sizeof(rep->worst), "%s[%llu,%llu]",
+					 ps_kinds[out_kind].name, (unsigned long long)i,
+					 (unsigned long long)b);
+				rep->worst_pebbled = pebbled;
+				rep->worst_direct = direct[b];
+			}
+			if (att->normalize && distance(pebbled, softmax[b]) > rep->error_vs_softmax)
+				rep->error_vs_softmax = distance(pebbled, softmax[b]);
+		}
+	}
+	rep->direct_seconds = ps_now_seconds() - start;
+	rep->tolerance = PS_VALUES_TOLERANCE * rep->scale;
+	rep->failed = !(rep->error_vs_direct <= rep->tolerance);
+	free(direct);
+	free(softmax);
+	free(dr.kt);
+	free(dr.x);
+	return PS_OK;
+}
+
+/* ---- the sink ------------------------------------------------------------ */
+
+static int values_emit(struct ps_sink *sink, const struct ps_op *op,
+		       struct ps_error *err)
+{
+	struct ps_values_sink *s = (struct ps_values_sink *)sink;
+	int rc = ps_sink_emit(s->next, op, err);
+
+	/* the values follow only what the engine accepted */
+	return rc ? rc : ps_values_apply(s->vals, op, err);
+}
+
+void ps_values_sink_init(struct ps_values_sink *s, struct ps_sink *next,
+			 struct ps_values *vals)
+{
+	memset(s, 0, sizeof(*s));
+	s->sink.emit = values_emit;
+	s->next = next;
+	s->vals = vals;
+}
