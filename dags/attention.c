@@ -212,9 +212,7 @@ static void att_product(const struct ps_dag *dag, ps_node p,
 		out->parent_count = c[2] < att->d ? 2 : 1;
 		out->parent_is_sum[1] = false;
 		out->sum = ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
-		out->sum_slot = out->sum - att->base[PS_KIND_H];
 		out->edge = c[0];
-		out->edge_bit = ps_attention_h_edge(att, c[1], c[2], c[0]);
 		out->in_degree = att->n;
 	} else {
 		out->parent[0] = ps_attention_id2(att, PS_KIND_U1, c[0], c[1]);
@@ -222,9 +220,7 @@ static void att_product(const struct ps_dag *dag, ps_node p,
 		out->parent_count = 2;
 		out->parent_is_sum[1] = true;
 		out->sum = ps_attention_id2(att, PS_KIND_N, c[0], c[2]);
-		out->sum_slot = out->sum - att->base[PS_KIND_H];
 		out->edge = c[1];
-		out->edge_bit = ps_attention_n_edge(att, c[0], c[2], c[1]);
 		out->in_degree = att->r;
 	}
 }
@@ -235,13 +231,9 @@ static void att_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 	uint64_t c[3];
 
 	/* H and N are adjacent kinds, so slots follow the ids */
-	out->slot = v - att->base[PS_KIND_H];
-	out->edge_stride = 1;
 	if (ps_attention_decode(att, v, c) == PS_KIND_H) {
-		out->edge_base = ps_attention_h_edge(att, c[0], c[1], 0);
 		out->in_degree = att->n;
 	} else {
-		out->edge_base = ps_attention_n_edge(att, c[0], c[1], 0);
 		out->in_degree = att->r;
 	}
 }
@@ -359,8 +351,6 @@ static int init_approx(struct ps_attention *att,
 	set_kind(att, PS_KIND_P2, p->n, att->r, att->nb);
 	set_kind(att, PS_KIND_P1, p->n, att->r, att->nb);
 	lay_out(att, p->normalize ? PS_KIND_A : PS_KIND_N);
-	att->edge_base[PS_KIND_H] = 0;
-	att->edge_base[PS_KIND_N] = nrb;
 
 	for (uint64_t m = 0; m < att->r; m++)
 		att->support_total += att->mono.support_size[m];
@@ -374,7 +364,6 @@ static int init_approx(struct ps_attention *att,
 
 	att->dag.ops = &attention_ops;
 	att->dag.sum_count = att->count[PS_KIND_H] + att->count[PS_KIND_N];
-	att->dag.sum_edge_count = 2 * nrb;
 	att->dag.edge_count = edges;
 	att->dag.output_count = p->normalize ? nd : p->n * att->nb;
 	return PS_OK;
@@ -402,11 +391,8 @@ static int init_exact(struct ps_attention *att, struct ps_error *err)
 	set_kind(att, PS_KIND_PS, n, n, d);
 	set_kind(att, PS_KIND_PO, n, n, nb);
 	lay_out(att, att->normalize ? PS_KIND_A : PS_KIND_O);
-	att->edge_base[PS_KIND_S] = 0;
-	att->edge_base[PS_KIND_O] = nn * d;
 	att->dag.ops = &exact_ops;
 	att->dag.sum_count = nn + n * nb;
-	att->dag.sum_edge_count = nn * d + nnb;
 	/* PS (2 each), S, E, PO (E, and V for b < d), O, A */
 	att->dag.edge_count = 2 * nn * d + nn * d + nn + nn * (nb + d) + nnb +
 			      (att->normalize ? 2 * n * d : 0);

@@ -5,9 +5,7 @@
  *   E[i,j] = exp(S[i,j] / sqrt d)    PO[i,j,b] = E[i,j] V[j,b] (b < d; E alone at b = d)
  *   O[i,b] = sum_j PO[i,j,b]         A[i,b] = O[i,b] / O[i,d]
  *
- * Ids by the shared arithmetic of attention.h; the two sums S and O are
- * adjacent, so a sum's slot is its id less S's base. O's edge bits are
- * strided (ps_attention_sum_edge).
+ * Ids by the shared arithmetic of attention.h.
  */
 #include "exact.h"
 
@@ -83,7 +81,6 @@ void ps_exact_product(const struct ps_dag *dag, ps_node p,
 		out->sum = ps_attention_id2(att, PS_KIND_S, c[0], c[1]);
 		out->edge = c[2];
 		out->in_degree = att->d;
-		out->edge_bit = ps_attention_sum_edge(att, PS_KIND_S, c[0], c[1], c[2]);
 	} else {
 		/* (i, j, b): edge j of O[i,b] */
 		out->parent[0] = ps_attention_id2(att, PS_KIND_E, c[0], c[1]);
@@ -93,9 +90,7 @@ void ps_exact_product(const struct ps_dag *dag, ps_node p,
 		out->sum = ps_attention_id2(att, PS_KIND_O, c[0], c[2]);
 		out->edge = c[1];
 		out->in_degree = att->n;
-		out->edge_bit = ps_attention_sum_edge(att, PS_KIND_O, c[0], c[2], c[1]);
 	}
-	out->sum_slot = out->sum - att->base[PS_KIND_S];
 }
 
 void ps_exact_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
@@ -104,8 +99,5 @@ void ps_exact_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 	uint64_t c[3];
 	enum ps_kind k = ps_attention_decode(att, v, c);
 
-	out->slot = v - att->base[PS_KIND_S];
 	out->in_degree = ps_attention_in_degree(att, k);
-	out->edge_base = ps_attention_sum_edge(att, k, c[0], c[1], 0);
-	out->edge_stride = ps_attention_edge_stride(att, k);
 }

@@ -91,9 +91,7 @@ static void x_product(const struct ps_dag *dag, ps_node p,
 	out->parent_is_sum[0] = x->role[out->parent[0]] == PS_ROLE_SUM;
 	out->parent_count = 1;
 	out->sum = v;
-	out->sum_slot = slot;
 	out->edge = k;
-	out->edge_bit = e;
 	out->in_degree = x->in_start[v + 1] - x->in_start[v];
 	out->transient = 0;
 }
@@ -117,9 +115,6 @@ static void x_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 {
 	const struct ps_explicit *x = as_x(dag);
 
-	out->slot = x->slot[v];
-	out->edge_base = x->edge_base[out->slot];
-	out->edge_stride = 1;
 	out->in_degree = x->in_start[v + 1] - x->in_start[v];
 }
 
@@ -360,7 +355,6 @@ int ps_explicit_from_igraph(struct ps_explicit *x, igraph_t *graph,
 	x->dag.node_count = V + x->products;
 	x->dag.state_count = V;
 	x->dag.sum_count = x->sums;
-	x->dag.sum_edge_count = x->products;
 	x->dag.edge_count = E;
 	free(fill);
 	free(out_degree);

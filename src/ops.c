@@ -37,6 +37,14 @@ enum ps_move ps_opcode_move(enum ps_opcode code)
 	return moves[code];
 }
 
+enum ps_opcode ps_move_opcode(enum ps_move move)
+{
+	for (enum ps_opcode code = PS_OP_LOAD; code <= PS_OP_MAC; code++)
+		if (ps_opcode_move(code) == move)
+			return code;
+	return PS_OP_MAC; /* a mac named by its product */
+}
+
 /* The kind whose coordinates the operation carries. */
 static enum ps_kind coord_kind(const struct ps_op *op)
 {
@@ -178,7 +186,6 @@ static void resolve_product(const struct ps_attention *att, enum ps_kind into,
 		p->parent_is_sum[1] = false;
 		p->sum = ps_attention_id2(att, PS_KIND_H, c1, c2);
 		p->edge = c0;
-		p->edge_bit = ps_attention_h_edge(att, c1, c2, c0);
 		break;
 	case PS_KIND_N: /* P1[i,m,b]: edge m of N[i,b] */
 		p->id = ps_attention_id3(att, PS_KIND_P1, c0, c1, c2);
@@ -188,7 +195,6 @@ static void resolve_product(const struct ps_attention *att, enum ps_kind into,
 		p->parent_is_sum[1] = true;
 		p->sum = ps_attention_id2(att, PS_KIND_N, c0, c2);
 		p->edge = c1;
-		p->edge_bit = ps_attention_n_edge(att, c0, c2, c1);
 		break;
 	case PS_KIND_S: /* PS[i,j,a]: edge a of S[i,j] */
 		p->id = ps_attention_id3(att, PS_KIND_PS, c0, c1, c2);
@@ -198,7 +204,6 @@ static void resolve_product(const struct ps_attention *att, enum ps_kind into,
 		p->parent_is_sum[1] = false;
 		p->sum = ps_attention_id2(att, PS_KIND_S, c0, c1);
 		p->edge = c2;
-		p->edge_bit = ps_attention_sum_edge(att, PS_KIND_S, c0, c1, c2);
 		break;
 	default: /* PO[i,j,b]: edge j of O[i,b] */
 		p->id = ps_attention_id3(att, PS_KIND_PO, c0, c1, c2);
@@ -208,7 +213,6 @@ static void resolve_product(const struct ps_attention *att, enum ps_kind into,
 		p->parent_is_sum[1] = false;
 		p->sum = ps_attention_id2(att, PS_KIND_O, c0, c2);
 		p->edge = c1;
-		p->edge_bit = ps_attention_sum_edge(att, PS_KIND_O, c0, c2, c1);
 		break;
 	}
 }
@@ -217,7 +221,6 @@ static int apply_mac(const struct ps_attention *att, struct ps_engine *e,
 		     const struct ps_op *op)
 {
 	const enum ps_kind plain = ps_attention_fused_kind(op->kind);
-	const enum ps_kind first_sum = att->exact ? PS_KIND_S : PS_KIND_H;
 	const uint64_t n0 = ps_coordset_size(&op->c[0]);
 	const uint64_t n1 = ps_coordset_size(&op->c[1]);
 	const uint64_t n2 = ps_coordset_size(&op->c[2]);
@@ -242,7 +245,6 @@ static int apply_mac(const struct ps_attention *att, struct ps_engine *e,
 			for (uint64_t x2 = 0; x2 < n2; x2++) {
 				resolve_product(att, op->kind, u, c0, c1,
 						ps_coordset_at(&op->c[2], x2), &p);
-				p.sum_slot = p.sum - att->base[first_sum];
 				if ((rc = ps_engine_mac_product(e, &p)))
 					return rc;
 			}

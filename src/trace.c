@@ -75,11 +75,6 @@ static json_t *op_json(const struct ps_op *op)
 /* One elementary move as a single-node line. */
 static int write_move(void *ctx, enum ps_move move, ps_node v)
 {
-	static const char *const names[] = {
-		[PS_MOVE_LOAD] = "load", [PS_MOVE_SAVE] = "save",
-		[PS_MOVE_DELETE] = "delete", [PS_MOVE_COMPUTE] = "compute",
-		[PS_MOVE_MAC] = "mac",
-	};
 	struct ps_trace_writer *w = ctx;
 	uint64_t c[3];
 	enum ps_kind k = ps_attention_decode(w->att, v, c);
@@ -91,8 +86,8 @@ static int write_move(void *ctx, enum ps_move move, ps_node v)
 			     k == PS_KIND_P2 ? "H" : k == PS_KIND_P1 ? "N" :
 			     k == PS_KIND_PS ? "S" : "O");
 	else
-		rc = fprintf(w->file, "{\"op\":\"%s\",\"kind\":\"%s\"", names[move],
-			     info->name);
+		rc = fprintf(w->file, "{\"op\":\"%s\",\"kind\":\"%s\"",
+			     ps_opcode_name(ps_move_opcode(move)), info->name);
 	for (unsigned p = 0; p < info->arity && rc >= 0; p++)
 		rc = fprintf(w->file, ",\"%s\":%llu", ps_coord_letter(info->coord[p]),
 			     (unsigned long long)c[p]);
@@ -108,10 +103,6 @@ static int write_move(void *ctx, enum ps_move move, ps_node v)
 static int write_vertex_move(struct ps_trace_writer *w, enum ps_move move,
 			     ps_node v)
 {
-	static const char *const names[] = {
-		[PS_MOVE_LOAD] = "load", [PS_MOVE_SAVE] = "save",
-		[PS_MOVE_DELETE] = "delete", [PS_MOVE_COMPUTE] = "compute",
-	};
 	int rc;
 
 	if (move == PS_MOVE_MAC) {
@@ -121,7 +112,8 @@ static int write_vertex_move(struct ps_trace_writer *w, enum ps_move move,
 		rc = fprintf(w->file, "{\"op\":\"mac\",\"into\":%llu,\"from\":%llu}\n",
 			     (unsigned long long)p.sum, (unsigned long long)p.parent[0]);
 	} else {
-		rc = fprintf(w->file, "{\"op\":\"%s\",\"node\":%llu}\n", names[move],
+		rc = fprintf(w->file, "{\"op\":\"%s\",\"node\":%llu}\n",
+			     ps_opcode_name(ps_move_opcode(move)),
 			     (unsigned long long)v);
 	}
 	if (rc < 0) {

@@ -74,7 +74,6 @@ struct ps_attention {
 	uint64_t base[PS_KIND_COUNT];  /* first id of each kind */
 	uint64_t count[PS_KIND_COUNT]; /* nodes of each kind (0: not in this DAG) */
 	uint64_t ext[PS_KIND_COUNT][3]; /* extent of each coordinate of a kind */
-	uint64_t edge_base[PS_KIND_COUNT]; /* sums: their first edge bit */
 	enum ps_kind layout[PS_KIND_COUNT]; /* the kinds of this DAG, in id order */
 	unsigned layout_count;
 	uint64_t support_total;        /* sum over m of |support(m)| */
@@ -163,44 +162,5 @@ static inline ps_node ps_attention_id(const struct ps_attention *att,
 /* id -> kind and coordinates (c gets ps_kinds[kind].arity values). */
 enum ps_kind ps_attention_decode(const struct ps_attention *att, ps_node v,
 				 uint64_t c[3]);
-
-/*
- * The edge bitset of the sums: H[m,b] owns bits (m*|B|+b)*n + j for its
- * products P2[j,m,b]; N[i,b] owns bits r|B|n + (i*|B|+b)*r + m.
- */
-static inline uint64_t ps_attention_h_edge(const struct ps_attention *att,
-					   uint64_t m, uint64_t b, uint64_t j)
-{
-	return (m * att->nb + b) * att->n + j;
-}
-
-static inline uint64_t ps_attention_n_edge(const struct ps_attention *att,
-					   uint64_t i, uint64_t b, uint64_t m)
-{
-	return att->r * att->nb * att->n + (i * att->nb + b) * att->r + m;
-}
-
-/*
- * Any sum's edge bit: the sum kind k at (c0, c1), in-edge e. Exact
- * attention: S[i,j] owns bits (i n + j) d + a; O[i,b] owns bits
- * n^2 d + (j |B| + b) n + i, one every n |B| bits (the edge stride). O's
- * edges lie row-minor because FlashAttention's order aggregates a few
- * edges j into every O[i,b] of a block of rows at once: the block's bits
- * for one (j, b) are then one run over its rows.
- */
-static inline uint64_t ps_attention_edge_stride(const struct ps_attention *att,
-						enum ps_kind k)
-{
-	return k == PS_KIND_O ? att->n * att->nb : 1;
-}
-
-static inline uint64_t ps_attention_sum_edge(const struct ps_attention *att,
-					     enum ps_kind k, uint64_t c0,
-					     uint64_t c1, uint64_t e)
-{
-	if (k == PS_KIND_O)
-		return att->edge_base[k] + (e * att->nb + c1) * att->n + c0;
-	return att->edge_base[k] + (c0 * att->ext[k][1] + c1) * ps_attention_in_degree(att, k) + e;
-}
 
 #endif

@@ -4,8 +4,8 @@
  * Ids are dense in [0, node_count). Nodes that can hold pebbles come first,
  * in [0, state_count); products (which exist only during a mac, MODEL.md
  * section 2) follow, so the engine sizes its state by state_count alone.
- * A sum's in-edges are numbered 0 .. in_degree-1 and own the bits
- * edge_base + k edge_stride, k < in_degree, of one bitset over all sums.
+ * A sum's in-edges are numbered 0 .. in_degree-1: the engine keeps the
+ * set a sum holds by those numbers.
  */
 #ifndef PEBBLESIM_DAG_H
 #define PEBBLESIM_DAG_H
@@ -34,20 +34,15 @@ struct ps_product {
 	bool parent_is_sum[2];
 	unsigned parent_count;
 	ps_node sum;        /* its only child */
-	uint64_t sum_slot;  /* the child's struct ps_sum slot */
 	uint64_t edge;      /* its in-edge number in sum */
-	uint64_t edge_bit;  /* edge_base of sum + edge * edge_stride */
 	uint64_t in_degree; /* of sum */
 	unsigned transient; /* 1: a node of its own that holds a red pebble
 			     * during the mac (attention's P1, P2); 0: an edge
 			     * of an explicit DAG, aggregated from its parent */
 };
 
-/* A sum node's place in the counters and the edge bitset. */
+/* What the engine asks of a sum node. */
 struct ps_sum {
-	uint64_t slot;      /* dense index among sums, [0, sum_count) */
-	uint64_t edge_base; /* the bit of its edge 0 */
-	uint64_t edge_stride; /* from one edge's bit to the next's (1: a run) */
 	uint64_t in_degree;
 };
 
@@ -78,7 +73,6 @@ struct ps_dag {
 	uint64_t node_count;
 	uint64_t state_count; /* ids below this can hold pebbles */
 	uint64_t sum_count;
-	uint64_t sum_edge_count; /* bits of the edge bitset */
 	uint64_t edge_count;     /* all edges, products' included */
 	uint64_t output_count;
 };

@@ -74,6 +74,8 @@ struct ps_op {
 
 /* The elementary move an opcode makes. */
 enum ps_move ps_opcode_move(enum ps_opcode code);
+/* ... and the opcode of a move on one node (a mac, a load, ...). */
+enum ps_opcode ps_move_opcode(enum ps_move move);
 
 /* Number of elementary moves the operation stands for. */
 uint64_t ps_op_moves(const struct ps_op *op);
