@@ -87,7 +87,7 @@ static uint64_t memory_cap(void)
 		if (!*end && v)
 			return v;
 	}
-	return UINT64_C(4) << 10;
+	return 512;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
