@@ -394,6 +394,18 @@ static void cache_free(struct cache *c)
 	free(c->pins);
 }
 
+uint64_t ps_cache_bytes(const struct ps_dag *dag, enum ps_policy policy)
+{
+	const uint64_t n = dag->state_count;
+
+	/* a state byte and a use count per node; LRU's list links; Belady's
+	 * first and next uses, heap positions, and two words per operand
+	 * occurrence (about one per edge and one per node) */
+	if (policy == PS_POLICY_LRU)
+		return 13 * n;
+	return 25 * n + 16 * (dag->edge_count + n);
+}
+
 /* Pass 1 (and for belady, with record, the pass that fills the
  * occurrences): uses, the minimum M, the operand occurrences. */
 static int cache_count(struct cache *c, const struct ps_dag *dag,

@@ -42,6 +42,10 @@ int ps_cache_min_memory(const struct ps_dag *dag, ps_order_fn order,
 			const void *order_ctx, uint64_t *min_m,
 			uint64_t *occurrences, struct ps_error *err);
 
+/* The bytes the policy's tables take for dag, about: --dry-run adds them
+ * to the engine's state. */
+uint64_t ps_cache_bytes(const struct ps_dag *dag, enum ps_policy policy);
+
 /* Plays the order under M with the policy, emitting moves into sink. */
 int ps_cache_run(const struct ps_dag *dag, ps_order_fn order,
 		 const void *order_ctx, uint64_t M, enum ps_policy policy,

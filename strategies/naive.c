@@ -17,6 +17,7 @@
  * the policy happens to do, measured by the engine.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cache.h"
 #include "pebblesim/strategy.h"
@@ -98,6 +99,8 @@ static uint64_t naive_min_memory(const struct ps_attention *att)
 static int plan_with(const struct ps_problem *pb, struct ps_plan *plan,
 		     const char *policy, struct ps_error *err)
 {
+	plan->work_bytes = ps_cache_bytes(&pb->att->dag, strcmp(policy, "LRU") ?
+							  PS_POLICY_BELADY : PS_POLICY_LRU);
 	if (pb->M < naive_min_memory(pb->att))
 		return ps_error_set(err, PS_EINPUT,
 				    "M = %llu is too small for the textbook loops: they need M >= %llu",

@@ -134,6 +134,8 @@ static int plan_with(const struct ps_problem *pb, struct ps_plan *plan,
 							 : "igraph's topological order",
 		 policy);
 	plan->peak_red = pb->M;
+	plan->work_bytes = ps_cache_bytes(&pb->xdag->dag, strcmp(policy, "LRU") ?
+							   PS_POLICY_BELADY : PS_POLICY_LRU);
 	return PS_OK;
 }
 

@@ -48,6 +48,8 @@ struct ps_plan {
 	uint64_t loads;      /* predicted by its cost model, without the engine */
 	uint64_t saves;
 	uint64_t peak_red;   /* the most red pebbles its tiles may need */
+	uint64_t work_bytes; /* memory it takes for itself while it runs
+			      * (a cache policy's tables), estimated */
 	struct ps_bound upper; /* its I/O bound with explicit constants */
 	const char *param_name; /* the parameter it chose: "w", "s", or NULL */
 	uint64_t param;

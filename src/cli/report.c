@@ -344,6 +344,8 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out)
 			"state_bytes", (json_int_t)dr->state_bytes,
 			"estimated_peak_rss_bytes", (json_int_t)dr->rss_bytes);
 
+		json_object_set_new(root, "strategy_bytes", json_integer((json_int_t)rep->plan.work_bytes));
+
 		if (rep->case_name)
 			json_object_set_new(root, "case", json_string(rep->case_name));
 		if (dr->algorithm[0])
@@ -365,8 +367,11 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out)
 		(unsigned long long)dag->node_count,
 		(unsigned long long)dag->state_count,
 		(unsigned long long)dag->edge_count);
-	fprintf(out, "pebble state           %.1f MiB (a byte per node, a bit per in-edge of a sum, a counter per sum)\n",
+	fprintf(out, "pebble state           %.1f MiB (bit planes over the nodes a pebbling touches)\n",
 		(double)dr->state_bytes / (1 << 20));
+	if (rep->plan.work_bytes)
+		fprintf(out, "strategy's tables      %.1f MiB\n",
+			(double)rep->plan.work_bytes / (1 << 20));
 	fprintf(out, "estimated peak memory  %.1f MiB resident\n", (double)dr->rss_bytes / (1 << 20));
 	fprintf(out, "fast memory            M = %llu\n", (unsigned long long)rep->M);
 	if (rep->case_name)

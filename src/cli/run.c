@@ -165,7 +165,6 @@ static int dry_run(const struct cli_args *a, const struct ps_problem *pb,
 	struct ps_report rep;
 	struct ps_error err;
 
-	dr.rss_bytes = ps_peak_rss_bytes() + dr.state_bytes;
 	if (pb->att)
 		ps_report_init(&rep, pb->att, pb->M);
 	else
@@ -177,6 +176,8 @@ static int dry_run(const struct cli_args *a, const struct ps_problem *pb,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
+	/* a chooser's plan is its choice's: its tables too */
+	dr.rss_bytes = ps_peak_rss_bytes() + dr.state_bytes + rep.plan.work_bytes;
 	dr.rep = &rep;
 	cli_dry_run_print(&dr, a->json, out);
 	return PS_EXIT_VALID;
