@@ -1227,6 +1227,76 @@ void ps_edges_free(struct ps_edges *ed)
 	ed->mask = NULL;
 }
 
+/*
+ * A row's columns given as a mask (ps_edges): fn on each word of the plane
+ * they meet, with the mask's bits moved into place. Mask word k covers the
+ * columns [64 (first_word + k), +64), so the nodes first + those: a word
+ * of the plane or two.
+ */
+#define MASK_WORDS(first, ed, word, bits, ...)                                      \
+	for (uint64_t k_ = 0; k_ < (ed)->words; k_++) {                                \
+		const uint64_t o_ = (first) + 64 * ((ed)->first_word + k_);            \
+		const unsigned sh_ = (unsigned)(o_ & 63);                              \
+		const uint64_t m_ = (ed)->mask[k_];                                    \
+		for (int half_ = 0; half_ < 2; half_++) {                              \
+			const uint64_t bits = half_ ? (sh_ ? m_ >> (64 - sh_) : 0)     \
+						    : m_ << sh_;                       \
+			const uint64_t word = (o_ >> 6) + (uint64_t)half_;            \
+			if (!bits)                                                     \
+				continue;                                              \
+			__VA_ARGS__;                                                   \
+		}                                                                      \
+	}
+
+/* The page word of plane p that holds plane word w, or NULL (no page,
+ * and make false). */
+static inline uint64_t *plane_word(struct ps_plane *p, uint64_t w, bool make)
+{
+	uint64_t k = w << 6, *pg = p->page[k >> PS_PAGE_SHIFT];
+
+	if (!pg && make)
+		pg = plane_page(p, k);
+	return pg ? &pg[(k & (PS_PAGE_BITS - 1)) >> 6] : NULL;
+}
+
+bool ps_row_fresh_entries(const struct ps_engine *e, ps_node first,
+			  const struct ps_edges *ed, uint64_t *computed)
+{
+	struct ps_plane *red = &e->st->red, *done = &e->st->computed;
+	uint64_t again = 0;
+
+	if (!ed->mask) {
+		if (!ps_row_none(e, PS_PLANE_RED, first, ed->set, UINT64_MAX))
+			return false;
+		*computed += ps_row_count(e, PS_PLANE_COMPUTED, first, ed->set, UINT64_MAX);
+		return true;
+	}
+	MASK_WORDS(first, ed, w, bits, {
+		const uint64_t *r = plane_word(red, w, false), *c = plane_word(done, w, false);
+
+		if (r && (*r & bits))
+			return false;
+		if (c)
+			again += ps_popcount64(*c & bits);
+	});
+	*computed += again;
+	return true;
+}
+
+int ps_row_mark_computed(struct ps_engine *e, ps_node first, const struct ps_edges *ed)
+{
+	if (!ed->mask)
+		return ps_row_flag(e, PS_PLANE_COMPUTED, first, ed->set, UINT64_MAX, true);
+	MASK_WORDS(first, ed, w, bits, {
+		uint64_t *c = plane_word(&e->st->computed, w, true);
+
+		if (!c)
+			return PS_ENOMEM;
+		*c |= bits;
+	});
+	return PS_OK;
+}
+
 /* Does the record hold none of the block's edges? */
 static inline bool record_open(const struct ps_partial *r, const struct ps_edges *ed)
 {

@@ -117,6 +117,13 @@ struct ps_edges {
 int ps_edges_init(struct ps_edges *ed, const struct ps_coordset *set);
 void ps_edges_free(struct ps_edges *ed);
 
+/* The plain entries first + c for the columns c of ed, to be computed by
+ * a fused mac: none red? *computed counts those computed before. */
+bool ps_row_fresh_entries(const struct ps_engine *e, ps_node first,
+			  const struct ps_edges *ed, uint64_t *computed);
+/* ... and then computed (and dropped: they never turn red). */
+int ps_row_mark_computed(struct ps_engine *e, ps_node first, const struct ps_edges *ed);
+
 /*
  * The sums of a row, each to take the in-edges ed: may they (none in slow
  * memory only, none complete, none holding one of them)? *fresh counts

@@ -172,28 +172,33 @@ static int block_mac_approx(const struct ps_attention *att, struct ps_engine *e,
 	const struct ps_coordset *outer = into_h ? ms : rows, *edges = into_h ? rows : ms;
 	const uint64_t in_degree = into_h ? att->n : att->r;
 	uint64_t fresh = 0, recomputed = 0, peak;
-	struct ps_edges ed;
+	struct ps_edges ed, entries_ed;
 	int rc;
 
+	/* the entries of a row, U[row, M]: a mask of the monomials */
+	if (ps_edges_init(&entries_ed, ms))
+		return PS_BLOCK_DECLINED;
 	for (uint64_t x = 0; x < n0; x++) {
 		uint64_t row = ps_coordset_at(rows, x);
 		ps_node entries = row_of(att, plain, row);
 
 		/* fused: the entries are computed, so neither red yet, and
 		 * their features red; otherwise they are red parents */
-		if (fuse ? !ps_row_all(e, PS_PLANE_RED, row_of(att, from, row), feats, UINT64_MAX) ||
-			   !ps_row_none(e, PS_PLANE_RED, entries, ms, UINT64_MAX) :
-			   !ps_row_all(e, PS_PLANE_RED, entries, ms, UINT64_MAX))
+		if ((fuse ? !ps_row_all(e, PS_PLANE_RED, row_of(att, from, row), feats, UINT64_MAX) ||
+			    !ps_row_fresh_entries(e, entries, &entries_ed, &recomputed) :
+			    !ps_row_all(e, PS_PLANE_RED, entries, ms, UINT64_MAX)) ||
+		    (into_h && !ps_row_all(e, PS_PLANE_RED, row_of(att, PS_KIND_V, row), bs, att->d))) {
+			ps_edges_free(&entries_ed);
 			return PS_BLOCK_DECLINED;
-		if (fuse)
-			recomputed += ps_row_count(e, PS_PLANE_COMPUTED, entries, ms, UINT64_MAX);
-		if (into_h && !ps_row_all(e, PS_PLANE_RED, row_of(att, PS_KIND_V, row), bs, att->d))
-			return PS_BLOCK_DECLINED;
+		}
 	}
 	/* into N: every H[m,b] a red, complete parent */
 	for (uint64_t y = 0; !into_h && y < n1; y++)
-		if (!ps_row_complete(e, row_of(att, PS_KIND_H, ps_coordset_at(ms, y)), bs))
+		if (!ps_row_complete(e, row_of(att, PS_KIND_H, ps_coordset_at(ms, y)), bs)) {
+			ps_edges_free(&entries_ed);
 			return PS_BLOCK_DECLINED;
+		}
+	ps_edges_free(&entries_ed);
 	/* the sums: not in slow memory only, none holding one of the edges */
 	if (ps_edges_init(&ed, edges))
 		return PS_BLOCK_DECLINED;
@@ -219,10 +224,16 @@ static int block_mac_approx(const struct ps_attention *att, struct ps_engine *e,
 			return rc;
 		}
 	ps_edges_free(&ed);
-	for (uint64_t x = 0; fuse && x < n0; x++)
-		if ((rc = ps_row_flag(e, PS_PLANE_COMPUTED, row_of(att, plain, ps_coordset_at(rows, x)),
-				      ms, UINT64_MAX, true)))
+	if (fuse) {
+		if ((rc = ps_edges_init(&entries_ed, ms)))
 			return rc;
+		for (uint64_t x = 0; x < n0 && !rc; x++)
+			rc = ps_row_mark_computed(e, row_of(att, plain, ps_coordset_at(rows, x)),
+						  &entries_ed);
+		ps_edges_free(&entries_ed);
+		if (rc)
+			return rc;
+	}
 	return block_counted(e, fuse, n0, n1, n2, fresh, recomputed, peak);
 }
 

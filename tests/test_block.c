@@ -114,8 +114,9 @@ static uint64_t rnd(uint64_t below)
 	return below ? (rnd_state >> 33) % below : 0;
 }
 
-/* A range of [0, extent), mostly; sometimes a list, now and then one
- * that is not increasing (the block path declines those). */
+/* A range of [0, extent), mostly; sometimes a list (of 16 or more, with
+ * gaps, where the extent allows: the block path's masks), now and then
+ * one that is not increasing (the block path declines those). */
 static struct ps_coordset rnd_set(uint64_t extent, uint64_t *store)
 {
 	uint64_t lo = rnd(extent), hi = lo + 1 + rnd(extent - lo);
@@ -123,7 +124,7 @@ static struct ps_coordset rnd_set(uint64_t extent, uint64_t *store)
 
 	if (rnd(4))
 		return ps_range(lo, hi);
-	for (uint64_t v = 0; v < extent && len < 8; v++)
+	for (uint64_t v = 0; v < extent && len < 48; v++)
 		if (rnd(2))
 			store[len++] = v;
 	if (!len)
@@ -135,7 +136,7 @@ static struct ps_coordset rnd_set(uint64_t extent, uint64_t *store)
 
 /* A random operation on att's kinds: moves on the kinds that hold pebbles,
  * computes of the plain kinds, macs into the sums, fused or not. */
-static void rnd_op(const struct ps_attention *att, struct ps_op *op, uint64_t store[3][8])
+static void rnd_op(const struct ps_attention *att, struct ps_op *op, uint64_t store[3][48])
 {
 	static const enum ps_kind approx_sums[] = { PS_KIND_H, PS_KIND_N };
 	static const enum ps_kind exact_sums[] = { PS_KIND_S, PS_KIND_O };
@@ -173,7 +174,7 @@ static void random_ops(const struct ps_attention *att, uint64_t seed, uint64_t M
 {
 	struct ps_engine fast, slow, probe;
 	struct ps_error err;
-	uint64_t store[3][8];
+	uint64_t store[3][48];
 
 	rnd_state = seed;
 	ck_assert_int_eq(ps_engine_init(&fast, &att->dag, M, &err), 0);
