@@ -134,7 +134,7 @@ $(BUILD)/obj/%.o: %.c $(FLAGS) | deps
 # products) are written to vectorise: -ftree-vectorize with the dynamic
 # cost model, as -O3 has it; IEEE semantics are kept (no -ffast-math), so
 # every sum is still added in the order the code states.
-$(BUILD)/obj/src/values.o: ALL_CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic
+$(BUILD)/obj/src/values.o: ALL_CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic -pthread
 
 $(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS) | deps
 	@mkdir -p $(dir $@)
@@ -145,21 +145,21 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(SHLIB): $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(PKG_LIBS) -lm -pthread
 	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libpebblesim.so
 
 $(BIN): $(MAIN_OBJ) $(CLI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 $(TESTS): $(TEST_OBJ) $(CLI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm -pthread
 
 $(BENCH): $(BENCH_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 $(GOLDEN): $(GOLDEN_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 run: $(BIN)
 	./$(BIN) $(HEADLINE)
@@ -288,7 +288,7 @@ $(FUZZ_BUILD)/obj/%.o: %.c | fuzz-deps
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 fuzz: $(FUZZ_BINS)
 ifneq ($(FUZZ_SECONDS),)
