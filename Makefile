@@ -134,7 +134,9 @@ $(BUILD)/obj/%.o: %.c $(FLAGS) | deps
 # products) are written to vectorise: -ftree-vectorize with the dynamic
 # cost model, as -O3 has it; IEEE semantics are kept (no -ffast-math), so
 # every sum is still added in the order the code states.
-$(BUILD)/obj/src/values.o: ALL_CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic -pthread
+# (clang has no -fvect-cost-model: it vectorises at -O2 with its own model).
+VECTORIZE := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),-fvectorize,-ftree-vectorize -fvect-cost-model=dynamic)
+$(BUILD)/obj/src/values.o: ALL_CFLAGS += $(VECTORIZE) -pthread
 
 $(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS) | deps
 	@mkdir -p $(dir $@)
