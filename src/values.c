@@ -395,16 +395,35 @@ static int mac_plain(struct ps_values *vals, const struct ps_op *op)
 		gather(vals, PS_KIND_H, right_rows, &c[2], right);
 	else
 		gather_input(vals, vals->v, right_rows, &c[2], right);
+	/* a fused U1 or U2: its monomials' indices and coefficients found
+	 * once for the block, not once an entry */
+	const bool monomials = op->fuse && (plain == PS_KIND_U1 || plain == PS_KIND_U2);
+	const double *features = plain == PS_KIND_U1 ? vals->q : vals->k;
+
 	for (uint64_t x0 = 0; x0 < n0; x0++) {
 		const uint64_t c0 = ps_coordset_at(&c[0], x0);
+		const double *row = features + c0 * att->d;
 
 		for (uint64_t x1 = 0; x1 < n1; x1++) {
 			const uint64_t c1 = ps_coordset_at(&c[1], x1);
-			const double u = op->fuse ? evaluate(vals, plain, c0, c1)
-						  : lookup(vals, ps_attention_id2(att, plain, c0, c1));
+			double u;
 			double *s = sums + (into_h ? x1 : x0) * n2;
 			const double *r = right + (into_h ? x0 : x1) * n2;
 
+			if (monomials) {
+				const uint32_t *idx = ps_monomial_indices(&att->mono, c1);
+				const unsigned l = att->mono.degree[c1];
+
+				/* as evaluate() has it: the product, then the coefficient */
+				u = 1.0;
+				for (unsigned t = 0; t < l; t++)
+					u *= row[idx[t]];
+				if (plain == PS_KIND_U1)
+					u = vals->coef[c1] * u;
+			} else {
+				u = op->fuse ? evaluate(vals, plain, c0, c1)
+					     : lookup(vals, ps_attention_id2(att, plain, c0, c1));
+			}
 			for (uint64_t x2 = 0; x2 < n2; x2++)
 				s[x2] += u * r[x2];
 		}
