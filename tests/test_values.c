@@ -89,6 +89,32 @@ START_TEST(test_every_strategy_matches_direct)
 }
 END_TEST
 
+/* Rows enough for the direct evaluation's two threads (n >= 256), both
+ * DAGs: every row of either half at rounding level from the pebbled one,
+ * and epsilon where the outputs are exact. */
+START_TEST(test_direct_evaluation_in_two_halves)
+{
+	for (int exact = 0; exact <= 1; exact++) {
+		struct ps_attention att;
+		struct ps_values vals;
+		struct ps_report rep;
+		const struct ps_strategy *s = ps_strategy_find(exact ? "flash" : "keylemma");
+
+		if (exact)
+			test_exact_attention(&att, 301, 3, 1);
+		else
+			test_attention(&att, 301, 3, 2, 1);
+		ck_assert(run_with_values(&att, 4096, s, &random_inputs, &vals, &rep));
+		ck_assert(rep.valid && rep.has_values && !rep.values.failed);
+		ck_assert_double_le(rep.values.error_vs_direct, 1e-13 * (1 + rep.values.scale));
+		if (exact)
+			ck_assert_double_lt(rep.values.error_vs_softmax, 1e-13);
+		ps_values_free(&vals);
+		ps_attention_free(&att);
+	}
+}
+END_TEST
+
 static char *temp_file(const char *suffix)
 {
 	char base[] = "/tmp/pebblesim-values-XXXXXX";
@@ -429,6 +455,7 @@ Suite *values_suite(void)
 
 	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
 	tcase_add_test(tc, test_every_strategy_matches_direct);
+	tcase_add_test(tc, test_direct_evaluation_in_two_halves);
 	tcase_add_test(tc, test_two_by_one_by_hand);
 	tcase_add_test(tc, test_coefficients_split);
 	tcase_add_test(tc, test_foreign_traces);
