@@ -1116,38 +1116,34 @@ static inline uint64_t cursor_word(struct cursor *c, uint64_t k)
 		at = stop_;                                                               \
 	}
 
-bool ps_row_all(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
-		const struct ps_coordset *cols, uint64_t limit)
+/* Has every node of the row the flag (set), or none of them (!set)? */
+static inline bool row_uniform(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
+			       const struct ps_coordset *cols, uint64_t limit, bool set)
 {
 	struct cursor c = cursor_of(ps_engine_plane(e, id));
 	const struct ps_coordset run = below(cols, limit);
 
 	if (!run.list) {
 		RUN_WORDS(first + run.lo, first + run.hi, k, mask,
-			  if ((cursor_word(&c, k) & mask) != mask) return false);
+			  if ((cursor_word(&c, k) & mask) != (set ? mask : 0)) return false);
 		return true;
 	}
 	for (size_t q = 0; q < run.len; q++)
-		if (run.list[q] < limit && !cursor_test(&c, first + run.list[q]))
+		if (run.list[q] < limit && cursor_test(&c, first + run.list[q]) != set)
 			return false;
 	return true;
+}
+
+bool ps_row_all(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
+		const struct ps_coordset *cols, uint64_t limit)
+{
+	return row_uniform(e, id, first, cols, limit, true);
 }
 
 bool ps_row_none(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
 		 const struct ps_coordset *cols, uint64_t limit)
 {
-	struct cursor c = cursor_of(ps_engine_plane(e, id));
-	const struct ps_coordset run = below(cols, limit);
-
-	if (!run.list) {
-		RUN_WORDS(first + run.lo, first + run.hi, k, mask,
-			  if (cursor_word(&c, k) & mask) return false);
-		return true;
-	}
-	for (size_t q = 0; q < run.len; q++)
-		if (run.list[q] < limit && cursor_test(&c, first + run.list[q]))
-			return false;
-	return true;
+	return row_uniform(e, id, first, cols, limit, false);
 }
 
 uint64_t ps_row_count(const struct ps_engine *e, enum ps_plane_id id, ps_node first,
