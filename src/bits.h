@@ -105,20 +105,4 @@ static inline uint64_t ps_bits_count(const uint64_t *bits, uint64_t lo, uint64_t
 	return n;
 }
 
-/* Are bits [lo, hi) all set? */
-static inline bool ps_bits_all(const uint64_t *bits, uint64_t lo, uint64_t hi)
-{
-	while (lo < hi) {
-		uint64_t w = lo / 64, word_end = (w + 1) * 64;
-		unsigned a = (unsigned)(lo % 64);
-		unsigned b = hi < word_end ? (unsigned)(hi - w * 64) : 64;
-		uint64_t mask = ps_bits_word_mask(a, b);
-
-		if ((bits[w] & mask) != mask)
-			return false;
-		lo = w * 64 + b;
-	}
-	return true;
-}
-
 #endif

@@ -141,15 +141,6 @@ static uint64_t plane_count(const struct ps_plane *p, uint64_t lo, uint64_t hi)
 	return n;
 }
 
-static uint64_t plane_bytes(const struct ps_plane *p)
-{
-	uint64_t bytes = p->pages * sizeof(*p->page);
-
-	for (uint64_t k = 0; k < p->pages; k++)
-		bytes += p->page[k] ? PS_PAGE_WORDS * 8 : 0;
-	return bytes;
-}
-
 static int plane_copy(struct ps_plane *dst, const struct ps_plane *src)
 {
 	for (uint64_t k = 0; k < src->pages; k++) {
@@ -436,24 +427,6 @@ uint64_t ps_engine_state_bytes(const struct ps_dag *dag)
 	}
 	return ps_engine_state_bytes_of(count[PS_ROLE_INPUT], count[PS_ROLE_PLAIN],
 					count[PS_ROLE_SUM], dag->output_count);
-}
-
-uint64_t ps_engine_live_bytes(const struct ps_engine *e)
-{
-	const struct ps_engine_state *s = e->st;
-	uint64_t bytes;
-
-	if (!s)
-		return 0;
-	bytes = sizeof(*s) + plane_bytes(&s->red) + plane_bytes(&s->blue) +
-		plane_bytes(&s->computed) + plane_bytes(&s->complete) +
-		s->index_pages * (sizeof(*s->index) + sizeof(*s->index_live)) +
-		(uint64_t)s->rec_cap * sizeof(*s->rec);
-	for (uint64_t k = 0; k < s->index_pages; k++)
-		bytes += s->index[k] ? PS_INDEX_SIZE * sizeof(uint32_t) : 0;
-	for (uint32_t k = 0; k < s->rec_used; k++)
-		bytes += s->rec[k].bits ? (s->rec[k].in_degree + 63) / 64 * 8 : 0;
-	return bytes;
 }
 
 const char *ps_rule_name(enum ps_rule rule)

@@ -173,11 +173,16 @@ static int block_mac_approx(const struct ps_attention *att, struct ps_engine *e,
 	const uint64_t in_degree = into_h ? att->n : att->r;
 	uint64_t fresh = 0, recomputed = 0, peak;
 	struct ps_edges ed, entries_ed;
-	int rc;
+	int rc = PS_BLOCK_DECLINED;
 
-	/* the entries of a row, U[row, M]: a mask of the monomials */
+	/* the entries of a row, U[row, M], and the sums' edges: masks built
+	 * once for the block */
 	if (ps_edges_init(&entries_ed, ms))
 		return PS_BLOCK_DECLINED;
+	if (ps_edges_init(&ed, edges)) {
+		ps_edges_free(&entries_ed);
+		return PS_BLOCK_DECLINED;
+	}
 	for (uint64_t x = 0; x < n0; x++) {
 		uint64_t row = ps_coordset_at(rows, x);
 		ps_node entries = row_of(att, plain, row);
@@ -187,54 +192,39 @@ static int block_mac_approx(const struct ps_attention *att, struct ps_engine *e,
 		if ((fuse ? !ps_row_all(e, PS_PLANE_RED, row_of(att, from, row), feats, UINT64_MAX) ||
 			    !ps_row_fresh_entries(e, entries, &entries_ed, &recomputed) :
 			    !ps_row_all(e, PS_PLANE_RED, entries, ms, UINT64_MAX)) ||
-		    (into_h && !ps_row_all(e, PS_PLANE_RED, row_of(att, PS_KIND_V, row), bs, att->d))) {
-			ps_edges_free(&entries_ed);
-			return PS_BLOCK_DECLINED;
-		}
+		    (into_h && !ps_row_all(e, PS_PLANE_RED, row_of(att, PS_KIND_V, row), bs, att->d)))
+			goto done;
 	}
 	/* into N: every H[m,b] a red, complete parent */
 	for (uint64_t y = 0; !into_h && y < n1; y++)
-		if (!ps_row_complete(e, row_of(att, PS_KIND_H, ps_coordset_at(ms, y)), bs)) {
-			ps_edges_free(&entries_ed);
-			return PS_BLOCK_DECLINED;
-		}
-	ps_edges_free(&entries_ed);
+		if (!ps_row_complete(e, row_of(att, PS_KIND_H, ps_coordset_at(ms, y)), bs))
+			goto done;
 	/* the sums: not in slow memory only, none holding one of the edges */
-	if (ps_edges_init(&ed, edges))
-		return PS_BLOCK_DECLINED;
 	for (uint64_t x = 0; x < ps_coordset_size(outer); x++)
 		if (!ps_row_sums_open(e, row_of(att, sum, ps_coordset_at(outer, x)), bs, &ed,
-				      &fresh)) {
-			ps_edges_free(&ed);
-			return PS_BLOCK_DECLINED;
-		}
+				      &fresh))
+			goto done;
 	/* the peak is reached at the block's last mac: every new sum, the
 	 * regenerated entry (fused) and the product */
 	peak = e->c.red + fresh + (fuse ? 2 : 1);
-	if (peak > e->M) {
-		ps_edges_free(&ed);
-		return PS_BLOCK_DECLINED;
-	}
+	if (peak > e->M)
+		goto done;
 
-	/* every move would succeed: apply the block */
-	for (uint64_t x = 0; x < ps_coordset_size(outer); x++)
-		if ((rc = ps_row_sums_add(e, row_of(att, sum, ps_coordset_at(outer, x)), bs, &ed,
-					  in_degree))) {
-			ps_edges_free(&ed);
-			return rc;
-		}
+	/* every move would succeed: apply the block (a failure now is out of
+	 * memory, not a verdict) */
+	rc = PS_OK;
+	for (uint64_t x = 0; x < ps_coordset_size(outer) && !rc; x++)
+		rc = ps_row_sums_add(e, row_of(att, sum, ps_coordset_at(outer, x)), bs, &ed,
+				     in_degree);
+	for (uint64_t x = 0; fuse && x < n0 && !rc; x++)
+		rc = ps_row_mark_computed(e, row_of(att, plain, ps_coordset_at(rows, x)),
+					  &entries_ed);
+	if (!rc)
+		rc = block_counted(e, fuse, n0, n1, n2, fresh, recomputed, peak);
+done:
 	ps_edges_free(&ed);
-	if (fuse) {
-		if ((rc = ps_edges_init(&entries_ed, ms)))
-			return rc;
-		for (uint64_t x = 0; x < n0 && !rc; x++)
-			rc = ps_row_mark_computed(e, row_of(att, plain, ps_coordset_at(rows, x)),
-						  &entries_ed);
-		ps_edges_free(&entries_ed);
-		if (rc)
-			return rc;
-	}
-	return block_counted(e, fuse, n0, n1, n2, fresh, recomputed, peak);
+	ps_edges_free(&entries_ed);
+	return rc;
 }
 
 int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,

@@ -184,9 +184,6 @@ bool ps_engine_same(const struct ps_engine *a, const struct ps_engine *b,
  * It visits every node: for tests, on small DAGs. */
 bool ps_engine_check(const struct ps_engine *e, char *why, size_t len);
 
-/* Bytes of state allocated now. */
-uint64_t ps_engine_live_bytes(const struct ps_engine *e);
-
 /* "op 12: " + text, or the caller's own prefix. */
 void ps_violation_format(const struct ps_violation *v, const char *prefix,
 			 char *buf, size_t len);
