@@ -137,6 +137,9 @@ $(BUILD)/obj/%.o: %.c $(FLAGS) | deps
 # (clang has no -fvect-cost-model: it vectorises at -O2 with its own model).
 VECTORIZE := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),-fvectorize,-ftree-vectorize -fvect-cost-model=dynamic)
 $(BUILD)/obj/src/values.o: ALL_CFLAGS += $(VECTORIZE) -pthread
+# The engine's scans of a block's records (index_uniform) are written the
+# same way.
+$(BUILD)/obj/src/engine.o: ALL_CFLAGS += $(VECTORIZE)
 
 $(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS) | deps
 	@mkdir -p $(dir $@)

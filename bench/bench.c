@@ -11,9 +11,10 @@
  * trace; the headline with values (--values, docs/VALUES.md: the outputs
  * computed and set beside a direct evaluation), whose ratio to the first
  * row is the overhead of values; n from 1024 to 262144 with d, g, M of the
- * headline, for the time per move; and for each, the memory --dry-run
- * predicted. Then the other paths: a DAG read from GraphML and pebbled,
- * and the GraphML read alone by pebblesim's reader and by igraph's; an
+ * headline, for the time per move; flash (exact attention) at n = 4096,
+ * 16384 and 65536; and for each, the memory --dry-run predicted. Then the
+ * other paths: a DAG read from GraphML and pebbled, and the GraphML read
+ * alone by pebblesim's reader and by igraph's; an
  * elementary trace replayed with the fast line reader and with jansson
  * alone; the naive baseline. The rows that compare two readers run this
  * program itself (pebblesim-bench --reader ...), which times the
@@ -66,6 +67,10 @@ static const struct job jobs[] = {
 	/* exact attention, FlashAttention's tiling (docs/EXACT.md) */
 	{ "flash", "4096", { "--attention", "exact", "-n", "4096", "-d", "16", "-M", "8192",
 			     "--json", NULL }, false },
+	{ "flash", "16384", { "--attention", "exact", "-n", "16384", "-d", "16", "-M", "8192",
+			      "--json", NULL }, false },
+	{ "flash", "65536", { "--attention", "exact", "-n", "65536", "-d", "16", "-M", "8192",
+			      "--json", NULL }, false },
 	/* DAG files: -n 64 -d 8 -g 2 written as GraphML, 27 MB */
 	{ "run --dag GraphML (lru)", "64", { "run", "--dag", DAG_PATH, "-M", "64", "--json", NULL }, false },
 	{ "read GraphML: pebblesim", "64", { "--reader", "dag", DAG_PATH, "fast", NULL }, true },

@@ -438,7 +438,9 @@ int ps_attention_estimate(const struct ps_attention_params *p,
 		/* plain: E (n^2) and A; sums: S (n^2) and O */
 		if (ps_mul_u64(p->n, p->n, &nn) || nn > UINT64_MAX / 8)
 			return -1;
-		*bytes = ps_engine_state_bytes_of(3 * nd, nn + (p->normalize ? nd : 0),
+		*bytes = ps_engine_state_bytes_of(3 * nd + 2 * nn + p->n * nb +
+						  (p->normalize ? nd : 0),
+						  3 * nd, nn + (p->normalize ? nd : 0),
 						  nn + p->n * nb, nd);
 		return 0;
 	}
@@ -447,14 +449,16 @@ int ps_attention_estimate(const struct ps_attention_params *p,
 		return -1;
 	/* plain: U1, U2 and A; sums: H and N; and the monomials, about
 	 * 2 + 8g bytes each */
-	*bytes = ps_engine_state_bytes_of(3 * nd, 2 * nr + (p->normalize ? nd : 0),
+	*bytes = ps_engine_state_bytes_of(3 * nd + 2 * nr + (p->normalize ? nd : 0) +
+					  (r + p->n) * nb,
+					  3 * nd, 2 * nr + (p->normalize ? nd : 0),
 					  (r + p->n) * nb, nd) +
 		 r * (2 + 8 * p->g);
 	return 0;
 }
 
-int ps_attention_check(const struct ps_attention_params *p,
-		       struct ps_error *err)
+static int check(const struct ps_attention_params *p, bool state,
+		 struct ps_error *err)
 {
 	const char *source;
 	uint64_t bytes, r, limit = ps_memory_limit(&source);
@@ -473,12 +477,27 @@ int ps_attention_check(const struct ps_attention_params *p,
 				    "the DAG for n = %llu, d = %llu, g = %llu is beyond 64-bit sizes",
 				    (unsigned long long)p->n, (unsigned long long)p->d,
 				    (unsigned long long)p->g);
+	if (!state) /* the monomials only */
+		bytes = p->exact ? 0 : r * (2 + 8 * p->g);
 	/* a tenth is left for the process itself */
 	if (bytes > limit / 10 * 9)
 		return ps_error_set(err, PS_ENOMEM,
-				    "the pebble state for n = %llu, d = %llu, g = %llu needs about %.1f GiB; %s %.1f GiB",
+				    "the %s for n = %llu, d = %llu, g = %llu needs about %.1f GiB; %s %.1f GiB",
+				    state ? "pebble state" : "monomial table",
 				    (unsigned long long)p->n, (unsigned long long)p->d,
 				    (unsigned long long)p->g, (double)bytes / (1 << 30),
 				    source, (double)limit / (1 << 30));
 	return PS_OK;
+}
+
+int ps_attention_check(const struct ps_attention_params *p,
+		       struct ps_error *err)
+{
+	return check(p, true, err);
+}
+
+int ps_attention_check_dag(const struct ps_attention_params *p,
+			   struct ps_error *err)
+{
+	return check(p, false, err);
 }

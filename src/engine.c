@@ -50,11 +50,29 @@ static const char *const move_names[] = {
 
 /* ---- planes: a bit per node, a page at a time ---------------------------- */
 
+/* Words of a bitmap over the zones of nodes ids. */
+static uint64_t zone_words(uint64_t nodes)
+{
+	return (nodes >> PS_ZONE_SHIFT) / 64 + 1;
+}
+
+static void zone_mark(uint64_t *zone, uint64_t k)
+{
+	zone[k >> PS_ZONE_SHIFT >> 6] |= UINT64_C(1) << ((k >> PS_ZONE_SHIFT) & 63);
+}
+
+/* Has no page ever been allocated for the nodes [lo, hi)? */
+static bool zone_clear(const uint64_t *zone, uint64_t lo, uint64_t hi)
+{
+	return lo >= hi || ps_bits_none(zone, lo >> PS_ZONE_SHIFT, ((hi - 1) >> PS_ZONE_SHIFT) + 1);
+}
+
 static int plane_init(struct ps_plane *p, uint64_t nodes)
 {
 	p->pages = (nodes + PS_PAGE_BITS - 1) >> PS_PAGE_SHIFT;
 	p->page = calloc(p->pages ? p->pages : 1, sizeof(*p->page));
-	return p->page ? PS_OK : PS_ENOMEM;
+	p->zone = calloc(zone_words(nodes), sizeof(uint64_t));
+	return p->page && p->zone ? PS_OK : PS_ENOMEM;
 }
 
 static void plane_free(struct ps_plane *p)
@@ -62,15 +80,17 @@ static void plane_free(struct ps_plane *p)
 	for (uint64_t k = 0; p->page && k < p->pages; k++)
 		free(p->page[k]);
 	free(p->page);
+	free(p->zone);
 	p->page = NULL;
+	p->zone = NULL;
 }
 
 static uint64_t *plane_page(struct ps_plane *p, uint64_t k)
 {
 	uint64_t **slot = &p->page[k >> PS_PAGE_SHIFT];
 
-	if (!*slot)
-		*slot = calloc(PS_PAGE_WORDS, sizeof(uint64_t));
+	if (!*slot && (*slot = calloc(PS_PAGE_WORDS, sizeof(uint64_t))))
+		zone_mark(p->zone, k);
 	return *slot;
 }
 
@@ -151,6 +171,7 @@ static int plane_copy(struct ps_plane *dst, const struct ps_plane *src)
 		}
 		if (!dst->page[k] && !(dst->page[k] = malloc(PS_PAGE_WORDS * 8)))
 			return PS_ENOMEM;
+		zone_mark(dst->zone, k << PS_PAGE_SHIFT);
 		memcpy(dst->page[k], src->page[k], PS_PAGE_WORDS * 8);
 	}
 	return PS_OK;
@@ -167,6 +188,7 @@ static uint32_t *index_slot(struct ps_engine_state *s, ps_node v, bool make)
 			return NULL;
 		if (!(*pg = calloc(PS_INDEX_SIZE, sizeof(uint32_t))))
 			return NULL;
+		zone_mark(s->index_zone, v);
 	}
 	return &(*pg)[v & (PS_INDEX_SIZE - 1)];
 }
@@ -197,6 +219,14 @@ static uint32_t rec_alloc(struct ps_engine_state *s, uint64_t in_degree)
 	return at;
 }
 
+/* Sum v's entry of the index changes: the uniform run no longer holds if
+ * it had v. */
+static void index_changed(struct ps_engine_state *s, ps_node v)
+{
+	if (v >= s->uniform_lo && v < s->uniform_hi)
+		s->uniform_lo = s->uniform_hi = 0;
+}
+
 /* Sum v (holding no record) holds record at, shared or not. */
 static int rec_hold(struct ps_engine_state *s, ps_node v, uint32_t at)
 {
@@ -204,6 +234,7 @@ static int rec_hold(struct ps_engine_state *s, ps_node v, uint32_t at)
 
 	if (!slot)
 		return PS_ENOMEM;
+	index_changed(s, v);
 	*slot = at;
 	s->rec[at - 1].refs++;
 	s->index_live[v >> PS_INDEX_SHIFT]++;
@@ -237,6 +268,7 @@ static void partial_drop(struct ps_engine_state *s, ps_node v)
 
 	if (!slot || !(at = *slot))
 		return;
+	index_changed(s, v);
 	*slot = 0;
 	s->partial_count--;
 	r = &s->rec[at - 1];
@@ -278,6 +310,7 @@ static struct ps_partial *partial_own(struct ps_engine_state *s, ps_node v)
 		memcpy(q->bits, r->bits, bytes);
 	}
 	r->refs--;
+	index_changed(s, v);
 	*slot = mine;
 	return q;
 }
@@ -375,6 +408,7 @@ static void state_free(struct ps_engine_state *s)
 		free(s->rec[k].bits); /* free records hold NULL */
 	free(s->index);
 	free(s->index_live);
+	free(s->index_zone);
 	free(s->rec);
 	free(s);
 }
@@ -388,7 +422,8 @@ static struct ps_engine_state *state_new(uint64_t nodes)
 	s->index_pages = (nodes + PS_INDEX_SIZE - 1) >> PS_INDEX_SHIFT;
 	s->index = calloc(s->index_pages ? s->index_pages : 1, sizeof(*s->index));
 	s->index_live = calloc(s->index_pages ? s->index_pages : 1, sizeof(*s->index_live));
-	if (!s->index || !s->index_live || plane_init(&s->red, nodes) ||
+	s->index_zone = calloc(zone_words(nodes), sizeof(uint64_t));
+	if (!s->index || !s->index_live || !s->index_zone || plane_init(&s->red, nodes) ||
 	    plane_init(&s->blue, nodes) || plane_init(&s->computed, nodes) ||
 	    plane_init(&s->complete, nodes)) {
 		state_free(s);
@@ -397,8 +432,257 @@ static struct ps_engine_state *state_new(uint64_t nodes)
 	return s;
 }
 
-uint64_t ps_engine_state_bytes_of(uint64_t inputs, uint64_t plain, uint64_t sums,
-				  uint64_t outputs)
+/* ---- tiles: whole rectangles of nodes instead of bits ------------------------ */
+
+static uint64_t tile_size(const struct ps_tile *t)
+{
+	return (t->r1 - t->r0) * (t->c1 - t->c0);
+}
+
+/* The first node of row r of the tile. */
+static ps_node tile_row(const struct ps_tile *t, uint64_t r)
+{
+	return t->first + r * t->stride + t->c0;
+}
+
+/* Every node of the tile lies in [tile_lo, tile_hi). */
+static ps_node tile_lo(const struct ps_tile *t)
+{
+	return tile_row(t, t->r0);
+}
+
+static ps_node tile_hi(const struct ps_tile *t)
+{
+	return tile_row(t, t->r1 - 1) + (t->c1 - t->c0);
+}
+
+static bool tile_has(const struct ps_tile *t, ps_node v)
+{
+	uint64_t r, c;
+
+	if (v < tile_lo(t) || v >= tile_hi(t))
+		return false;
+	r = (v - t->first) / t->stride;
+	c = (v - t->first) % t->stride;
+	return r >= t->r0 && r < t->r1 && c >= t->c0 && c < t->c1;
+}
+
+/* How many nodes t and u share. */
+static uint64_t tile_common(const struct ps_tile *t, const struct ps_tile *u)
+{
+	uint64_t r0 = ps_max_u64(t->r0, u->r0), r1 = ps_min_u64(t->r1, u->r1);
+	uint64_t c0 = ps_max_u64(t->c0, u->c0), c1 = ps_min_u64(t->c1, u->c1);
+
+	if (t->first != u->first || t->stride != u->stride || r0 >= r1 || c0 >= c1)
+		return 0;
+	return (r1 - r0) * (c1 - c0);
+}
+
+static bool tile_same(const struct ps_tile *t, const struct ps_tile *u)
+{
+	return t->first == u->first && t->stride == u->stride && t->r0 == u->r0 &&
+	       t->r1 == u->r1 && t->c0 == u->c0 && t->c1 == u->c1;
+}
+
+static bool tiles_have(const struct ps_tiles *ts, ps_node v)
+{
+	for (unsigned k = 0; k < ts->len; k++)
+		if (tile_has(&ts->t[k], v))
+			return true;
+	return false;
+}
+
+/* The nodes of the tiles ts shares with t. */
+static uint64_t tiles_common(const struct ps_tiles *ts, const struct ps_tile *t)
+{
+	uint64_t n = 0;
+
+	for (unsigned k = 0; k < ts->len; k++)
+		n += tile_common(&ts->t[k], t);
+	return n;
+}
+
+static void tiles_bound(struct ps_engine_state *s)
+{
+	const struct ps_tiles *lists[2] = { &s->held, &s->done };
+
+	s->tiles_lo = s->tiles_hi = 0;
+	for (int l = 0; l < 2; l++)
+		for (unsigned k = 0; k < lists[l]->len; k++) {
+			const struct ps_tile *t = &lists[l]->t[k];
+
+			if (s->tiles_lo == s->tiles_hi) {
+				s->tiles_lo = tile_lo(t);
+				s->tiles_hi = tile_hi(t);
+			} else {
+				s->tiles_lo = ps_min_u64(s->tiles_lo, tile_lo(t));
+				s->tiles_hi = ps_max_u64(s->tiles_hi, tile_hi(t));
+			}
+		}
+}
+
+static void tiles_remove(struct ps_tiles *ts, unsigned k)
+{
+	ts->t[k] = ts->t[--ts->len];
+}
+
+/* Tile k takes its neighbours of the same rows or the same columns. */
+static void tiles_merge(struct ps_tiles *ts, unsigned k)
+{
+	for (unsigned u = 0; u < ts->len;) {
+		struct ps_tile *a = &ts->t[k];
+		const struct ps_tile *b = &ts->t[u];
+
+		if (u == k || a->first != b->first || a->stride != b->stride) {
+			u++;
+			continue;
+		}
+		if (a->r0 == b->r0 && a->r1 == b->r1 && (a->c1 == b->c0 || b->c1 == a->c0)) {
+			a->c0 = ps_min_u64(a->c0, b->c0);
+			a->c1 = ps_max_u64(a->c1, b->c1);
+		} else if (a->c0 == b->c0 && a->c1 == b->c1 && (a->r1 == b->r0 || b->r1 == a->r0)) {
+			a->r0 = ps_min_u64(a->r0, b->r0);
+			a->r1 = ps_max_u64(a->r1, b->r1);
+		} else {
+			u++;
+			continue;
+		}
+		tiles_remove(ts, u);
+		if (k == ts->len)
+			k = u;
+		u = 0;
+	}
+}
+
+/* Are the bits of the tile's nodes in plane p all clear? */
+static bool tile_plane_clear(const struct ps_plane *p, const struct ps_tile *t)
+{
+	if (zone_clear(p->zone, tile_lo(t), tile_hi(t)))
+		return true;
+	for (uint64_t r = t->r0; r < t->r1; r++)
+		if (plane_count(p, tile_row(t, r), tile_row(t, r) + (t->c1 - t->c0)))
+			return false;
+	return true;
+}
+
+bool ps_tile_untouched(const struct ps_engine *e, const struct ps_tile *t)
+{
+	const struct ps_engine_state *s = e->st;
+
+	/* a sum that holds in-edges holds a pebble (engine.h): without
+	 * either, it has no record and no complete bit */
+	return !tiles_common(&s->held, t) && !tiles_common(&s->done, t) &&
+	       tile_plane_clear(&s->red, t) && tile_plane_clear(&s->blue, t);
+}
+
+bool ps_tile_hold(struct ps_engine *e, const struct ps_tile *t)
+{
+	struct ps_engine_state *s = e->st;
+
+	if (s->held.len == PS_TILES_MAX)
+		return false;
+	s->held.t[s->held.len++] = *t;
+	tiles_bound(s);
+	return true;
+}
+
+bool ps_tile_held(const struct ps_engine *e, const struct ps_tile *t)
+{
+	return tiles_common(&e->st->held, t) == tile_size(t);
+}
+
+bool ps_tile_release(struct ps_engine *e, const struct ps_tile *t)
+{
+	struct ps_engine_state *s = e->st;
+
+	for (unsigned k = 0; k < s->held.len; k++)
+		if (tile_same(&s->held.t[k], t)) {
+			/* held sums have no blue pebble: they start again
+			 * from nothing */
+			tiles_remove(&s->held, k);
+			tiles_bound(s);
+			return true;
+		}
+	return false;
+}
+
+bool ps_tile_fresh(const struct ps_engine *e, const struct ps_tile *t, uint64_t *computed)
+{
+	const struct ps_engine_state *s = e->st;
+	uint64_t again = tiles_common(&s->done, t);
+
+	/* done tiles are disjoint: t is within them, or apart from them */
+	if (tiles_common(&s->held, t) || !tile_plane_clear(&s->red, t) ||
+	    !tile_plane_clear(&s->computed, t) || (again && again != tile_size(t)))
+		return false;
+	*computed += again;
+	return true;
+}
+
+int ps_tile_mark_computed(struct ps_engine *e, const struct ps_tile *t)
+{
+	struct ps_engine_state *s = e->st;
+
+	if (tiles_common(&s->done, t))
+		return PS_OK; /* within done tiles (ps_tile_fresh): computed before */
+	if (s->done.len == PS_TILES_MAX) {
+		for (uint64_t r = t->r0; r < t->r1; r++)
+			if (plane_fill(&s->computed, tile_row(t, r), tile_row(t, r) + (t->c1 - t->c0), true))
+				return PS_ENOMEM;
+		return PS_OK;
+	}
+	s->done.t[s->done.len++] = *t;
+	tiles_merge(&s->done, s->done.len - 1);
+	tiles_bound(s);
+	return PS_OK;
+}
+
+/* Writes tile t into the planes: red and complete (held) or computed. */
+static int tile_write(struct ps_engine_state *s, const struct ps_tile *t, bool held)
+{
+	for (uint64_t r = t->r0; r < t->r1; r++) {
+		ps_node a = tile_row(t, r), b = a + (t->c1 - t->c0);
+
+		if (held ? plane_fill(&s->red, a, b, true) || plane_fill(&s->complete, a, b, true) :
+			   plane_fill(&s->computed, a, b, true))
+			return PS_ENOMEM;
+	}
+	return PS_OK;
+}
+
+int ps_tiles_settle(struct ps_engine *e, ps_node lo, ps_node hi)
+{
+	struct ps_engine_state *s = e->st;
+	struct ps_tiles *lists[2] = { &s->held, &s->done };
+
+	if (hi <= s->tiles_lo || lo >= s->tiles_hi)
+		return PS_OK;
+	for (int l = 0; l < 2; l++)
+		for (unsigned k = 0; k < lists[l]->len;) {
+			const struct ps_tile *t = &lists[l]->t[k];
+
+			if (hi <= tile_lo(t) || lo >= tile_hi(t)) {
+				k++;
+				continue;
+			}
+			if (tile_write(s, t, l == 0))
+				return PS_ENOMEM;
+			tiles_remove(lists[l], k);
+		}
+	tiles_bound(s);
+	return PS_OK;
+}
+
+/* Before a move reads or changes node v. */
+static inline int settle_node(struct ps_engine *e, ps_node v)
+{
+	if (v < e->st->tiles_lo || v >= e->st->tiles_hi)
+		return PS_OK;
+	return ps_tiles_settle(e, v, v + 1);
+}
+
+uint64_t ps_engine_state_bytes_of(uint64_t nodes, uint64_t inputs, uint64_t plain,
+				  uint64_t sums, uint64_t outputs)
 {
 	/* a complete pebbling computes every plain node once (its computed
 	 * bit) and completes every sum (its complete bit); inputs, sums and
@@ -406,12 +690,12 @@ uint64_t ps_engine_state_bytes_of(uint64_t inputs, uint64_t plain, uint64_t sums
 	 * not be: a fused mac computes and drops them within its block); the
 	 * inputs and outputs are blue; partial sums are few at any time. Each
 	 * plane's page table covers every node. */
-	const uint64_t nodes = inputs + plain + sums;
 	const uint64_t pages = (nodes + PS_PAGE_BITS - 1) >> PS_PAGE_SHIFT;
 	const uint64_t bits = plain + (inputs + sums + outputs) + (inputs + outputs) + sums;
 
 	return bits / 8 + 4 * pages * sizeof(uint64_t *) +
-	       ((nodes >> PS_INDEX_SHIFT) + 1) * (sizeof(uint32_t *) + sizeof(uint32_t));
+	       ((nodes >> PS_INDEX_SHIFT) + 1) * (sizeof(uint32_t *) + sizeof(uint32_t)) +
+	       5 * zone_words(nodes) * sizeof(uint64_t);
 }
 
 uint64_t ps_engine_state_bytes(const struct ps_dag *dag)
@@ -425,7 +709,8 @@ uint64_t ps_engine_state_bytes(const struct ps_dag *dag)
 		if ((unsigned)role < 4)
 			count[role] += end - v;
 	}
-	return ps_engine_state_bytes_of(count[PS_ROLE_INPUT], count[PS_ROLE_PLAIN],
+	return ps_engine_state_bytes_of(dag->state_count, count[PS_ROLE_INPUT],
+					count[PS_ROLE_PLAIN],
 					count[PS_ROLE_SUM], dag->output_count);
 }
 
@@ -558,6 +843,10 @@ uint8_t ps_engine_flags(const struct ps_engine *e, ps_node v)
 	f |= COMPUTED(v) ? PS_ST_COMPUTED : 0;
 	f |= partial ? PS_ST_INCOMPLETE | PS_ST_SUM : 0;
 	f |= COMPLETE(v) ? PS_ST_SUM : 0;
+	if (v >= e->st->tiles_lo && v < e->st->tiles_hi) {
+		f |= tiles_have(&e->st->held, v) ? PS_ST_RED | PS_ST_SUM : 0;
+		f |= tiles_have(&e->st->done, v) ? PS_ST_COMPUTED : 0;
+	}
 	return f;
 }
 
@@ -570,7 +859,7 @@ uint64_t ps_engine_sum_count(const struct ps_engine *e, ps_node v)
 		return 0;
 	if ((r = ps_engine_partial(e, v)))
 		return r->count;
-	if (!COMPLETE(v))
+	if (!COMPLETE(v) && !tiles_have(&e->st->held, v))
 		return 0;
 	ps_dag_sum(e->dag, v, &s);
 	return s.in_degree;
@@ -584,7 +873,7 @@ bool ps_engine_edge_done(const struct ps_engine *e, ps_node v, uint64_t k)
 		return false;
 	if ((r = ps_engine_partial(e, v)))
 		return partial_has(r, k);
-	return COMPLETE(v);
+	return COMPLETE(v) || tiles_have(&e->st->held, v);
 }
 
 static int check_id(struct ps_engine *e, enum ps_move move, ps_node v)
@@ -629,6 +918,8 @@ int ps_engine_load(struct ps_engine *e, ps_node v)
 		return violate(e, PS_RULE_PRODUCT_MOVED, PS_MOVE_LOAD, v, v,
 			       "%s is a product: products exist only inside a mac",
 			       NAME(v));
+	if (settle_node(e, v))
+		return PS_ENOMEM;
 	if (RED(v))
 		return violate(e, PS_RULE_LOAD_RED, PS_MOVE_LOAD, v, v,
 			       "%s is already in fast memory", NAME(v));
@@ -658,6 +949,8 @@ int ps_engine_save(struct ps_engine *e, ps_node v)
 		return violate(e, PS_RULE_PRODUCT_MOVED, PS_MOVE_SAVE, v, v,
 			       "%s is a product: products exist only inside a mac",
 			       NAME(v));
+	if (settle_node(e, v))
+		return PS_ENOMEM;
 	if (!RED(v))
 		return violate(e, PS_RULE_NOT_RED, PS_MOVE_SAVE, v, v,
 			       "%s is not in fast memory", NAME(v));
@@ -688,6 +981,8 @@ int ps_engine_delete(struct ps_engine *e, ps_node v)
 		return violate(e, PS_RULE_PRODUCT_MOVED, PS_MOVE_DELETE, v, v,
 			       "%s is a product: products exist only inside a mac",
 			       NAME(v));
+	if (settle_node(e, v))
+		return PS_ENOMEM;
 	if (!RED(v))
 		return violate(e, PS_RULE_NOT_RED, PS_MOVE_DELETE, v, v,
 			       "%s is not in fast memory", NAME(v));
@@ -719,6 +1014,11 @@ static int check_parent(struct ps_engine *e, enum ps_move move, ps_node v,
 static int compute_counted(struct ps_engine *e, ps_node v,
 			   const ps_node *parents, uint64_t parent_count)
 {
+	if (settle_node(e, v))
+		return PS_ENOMEM;
+	for (uint64_t k = 0; k < parent_count; k++)
+		if (settle_node(e, parents[k]))
+			return PS_ENOMEM;
 	if (RED(v)) {
 		char namebuf[128];
 
@@ -783,9 +1083,14 @@ int ps_engine_compute(struct ps_engine *e, ps_node v)
 		return compute_counted(e, v, parents, count);
 	}
 	/* a plain node of a large in-degree: check its parents in place */
-	for (uint64_t k = 0; k < count; k++)
-		if (check_parent(e, PS_MOVE_COMPUTE, v, ps_dag_parent(e->dag, v, k)))
+	for (uint64_t k = 0; k < count; k++) {
+		ps_node parent = ps_dag_parent(e->dag, v, k);
+
+		if (settle_node(e, parent))
+			return PS_ENOMEM;
+		if (check_parent(e, PS_MOVE_COMPUTE, v, parent))
 			return PS_EINVALID;
+	}
 	return compute_counted(e, v, NULL, 0);
 }
 
@@ -798,6 +1103,11 @@ static int mac_counted(struct ps_engine *e, const struct ps_product *p)
 	bool red;
 	uint64_t fresh;
 
+	if (settle_node(e, v))
+		return PS_ENOMEM;
+	for (unsigned k = 0; k < p->parent_count; k++)
+		if (settle_node(e, p->parent[k]))
+			return PS_ENOMEM;
 	for (unsigned k = 0; k < p->parent_count; k++)
 		if (check_parent(e, PS_MOVE_MAC, v, p->parent[k]))
 			return PS_EINVALID;
@@ -927,6 +1237,11 @@ int ps_engine_copy(struct ps_engine *dst, const struct ps_engine *src)
 			memcpy(q->bits, r->bits, bytes);
 		}
 	}
+	d->held = s->held;
+	d->done = s->done;
+	d->tiles_lo = s->tiles_lo;
+	d->tiles_hi = s->tiles_hi;
+	d->uniform_lo = d->uniform_hi = 0;
 	dst->c = src->c;
 	dst->position = src->position;
 	dst->failed = src->failed;
@@ -991,11 +1306,30 @@ bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
 			 (unsigned long long)e->c.peak_red, (unsigned long long)e->c.red);
 		return false;
 	}
+	for (int l = 0; l < 2; l++) {
+		const struct ps_tiles *ts = l ? &e->st->done : &e->st->held;
+
+		for (unsigned a = 0; a < ts->len; a++)
+			for (unsigned b = a + 1; b < ts->len; b++)
+				if (tile_common(&ts->t[a], &ts->t[b])) {
+					snprintf(why, len, "%s tiles %u and %u meet",
+						 l ? "done" : "held", a, b);
+					return false;
+				}
+	}
 	for (ps_node v = 0; v < e->dag->state_count; v++) {
 		enum ps_role role = ps_dag_role(e->dag, v);
 		const struct ps_partial *r = ps_engine_partial(e, v);
+		bool held = tiles_have(&e->st->held, v), done = tiles_have(&e->st->done, v);
 
-		red += RED(v);
+		if ((held && (RED(v) || BLUE(v) || COMPLETE(v) || r || role != PS_ROLE_SUM)) ||
+		    (done && (COMPUTED(v) || role != PS_ROLE_PLAIN)) ||
+		    ((held || done) && (v < e->st->tiles_lo || v >= e->st->tiles_hi))) {
+			snprintf(why, len, "%s: a %s tile's node has flags %u of its own", NAME(v),
+				 held ? "held" : "done", ps_engine_flags(e, v));
+			return false;
+		}
+		red += RED(v) || held;
 		if (r) {
 			uint64_t held = r->bits ? ps_bits_count(r->bits, 0, r->in_degree) : r->hi - r->lo;
 			struct ps_sum s;
@@ -1014,6 +1348,10 @@ bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
 					 (unsigned long long)held, (unsigned long long)s.in_degree);
 				return false;
 			}
+		}
+		if ((r || COMPLETE(v)) && !RED(v) && !BLUE(v)) {
+			snprintf(why, len, "%s holds in-edges without a pebble", NAME(v));
+			return false;
 		}
 		if ((COMPLETE(v) && role != PS_ROLE_SUM) || (COMPUTED(v) && role != PS_ROLE_PLAIN) ||
 		    (role == PS_ROLE_INPUT && !BLUE(v))) {
@@ -1315,6 +1653,58 @@ static inline struct ps_partial *index_find(struct index_cursor *c, ps_node v)
 	return at ? &c->s->rec[at - 1] : NULL;
 }
 
+/* The record number of sum v (0: none). */
+static uint32_t index_first(const struct ps_engine_state *s, ps_node v)
+{
+	const uint32_t *pg = s->index[v >> PS_INDEX_SHIFT];
+
+	return pg ? pg[v & (PS_INDEX_SIZE - 1)] : 0;
+}
+
+/* Do the sums [lo, hi) all hold one record (*at its number), or none (*at
+ * 0)? The run last found uniform ([uniform_lo, uniform_hi), unchanged
+ * since) answers at once; else read sixteen entries at a step, so that it
+ * vectorises. */
+static bool index_uniform(const struct ps_engine_state *s, ps_node lo, ps_node hi,
+			  uint32_t *at)
+{
+	const uint32_t *pg = s->index[lo >> PS_INDEX_SHIFT];
+	const uint32_t want = pg ? pg[lo & (PS_INDEX_SIZE - 1)] : 0;
+
+	if (lo >= s->uniform_lo && hi <= s->uniform_hi) {
+		*at = s->uniform_at;
+		return true;
+	}
+	while (lo < hi) {
+		const uint64_t end = ps_min_u64(hi, ((lo >> PS_INDEX_SHIFT) + 1) << PS_INDEX_SHIFT);
+		const uint32_t *a;
+		uint32_t diff = 0;
+		uint64_t k = 0, n = end - lo;
+
+		pg = s->index[lo >> PS_INDEX_SHIFT];
+		if (!pg) {
+			if (want)
+				return false;
+			lo = end;
+			continue;
+		}
+		a = pg + (lo & (PS_INDEX_SIZE - 1));
+		for (; k + 16 <= n; k += 16) {
+			for (unsigned q = 0; q < 16; q++)
+				diff |= a[k + q] ^ want;
+			if (diff)
+				return false;
+		}
+		for (; k < n; k++)
+			diff |= a[k] ^ want;
+		if (diff)
+			return false;
+		lo = end;
+	}
+	*at = want;
+	return true;
+}
+
 bool ps_row_sums_open(const struct ps_engine *e, ps_node first,
 		      const struct ps_coordset *cols, const struct ps_edges *ed,
 		      uint64_t *fresh)
@@ -1335,7 +1725,14 @@ bool ps_row_sums_open(const struct ps_engine *e, ps_node first,
 		});
 		if (e->st->partial_count) {
 			const struct ps_partial *seen = NULL;
+			uint32_t at;
 
+			if (index_uniform(e->st, first + cols->lo, first + cols->hi, &at)) {
+				if (at && !record_open(&e->st->rec[at - 1], ed))
+					return false;
+				*fresh += not_red;
+				return true;
+			}
 			for (uint64_t c = cols->lo; c < cols->hi; c++) {
 				const struct ps_partial *r = index_find(&ix, first + c);
 
@@ -1404,7 +1801,22 @@ int ps_row_sums_add(struct ps_engine *e, ps_node first, const struct ps_coordset
 	}
 	/* the row's sums all untouched, or all holding one record that no
 	 * other sum holds: one record serves them, changed once */
-	{
+	if (!cols->list) {
+		uint32_t at;
+
+		if (index_uniform(e->st, first + cols->lo, first + cols->hi, &at) &&
+		    (!at || e->st->rec[at - 1].refs == n)) {
+			if ((rc = row_record_add(e, first, cols, at, ed, in_degree)))
+				return rc;
+			/* the next block over these sums need not read them */
+			if ((at = index_first(e->st, first + cols->lo))) {
+				e->st->uniform_lo = first + cols->lo;
+				e->st->uniform_hi = first + cols->hi;
+				e->st->uniform_at = at;
+			}
+			return PS_OK;
+		}
+	} else {
 		uint32_t at = 0;
 		uint64_t q;
 

@@ -12,6 +12,15 @@
  * once they are not. An untouched sum has neither record nor complete bit.
  * So the state grows with the pages of nodes the sequence touches and with
  * the partial sums, not with the DAG's edges.
+ *
+ * Exact attention's fused tiling has one more form: whole rectangles of
+ * nodes (struct ps_tile) instead of bits. A tile of S aggregated whole is
+ * held (red, complete sums) until it is deleted whole; the tiles of E a
+ * fused mac computes are done (computed before), merged as they grow. So
+ * flash's state does not grow with n^2, and a key block costs the same at
+ * any n. A tile's nodes have no bits of their own in those planes; any
+ * other move or row operation on S or E first writes the tiles it meets
+ * into the planes (ps_tiles_settle).
  */
 #ifndef PEBBLESIM_SRC_ENGINE_STATE_H
 #define PEBBLESIM_SRC_ENGINE_STATE_H
@@ -24,9 +33,34 @@
 #define PS_PAGE_BITS (UINT64_C(1) << PS_PAGE_SHIFT)
 #define PS_PAGE_WORDS (PS_PAGE_BITS / 64)
 
+/* A zone: 2^20 nodes, 32 pages. A plane marks the zones where it has ever
+ * allocated a page, so a clear zone has every bit clear. */
+#define PS_ZONE_SHIFT 20
+
 struct ps_plane {
 	uint64_t **page; /* [pages]; NULL: every bit clear */
 	uint64_t pages;
+	uint64_t *zone;  /* a bit per zone: a page allocated there */
+};
+
+/*
+ * A tile: the nodes first + r stride + c of the rows r in [r0, r1) and the
+ * columns c in [c0, c1), first the id of row 0, column 0 of a kind with
+ * stride columns. Tiles of different firsts are of different kinds, so
+ * disjoint.
+ */
+struct ps_tile {
+	ps_node first;
+	uint64_t stride, r0, r1, c0, c1;
+};
+
+/* Tiles held whole: a fused pebbling's transient state kept as a few
+ * rectangles instead of bits. */
+#define PS_TILES_MAX 4
+
+struct ps_tiles {
+	struct ps_tile t[PS_TILES_MAX];
+	unsigned len;
 };
 
 /* A sum that holds some of its in-edges, not all. Sums whose sets are
@@ -45,7 +79,19 @@ struct ps_partial {
 
 struct ps_engine_state {
 	struct ps_plane red, blue, computed, complete;
+	/* sums red and complete (held) and plain nodes computed before
+	 * (done), a tile at a time: none of their nodes has a bit of that
+	 * plane or a record, and held sums no blue pebble. [tiles_lo,
+	 * tiles_hi) bounds every tile's nodes (empty: none). */
+	struct ps_tiles held, done;
+	ps_node tiles_lo, tiles_hi;
 	uint32_t **index; /* [index_pages] */
+	uint64_t *index_zone; /* a bit per zone: an index page allocated there */
+	/* sums [uniform_lo, uniform_hi) all hold record uniform_at (a
+	 * block's, extended in place): known since no entry of theirs
+	 * changed */
+	ps_node uniform_lo, uniform_hi;
+	uint32_t uniform_at;
 	uint32_t *index_live; /* [index_pages] records in each page */
 	uint64_t index_pages;
 	struct ps_partial *rec; /* [rec_cap]; free ones chained by count */
@@ -140,6 +186,35 @@ int ps_row_sums_add(struct ps_engine *e, ps_node first, const struct ps_coordset
 /* Deletes the red pebbles of the row; a sum whose only copy this was
  * starts again from nothing. */
 void ps_row_delete(struct ps_engine *e, ps_node first, const struct ps_coordset *cols);
+
+/*
+ * Tiles, for the block path on exact attention (MODEL.md section 5): a
+ * tile of S aggregated whole is held as red, complete sums; the tile of E
+ * a fused mac computes is marked done; deleting the held tile drops it.
+ * Each answer is exact: when a zone holds pages, the rows are read.
+ */
+
+/* Are the tile's nodes untouched: no flag, no record, in no tile? */
+bool ps_tile_untouched(const struct ps_engine *e, const struct ps_tile *t);
+/* ... then they become red, complete sums. false: no room for the tile
+ * (nothing changed). */
+bool ps_tile_hold(struct ps_engine *e, const struct ps_tile *t);
+/* Is t within a held tile? */
+bool ps_tile_held(const struct ps_engine *e, const struct ps_tile *t);
+/* Deletes the red pebbles of t, a held tile exactly: true, or false with
+ * nothing changed. */
+bool ps_tile_release(struct ps_engine *e, const struct ps_tile *t);
+/* The plain nodes of t, to be computed by a fused mac and dropped: are
+ * none red, and is t either inside a done tile or apart from every
+ * computed node? Then *computed counts those computed before. false also
+ * when t meets computed nodes otherwise (the rows decide). */
+bool ps_tile_fresh(const struct ps_engine *e, const struct ps_tile *t, uint64_t *computed);
+/* ... and then computed: PS_OK or PS_ENOMEM. */
+int ps_tile_mark_computed(struct ps_engine *e, const struct ps_tile *t);
+/* Writes every tile into the planes when one meets the nodes [lo, hi):
+ * before anything reads or changes them row by row or move by move.
+ * PS_OK or PS_ENOMEM. */
+int ps_tiles_settle(struct ps_engine *e, ps_node lo, ps_node hi);
 
 /* A block applied: its counters (moves, macs, computes, recomputations,
  * red pebbles added, loads, saves) and its peak. */

@@ -11,7 +11,11 @@
  * sets, counters and peak) is applied through the engine's row operations
  * (src/engine_state.h), a row of a kind at a time: its judging and its
  * changes take time in proportion to the block's rows, columns and sums,
- * not to its macs. When any check fails, nothing has changed and the
+ * not to its macs. Exact attention's fused tiling goes further
+ * (block_mac_tiled): a tile of S aggregated whole, the tile of E computed
+ * from it and its deletion are each a few operations on whole tiles, and
+ * the rows Q[I, features] and O[I, B] are judged as one run of
+ * consecutive nodes. When any check fails, nothing has changed and the
  * element path replays the block move by move, so the first violation,
  * its position and its message are exactly those of the element path.
  * tests/test_block.c compares both paths.
@@ -55,11 +59,137 @@ static int block_counted(struct ps_engine *e, bool fuse, uint64_t n0, uint64_t n
 }
 
 /*
+ * The rows rs of two-coordinate kind k, each at the columns cs below
+ * limit: visited as one row when they are consecutive and the columns
+ * cover them whole, for their nodes are then consecutive too.
+ */
+struct rows {
+	const struct ps_attention *att;
+	enum ps_kind k;
+	const struct ps_coordset *rs;
+	struct ps_coordset cols;
+	uint64_t limit, count; /* count: the rows to visit */
+	bool whole;
+};
+
+static struct rows rows_of(const struct ps_attention *att, enum ps_kind k,
+			   const struct ps_coordset *rs, const struct ps_coordset *cs,
+			   uint64_t limit)
+{
+	const uint64_t width = att->ext[k][1];
+	struct rows r = { att, k, rs, *cs, limit, ps_coordset_size(rs), false };
+
+	if (!rs->list && !cs->list && cs->lo == 0 && ps_min_u64(cs->hi, limit) == width) {
+		r.whole = true;
+		r.cols = ps_range(0, r.count * width);
+		r.limit = UINT64_MAX;
+		r.count = 1;
+	}
+	return r;
+}
+
+static ps_node rows_first(const struct rows *r, uint64_t x)
+{
+	return row_of(r->att, r->k, r->whole ? r->rs->lo : ps_coordset_at(r->rs, x));
+}
+
+/* Are all the nodes of the rows red? */
+static bool rows_red(const struct ps_attention *att, const struct ps_engine *e,
+		     enum ps_kind k, const struct ps_coordset *rs,
+		     const struct ps_coordset *cs, uint64_t limit)
+{
+	const struct rows r = rows_of(att, k, rs, cs, limit);
+
+	for (uint64_t x = 0; x < r.count; x++)
+		if (!ps_row_all(e, PS_PLANE_RED, rows_first(&r, x), &r.cols, r.limit))
+			return false;
+	return true;
+}
+
+/* The tile of kind k (S or E) at rows rs and columns cs, both ranges. */
+static struct ps_tile tile_of(const struct ps_attention *att, enum ps_kind k,
+			      const struct ps_coordset *rs, const struct ps_coordset *cs)
+{
+	struct ps_tile t = { att->base[k], att->ext[k][1], rs->lo, rs->hi, cs->lo, cs->hi };
+
+	return t;
+}
+
+/* Exact attention's tiles lie in S and E: written into the planes before
+ * anything reads those rows or changes them row by row. */
+static int settle_tiles(const struct ps_attention *att, struct ps_engine *e)
+{
+	int rc = ps_tiles_settle(e, att->base[PS_KIND_S],
+				 att->base[PS_KIND_S] + att->count[PS_KIND_S]);
+
+	return rc ? rc : ps_tiles_settle(e, att->base[PS_KIND_E],
+					 att->base[PS_KIND_E] + att->count[PS_KIND_E]);
+}
+
+/*
+ * Exact attention's macs by tiles (MODEL.md section 5), in time that does
+ * not grow with the rows of S or E: a mac into S over ranges I, J and
+ * every feature takes untouched sums S[I, J] to red, complete ones, held
+ * as a tile; a fused mac into O over I, J and every column computes
+ * E[I, J] from a held tile, marks it done as a tile and aggregates into
+ * the consecutive sums O[I, B] as one row. Declined when anything else
+ * holds: the rows decide then.
+ */
+static int block_mac_tiled(const struct ps_attention *att, struct ps_engine *e,
+			   const struct ps_op *op)
+{
+	const struct ps_coordset *is = &op->c[0], *js = &op->c[1], *cs = &op->c[2];
+	const uint64_t n0 = ps_coordset_size(is), n1 = ps_coordset_size(js);
+	const uint64_t n2 = ps_coordset_size(cs);
+	const struct ps_tile s_tile = tile_of(att, PS_KIND_S, is, js);
+	const struct ps_tile e_tile = tile_of(att, PS_KIND_E, is, js);
+	struct ps_coordset sums;
+	struct ps_edges ed;
+	uint64_t fresh = 0, recomputed = 0, peak;
+	int rc;
+
+	if (is->list || js->list || cs->list || cs->lo != 0)
+		return PS_BLOCK_DECLINED;
+	if (op->kind == PS_KIND_S) {
+		/* every S[i,j] takes its d in-edges: untouched before */
+		if (op->fuse || cs->hi != att->d ||
+		    !rows_red(att, e, PS_KIND_Q, is, cs, UINT64_MAX) ||
+		    !rows_red(att, e, PS_KIND_K, js, cs, UINT64_MAX) ||
+		    !ps_tile_untouched(e, &s_tile))
+			return PS_BLOCK_DECLINED;
+		peak = e->c.red + n0 * n1 + 1;
+		if (peak > e->M || !ps_tile_hold(e, &s_tile))
+			return PS_BLOCK_DECLINED;
+		return block_counted(e, false, n0, n1, n2, n0 * n1, 0, peak);
+	}
+	/* into O, fused, over every column */
+	if (!op->fuse || cs->hi != att->nb || !ps_tile_held(e, &s_tile) ||
+	    !ps_tile_fresh(e, &e_tile, &recomputed) ||
+	    !rows_red(att, e, PS_KIND_V, js, cs, att->d))
+		return PS_BLOCK_DECLINED;
+	sums = ps_range(0, n0 * att->nb);
+	if (ps_edges_init(&ed, js))
+		return PS_BLOCK_DECLINED;
+	if (!ps_row_sums_open(e, row_of(att, PS_KIND_O, is->lo), &sums, &ed, &fresh) ||
+	    (peak = e->c.red + fresh + 2) > e->M) {
+		ps_edges_free(&ed);
+		return PS_BLOCK_DECLINED;
+	}
+	rc = ps_row_sums_add(e, row_of(att, PS_KIND_O, is->lo), &sums, &ed,
+			     ps_attention_in_degree(att, PS_KIND_O));
+	ps_edges_free(&ed);
+	if (rc || (rc = ps_tile_mark_computed(e, &e_tile)))
+		return rc;
+	return block_counted(e, true, n0, n1, n2, fresh, recomputed, peak);
+}
+
+/*
  * Exact attention's macs (MODEL.md section 5): into S (products PS[i,j,a]:
  * edge a of S[i,j], parents Q[i,a] and K[j,a]) over rows I, J and features
  * A; into O (PO[i,j,b]: edge j of O[i,b], parents E[i,j] and V[j,b] for
  * b < d) over rows I, J and columns B, fused (E[i,j] computed from a red,
- * complete S[i,j] and dropped) or not (E red).
+ * complete S[i,j] and dropped) or not (E red). By tiles when it can, else
+ * row by row.
  */
 static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 			   const struct ps_op *op)
@@ -73,19 +203,25 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	const struct ps_coordset *sum_cols = into_s ? js : cs, *edges = into_s ? cs : js;
 	const uint64_t in_degree = ps_attention_in_degree(att, sum);
 	uint64_t fresh = 0, recomputed = 0, peak;
+	struct rows sums;
 	struct ps_edges ed;
 	int rc;
 
 	if (e->failed || !n0 || !n1 || !n2 || !increasing(is) || !increasing(js) ||
 	    !increasing(cs))
 		return PS_BLOCK_DECLINED;
+	if ((rc = block_mac_tiled(att, e, op)) != PS_BLOCK_DECLINED || (rc = settle_tiles(att, e)))
+		return rc;
 	/* the parents: Q[I, A] and K[J, A]; or E[I, J] (or S[I, J] to compute
 	 * it from) and V[J, B] */
-	for (uint64_t x = 0; x < n0; x++) {
+	if (into_s ? !rows_red(att, e, PS_KIND_Q, is, cs, UINT64_MAX) ||
+		     !rows_red(att, e, PS_KIND_K, js, cs, UINT64_MAX) :
+	    !rows_red(att, e, PS_KIND_V, js, cs, att->d))
+		return PS_BLOCK_DECLINED;
+	for (uint64_t x = 0; !into_s && x < n0; x++) {
 		uint64_t i = ps_coordset_at(is, x);
 
-		if (into_s ? !ps_row_all(e, PS_PLANE_RED, row_of(att, PS_KIND_Q, i), cs, UINT64_MAX) :
-		    fuse ? !ps_row_none(e, PS_PLANE_RED, row_of(att, PS_KIND_E, i), js, UINT64_MAX) ||
+		if (fuse ? !ps_row_none(e, PS_PLANE_RED, row_of(att, PS_KIND_E, i), js, UINT64_MAX) ||
 			   !ps_row_complete(e, row_of(att, PS_KIND_S, i), js) :
 			   !ps_row_all(e, PS_PLANE_RED, row_of(att, PS_KIND_E, i), js, UINT64_MAX))
 			return PS_BLOCK_DECLINED;
@@ -93,19 +229,12 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 			recomputed += ps_row_count(e, PS_PLANE_COMPUTED, row_of(att, PS_KIND_E, i),
 						   js, UINT64_MAX);
 	}
-	for (uint64_t y = 0; y < n1; y++) {
-		uint64_t j = ps_coordset_at(js, y);
-
-		if (into_s ? !ps_row_all(e, PS_PLANE_RED, row_of(att, PS_KIND_K, j), cs, UINT64_MAX) :
-		    !ps_row_all(e, PS_PLANE_RED, row_of(att, PS_KIND_V, j), cs, att->d))
-			return PS_BLOCK_DECLINED;
-	}
 	/* the sums: not in slow memory only, none holding one of the edges */
+	sums = rows_of(att, sum, is, sum_cols, UINT64_MAX);
 	if (ps_edges_init(&ed, edges))
 		return PS_BLOCK_DECLINED;
-	for (uint64_t x = 0; x < n0; x++)
-		if (!ps_row_sums_open(e, row_of(att, sum, ps_coordset_at(is, x)), sum_cols,
-				      &ed, &fresh))
+	for (uint64_t x = 0; x < sums.count; x++)
+		if (!ps_row_sums_open(e, rows_first(&sums, x), &sums.cols, &ed, &fresh))
 			goto decline;
 	/* the peak is reached at the block's last mac: every new sum, E
 	 * (fused) and the product */
@@ -114,16 +243,18 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 		goto decline;
 
 	/* every move would succeed: apply the block */
-	for (uint64_t x = 0; x < n0; x++) {
-		uint64_t i = ps_coordset_at(is, x);
-
-		if ((rc = ps_row_sums_add(e, row_of(att, sum, i), sum_cols, &ed, in_degree)) ||
-		    (fuse && (rc = ps_row_flag(e, PS_PLANE_COMPUTED, row_of(att, PS_KIND_E, i),
-					       js, UINT64_MAX, true)))) {
+	for (uint64_t x = 0; x < sums.count; x++)
+		if ((rc = ps_row_sums_add(e, rows_first(&sums, x), &sums.cols, &ed, in_degree))) {
 			ps_edges_free(&ed);
 			return rc;
 		}
-	}
+	for (uint64_t x = 0; fuse && x < n0; x++)
+		if ((rc = ps_row_flag(e, PS_PLANE_COMPUTED,
+				      row_of(att, PS_KIND_E, ps_coordset_at(is, x)), js,
+				      UINT64_MAX, true))) {
+			ps_edges_free(&ed);
+			return rc;
+		}
 	ps_edges_free(&ed);
 	return block_counted(e, fuse, n0, n1, n2, fresh, recomputed, peak);
 decline:
@@ -276,6 +407,20 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	if (e->failed || ps_kinds[k].arity != 2 || ps_kinds[k].role == PS_ROLE_PRODUCT ||
 	    !count || !increasing(c0) || !increasing(c1))
 		return PS_BLOCK_DECLINED;
+	if (k == PS_KIND_S || k == PS_KIND_E) {
+		/* a held tile deleted whole, or the tiles written out */
+		if (op->code == PS_OP_DELETE && k == PS_KIND_S && !c0->list && !c1->list) {
+			const struct ps_tile t = tile_of(att, k, c0, c1);
+
+			if (ps_tile_release(e, &t)) {
+				add.moves = count;
+				ps_engine_block_counted(e, &add, count, e->c.red);
+				return PS_BLOCK_APPLIED;
+			}
+		}
+		if ((rc = settle_tiles(att, e)))
+			return rc;
+	}
 	if (op->code == PS_OP_LOAD && e->c.red + count > e->M)
 		return PS_BLOCK_DECLINED;
 	/* load: neither red nor not blue; save, delete: red */

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "pebblesim/limits.h"
 #include "pebblesim/ops.h"
 #include "pebblesim/strategy.h"
 #include "pebblesim/trace.h"
@@ -121,6 +122,43 @@ uint64_t ps_peak_rss_bytes(void)
 	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_maxrss * 1024;
 }
 
+uint64_t ps_plan_state_bytes(const struct ps_plan *plan, const struct ps_dag *dag)
+{
+	return plan->state_bytes ? plan->state_bytes : ps_engine_state_bytes(dag);
+}
+
+/* "1.9 GiB", "12.0 MiB", "3.5 KiB": bytes for a message. */
+static const char *size_text(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB" };
+	double v = (double)bytes / 1024;
+	int u = 0;
+
+	while (u < 2 && v >= 1024) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+/* The plan's pebble state within 90% of the memory limit: a tenth is left
+ * for the process itself. */
+static int state_fits(const struct ps_plan *plan, const struct ps_dag *dag,
+		      const char *name, struct ps_error *err)
+{
+	const char *source;
+	const uint64_t limit = ps_memory_limit(&source);
+	const uint64_t bytes = ps_plan_state_bytes(plan, dag);
+	char need[32], have[32];
+
+	if (bytes <= limit / 10 * 9)
+		return PS_OK;
+	return ps_error_set(err, PS_ENOMEM, "the pebble state of %s's sequence needs about %s; %s %s",
+			    name, size_text(bytes, need, sizeof(need)), source,
+			    size_text(limit, have, sizeof(have)));
+}
+
 int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	   struct ps_sink *tap, struct ps_report *rep, struct ps_error *err)
 {
@@ -145,6 +183,9 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	if (rc)
 		return rc;
 	rep->has_plan = true;
+	if ((rc = state_fits(&rep->plan, dag, rep->plan.chosen ? rep->plan.chosen->name : s->name,
+			     err)))
+		return rc;
 	rc = ps_engine_init(&engine, dag, pb->M, err);
 	if (rc)
 		return rc;

@@ -253,7 +253,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			if (plan.chosen)
 				snprintf(row->strategy, sizeof(row->strategy), "%s", plan.chosen->name);
 		}
-	} else if (ps_attention_check(&p, &err)) {
+	} else if (ps_attention_check_dag(&p, &err)) {
 		snprintf(why, sizeof(why), "too large to simulate (%.300s): use --predict", err.msg);
 		not_run(row, why);
 	} else {
@@ -270,7 +270,13 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			pb.values = &vals;
 			values = true;
 		}
-		if (ps_run(&pb, s, NULL, &rep, &err)) {
+		int rc = ps_run(&pb, s, NULL, &rep, &err);
+
+		if (rc == PS_ENOMEM) {
+			snprintf(why, sizeof(why), "too large to simulate (%.300s): use --predict",
+				 err.msg);
+			not_run(row, why);
+		} else if (rc) {
 			not_run(row, err.msg);
 		} else {
 			row->ran = row->simulated = true;

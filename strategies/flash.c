@@ -107,6 +107,16 @@ static int flash_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		 "FlashAttention-2 order: %llu query blocks of Br = %llu rows (Q, O kept), K and V in blocks of Bc = %llu rows",
 		 (unsigned long long)ps_block_count(att->n, f.br),
 		 (unsigned long long)f.br, (unsigned long long)f.bc);
+	/* on the block path, S and E are held as tiles (src/engine_state.h):
+	 * the state touches the inputs, O and A only, and the page tables
+	 * where they lie */
+	if (!pb->element_only) {
+		const uint64_t nd = att->n * att->d, plain = att->normalize ? nd : 0;
+		const uint64_t sums = att->n * att->nb;
+
+		plan->state_bytes = ps_engine_state_bytes_of(3 * nd + plain + sums, 3 * nd,
+							     plain, sums, att->dag.output_count);
+	}
 	plan->upper.name = "flash's accounting";
 	plan->upper.value = (double)(plan->loads + plan->saves);
 	snprintf(plan->upper.formula, sizeof(plan->upper.formula),

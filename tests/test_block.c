@@ -10,6 +10,9 @@
 #include "pebblesim/strategy.h"
 #include "tests.h"
 
+/* the engine's tiles, to see that the tests reach them */
+#include "../src/engine_state.h"
+
 /* Both engines hold the same game: counters, pebbles, edges and sums;
  * and each keeps the engine's invariants. */
 static void same_state(const struct ps_attention *att, const struct ps_engine *fast,
@@ -228,6 +231,192 @@ START_TEST(test_random_ops_both_paths)
 }
 END_TEST
 
+/*
+ * Exact attention's tiles (src/engine_state.h) under fire: operations
+ * that make them (macs into S over every feature, fused macs into O over
+ * every column, on ranges, the most recent ranges again and again) mixed
+ * with those that must write them out or refuse them: moves, saves and
+ * loads of S and E, computes of E move by move, deletes of parts of a
+ * tile, macs over parts of features or columns, recomputations, more
+ * tiles than fit. Both paths, compared after every operation.
+ */
+static void tile_op(const struct ps_attention *att, struct ps_op *op, struct ps_coordset *is,
+		    struct ps_coordset *js)
+{
+	const uint64_t n = att->n;
+
+	memset(op, 0, sizeof(*op));
+	if (rnd(3)) {
+		/* new ranges now and then; mostly the last ones, or a part */
+		if (!rnd(3) || !ps_coordset_size(is)) {
+			uint64_t lo = rnd(n), lo2 = rnd(n);
+
+			*is = ps_range(lo, lo + 1 + rnd(n - lo));
+			*js = ps_range(lo2, lo2 + 1 + rnd(ps_min_u64(n - lo2, 3)));
+		}
+	}
+	op->c[0] = *is;
+	op->c[1] = *js;
+	if (!rnd(6) && ps_coordset_size(is) > 1)
+		op->c[0] = ps_range(is->lo, is->hi - 1);
+	switch (rnd(12)) {
+	case 0: case 1: case 2:
+		op->code = PS_OP_MAC;
+		op->kind = PS_KIND_S;
+		if (!rnd(4)) {
+			/* a small tile of its own: tiles pile up */
+			uint64_t i = rnd(n), j = rnd(n);
+
+			*is = op->c[0] = ps_range(i, i + 1);
+			*js = op->c[1] = ps_range(j, j + 1);
+		}
+		op->c[2] = ps_range(0, rnd(8) ? att->d : 1 + rnd(att->d));
+		break;
+	case 3: case 4: case 5:
+		op->code = PS_OP_MAC;
+		op->kind = PS_KIND_O;
+		op->fuse = rnd(8) != 0;
+		op->c[2] = ps_range(0, rnd(8) ? att->nb : 1 + rnd(att->nb));
+		break;
+	case 6: case 7:
+		op->code = PS_OP_DELETE;
+		op->kind = rnd(4) ? PS_KIND_S : PS_KIND_E;
+		break;
+	case 8:
+		op->code = (enum ps_opcode)rnd(5);
+		if (op->code == PS_OP_MAC)
+			op->code = PS_OP_SAVE;
+		op->kind = op->code == PS_OP_COMPUTE || rnd(2) ? PS_KIND_E : PS_KIND_S;
+		op->c[0] = ps_range(is->lo, is->lo + 1);
+		op->c[1] = ps_range(js->lo, js->lo + 1);
+		break;
+	case 9:
+		op->code = rnd(2) ? PS_OP_DELETE : PS_OP_SAVE;
+		op->kind = PS_KIND_O;
+		op->c[1] = ps_range(0, att->nb);
+		break;
+	case 10:
+		op->code = PS_OP_LOAD;
+		op->kind = PS_KIND_O;
+		op->c[1] = ps_range(0, att->nb);
+		break;
+	default:
+		op->code = PS_OP_COMPUTE;
+		op->kind = PS_KIND_E;
+		break;
+	}
+}
+
+/* Tiles on the diagonal of S and E: more done tiles than the engine
+ * keeps, so the last go to the planes; then every E recomputed. */
+static void diagonal_tiles(void)
+{
+	struct ps_attention att;
+	struct ps_engine fast, slow;
+	struct ps_error err;
+	const uint64_t n = 8;
+
+	test_exact_attention(&att, n, 2, true);
+	ck_assert_int_eq(ps_engine_init(&fast, &att.dag, 1000, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&slow, &att.dag, 1000, &err), 0);
+	slow.element_only = true;
+	for (int q = 0; q < 3; q++) {
+		static const enum ps_kind inputs[] = { PS_KIND_Q, PS_KIND_K, PS_KIND_V };
+		struct ps_op op = { .code = PS_OP_LOAD, .kind = inputs[q],
+				    .c = { ps_range(0, n), ps_range(0, 2) } };
+
+		ck_assert_int_eq(ps_op_apply(&att, &fast, &op, &err), 0);
+		ck_assert_int_eq(ps_op_apply(&att, &slow, &op, &err), 0);
+	}
+	for (uint64_t round = 0; round < 2; round++)
+		for (uint64_t k = 0; k < n; k++) {
+			struct ps_op ops[] = {
+				{ .code = PS_OP_MAC, .kind = PS_KIND_S,
+				  .c = { ps_range(k, k + 1), ps_range(k, k + 1), ps_range(0, 2) } },
+				{ .code = PS_OP_MAC, .kind = PS_KIND_O, .fuse = true,
+				  .c = { ps_range(k, k + 1), ps_range(k, k + 1), ps_range(0, att.nb) } },
+				{ .code = PS_OP_DELETE, .kind = PS_KIND_S,
+				  .c = { ps_range(k, k + 1), ps_range(k, k + 1) } },
+				/* round 1: O[k, B] starts again, E[k,k] recomputed */
+				{ .code = PS_OP_DELETE, .kind = PS_KIND_O,
+				  .c = { ps_range(k, k + 1), ps_range(0, att.nb) } },
+			};
+
+			for (size_t q = 0; q < 4; q++) {
+				ck_assert_int_eq(ps_op_apply(&att, &fast, &ops[q], &err), 0);
+				ck_assert_int_eq(ps_op_apply(&att, &slow, &ops[q], &err), 0);
+				same_state(&att, &fast, &slow);
+			}
+			/* round 0 fills the tiles; round 1 recomputes within
+			 * them, then meets E in the planes and writes them out */
+			ck_assert_uint_eq(fast.st->done.len,
+					  round ? (k < PS_TILES_MAX ? PS_TILES_MAX : 0) :
+					  ps_min_u64(k + 1, PS_TILES_MAX));
+			ck_assert_uint_eq(fast.c.recomputations, round ? k + 1 : 0);
+		}
+	ps_engine_free(&fast);
+	ps_engine_free(&slow);
+	ps_attention_free(&att);
+}
+
+START_TEST(test_tiles_both_paths)
+{
+	uint64_t held = 0, done = 0, recomputed = 0;
+
+	diagonal_tiles();
+
+	for (uint64_t seed = 1; seed <= 600; seed++) {
+		struct ps_attention att;
+		struct ps_engine fast, slow, probe;
+		struct ps_error err;
+		struct ps_coordset is = ps_range(0, 0), js = ps_range(0, 0);
+		uint64_t M;
+
+		rnd_state = seed;
+		test_exact_attention(&att, 2 + seed % 9, 1 + seed % 3, seed % 4 != 0);
+		M = seed % 7 ? att.dag.state_count : 3 * att.d + 4 + seed % 30;
+		ck_assert_int_eq(ps_engine_init(&fast, &att.dag, M, &err), 0);
+		ck_assert_int_eq(ps_engine_init(&slow, &att.dag, M, &err), 0);
+		ck_assert_int_eq(ps_engine_init(&probe, &att.dag, M, &err), 0);
+		slow.element_only = probe.element_only = true;
+		for (int q = 0; q < 3; q++) {
+			static const enum ps_kind inputs[] = { PS_KIND_Q, PS_KIND_K, PS_KIND_V };
+			struct ps_op op = { .code = PS_OP_LOAD, .kind = inputs[q],
+					    .c = { ps_range(0, att.n), ps_range(0, att.d) } };
+
+			if (M < att.dag.state_count)
+				op.c[0] = ps_range(0, 1);
+			ck_assert_int_eq(ps_op_apply(&att, &fast, &op, &err),
+					 ps_op_apply(&att, &slow, &op, &err));
+		}
+		for (int step = 0; step < 150 && !fast.failed; step++) {
+			struct ps_op op;
+
+			for (int tries = rnd(12) ? 30 : 1; tries > 0; tries--) {
+				tile_op(&att, &op, &is, &js);
+				ck_assert_int_eq(ps_engine_copy(&probe, &slow), 0);
+				if (ps_op_apply(&att, &probe, &op, &err) == 0)
+					break;
+			}
+			ck_assert_int_eq(ps_op_apply(&att, &fast, &op, &err),
+					 ps_op_apply(&att, &slow, &op, &err));
+			same_state(&att, &fast, &slow);
+			held += fast.st->held.len > 0;
+			done += fast.st->done.len > 0;
+			recomputed += fast.st->done.len > 0 && fast.c.recomputations > 0;
+		}
+		ps_engine_free(&fast);
+		ps_engine_free(&slow);
+		ps_engine_free(&probe);
+		ps_attention_free(&att);
+	}
+	/* the tiles were there to be tested */
+	ck_assert_uint_gt(held, 1000);
+	ck_assert_uint_gt(done, 1000);
+	ck_assert_uint_gt(recomputed, 100);
+}
+END_TEST
+
 /* Blocks that break a rule: the block path declines, the element path
  * names the first broken move, both agree. */
 START_TEST(test_broken_blocks_both_paths)
@@ -291,6 +480,7 @@ Suite *block_suite(void)
 	tcase_add_test(tc, test_broken_blocks_both_paths);
 	tcase_add_test(tc, test_exact_strategies_both_paths);
 	tcase_add_test(tc, test_random_ops_both_paths);
+	tcase_add_test(tc, test_tiles_both_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -21,6 +21,7 @@
 #include "pebblesim/explicit.h"
 #include "pebblesim/limits.h"
 #include "pebblesim/output.h"
+#include "pebblesim/run.h"
 #include "pebblesim/trace.h"
 #include "tests.h"
 
@@ -261,6 +262,51 @@ START_TEST(test_memory_limit_honours_rlimit_and_cgroup)
 		HAS(err_text, "GiB; the address-space limit (ulimit -v) is 1.0 GiB");
 	}
 #endif
+}
+END_TEST
+
+/* A run's state is checked against its strategy's estimate: flash holds
+ * S and E as tiles and runs under a cap that refuses exact-matmul, which
+ * touches every node, with the message naming it; validate still takes
+ * the DAG's whole. */
+START_TEST(test_memory_limit_by_strategy)
+{
+	struct ps_attention att;
+	struct ps_problem pb;
+	struct ps_report rep;
+	struct ps_plan plan;
+	struct ps_error err;
+	const struct ps_strategy *flash = ps_strategy_find("flash");
+	const struct ps_strategy *matmul = ps_strategy_find("exact-matmul");
+	uint64_t tiled, whole;
+
+	test_exact_attention(&att, 512, 4, true);
+	memset(&pb, 0, sizeof(pb));
+	pb.att = &att;
+	pb.M = 400;
+	ck_assert_int_eq(ps_strategy_plan(flash, &pb, &plan, &err), 0);
+	tiled = ps_plan_state_bytes(&plan, &att.dag);
+	whole = ps_engine_state_bytes(&att.dag);
+	ck_assert_uint_lt(4 * tiled, whole);
+	/* a limit between them: 90% of it is the state's */
+	ps_memory_limit_cap((tiled + whole) / 2 * 10 / 9);
+	ck_assert_int_eq(ps_run(&pb, flash, NULL, &rep, &err), 0);
+	ck_assert(rep.valid);
+	ck_assert_int_eq(ps_run(&pb, matmul, NULL, &rep, &err), PS_ENOMEM);
+	ck_assert_msg(strstr(err.msg, "the pebble state of exact-matmul's sequence needs about"),
+		      "%s", err.msg);
+	ck_assert_msg(strstr(err.msg, "KiB; pebblesim's own cap is"), "%s", err.msg);
+	/* the command line alike: exit 0, then 2 */
+	ck_assert_int_eq(cli("--attention", "exact", "-n", "512", "-d", "4", "-M", "400", NULL), 0);
+	ck_assert_int_eq(cli("--attention", "exact", "-n", "512", "-d", "4", "-M", "400",
+			     "--strategy", "exact-matmul", NULL), 2);
+	HAS(err_text, "exact-matmul's sequence needs about");
+	/* on the element path flash touches S and E too */
+	ck_assert_int_eq(cli("--attention", "exact", "-n", "512", "-d", "4", "-M", "400",
+			     "--element-path", NULL), 2);
+	HAS(err_text, "flash's sequence needs about");
+	ps_memory_limit_cap(0);
+	ps_attention_free(&att);
 }
 END_TEST
 
@@ -559,6 +605,7 @@ Suite *untrusted_suite(void)
 	tcase_add_test(tc, test_graphml_attribute_types);
 	tcase_add_test(tc, test_edgelist_size_before_igraph);
 	tcase_add_test(tc, test_memory_limit_honours_rlimit_and_cgroup);
+	tcase_add_test(tc, test_memory_limit_by_strategy);
 	tcase_add_test(tc, test_output_special_files);
 	tcase_add_test(tc, test_output_errors);
 	tcase_add_test(tc, test_signal_removes_temporary);

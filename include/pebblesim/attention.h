@@ -107,6 +107,10 @@ static inline const char *ps_attention_kind_name(const struct ps_attention *att)
  */
 int ps_attention_check(const struct ps_attention_params *p,
 		       struct ps_error *err);
+/* The same but for the pebble state, which a run checks once its
+ * strategy has said what it needs (ps_run). */
+int ps_attention_check_dag(const struct ps_attention_params *p,
+			   struct ps_error *err);
 
 /* Bytes of pebble state (and monomial table) a run on p needs; -1 when
  * it is beyond 64-bit sizes. */

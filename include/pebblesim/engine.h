@@ -7,8 +7,9 @@
  * Its state is its own (src/engine_state.h): every change of it, the
  * block path's (src/ops_block.c) and a trace's included, goes through the
  * functions of src/engine.c. It is held for what is live: pages of flags
- * for the nodes a sequence touches, and a record for each sum that holds
- * some of its in-edges but not all; nothing for the DAG's edges.
+ * for the nodes a sequence touches, a record for each sum that holds
+ * some of its in-edges but not all, and a few whole tiles of S and E for
+ * exact attention's fused tiling; nothing for the DAG's edges.
  *
  * Invariants (ps_engine_check verifies them; the tests do after every
  * block):
@@ -17,6 +18,8 @@
  *   - a sum is incomplete exactly while it holds some in-edges but fewer
  *     than its in-degree: then it has a record whose count is the number
  *     of in-edges in its set; a complete sum has none;
+ *   - a sum that holds in-edges, complete or not, holds a pebble, red or
+ *     blue (losing its last copy, it starts again from nothing);
  *   - only a sum is complete or incomplete, only a plain node computed;
  *   - every input is blue;
  *   - the first violation is final: once failed, no move changes the
@@ -110,9 +113,10 @@ enum {
 /* Bytes the engine will allocate for dag when a sequence touches every
  * node: the estimate --dry-run and the memory limits use. */
 uint64_t ps_engine_state_bytes(const struct ps_dag *dag);
-/* The same from the numbers of nodes of each role. */
-uint64_t ps_engine_state_bytes_of(uint64_t inputs, uint64_t plain, uint64_t sums,
-				  uint64_t outputs);
+/* The same from the numbers of nodes a sequence touches: in all (the page
+ * tables are resident where they lie), and of each role. */
+uint64_t ps_engine_state_bytes_of(uint64_t nodes, uint64_t inputs, uint64_t plain,
+				  uint64_t sums, uint64_t outputs);
 
 int ps_engine_init(struct ps_engine *e, const struct ps_dag *dag, uint64_t M,
 		   struct ps_error *err);

@@ -70,9 +70,15 @@ void ps_report_init_explicit(struct ps_report *rep,
 			     const struct ps_explicit *x, const char *name,
 			     uint64_t M);
 
+/* The engine's state a run of the plan on dag needs: the strategy's
+ * estimate, or the DAG's whole (ps_engine_state_bytes). */
+uint64_t ps_plan_state_bytes(const struct ps_plan *plan, const struct ps_dag *dag);
+
 /* Runs strategy s on the problem; tap, when not NULL, sees every operation
  * before the engine (a trace writer). PS_EINPUT etc. only for failures that
- * are not a verdict (an invalid sequence is a report with valid false). */
+ * are not a verdict (an invalid sequence is a report with valid false).
+ * Its pebble state must fit in 90% of the memory limit (limits.h), else
+ * PS_ENOMEM before anything is allocated. */
 int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	   struct ps_sink *tap, struct ps_report *rep, struct ps_error *err);
 

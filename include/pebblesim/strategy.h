@@ -50,6 +50,9 @@ struct ps_plan {
 	uint64_t peak_red;   /* the most red pebbles its tiles may need */
 	uint64_t work_bytes; /* memory it takes for itself while it runs
 			      * (a cache policy's tables), estimated */
+	uint64_t state_bytes; /* the engine's state its sequence needs,
+			       * estimated; 0: as if it touched every node
+			       * (ps_engine_state_bytes) */
 	struct ps_bound upper; /* its I/O bound with explicit constants */
 	const char *param_name; /* the parameter it chose: "w", "s", or NULL */
 	uint64_t param;

@@ -200,10 +200,12 @@ void cli_print_help(FILE *out);
 
 /* job.c: what run, compare and validate share. */
 
-/* The attention DAG of -n -d -g after checking every limit: exact
- * attention with --attention exact or a strategy of it. */
+/* The attention DAG of -n -d -g after checking every limit (but the
+ * pebble state's when state_later: a run checks it against its
+ * strategy's plan): exact attention with --attention exact or a strategy
+ * of it. */
 int cli_build_attention(const struct cli_args *a, struct ps_attention *att,
-			FILE *errout);
+			bool state_later, FILE *errout);
 
 /* Exact attention asked for: --attention exact, or --strategy flash or
  * exact-matmul. */

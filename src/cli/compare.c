@@ -158,7 +158,7 @@ int cmd_compare(const struct cli_command *cmd, const struct cli_args *a,
 		return PS_EXIT_USAGE;
 	}
 	rc = explicit_dag ? cli_read_dag(a, &xdag, &how, errout)
-			  : cli_build_attention(a, &att, errout);
+			  : cli_build_attention(a, &att, false, errout);
 	if (rc) {
 		free(rows);
 		return rc;

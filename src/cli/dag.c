@@ -43,7 +43,7 @@ int cmd_dag(const struct cli_command *cmd, const struct cli_args *a,
 	    strcmp(format, "dot") && strcmp(format, "edgelist"))
 		return cli_usage_error(cmd, errout,
 				       "unknown format '%s': graphml, gml, dot or edgelist", format);
-	if ((rc = cli_build_attention(a, &att, errout)))
+	if ((rc = cli_build_attention(a, &att, false, errout)))
 		return rc;
 	ps_error_clear(&err);
 	if (ps_attention_to_igraph(&att, &graph, &err)) {

@@ -41,7 +41,7 @@ int cli_check_attention(const struct cli_command *cmd, const struct cli_args *a,
 }
 
 int cli_build_attention(const struct cli_args *a, struct ps_attention *att,
-			FILE *errout)
+			bool state_later, FILE *errout)
 {
 	struct ps_attention_params p = {
 		.n = a->n, .d = a->d, .g = a->g, .normalize = !a->no_normalize,
@@ -50,7 +50,8 @@ int cli_build_attention(const struct cli_args *a, struct ps_attention *att,
 	struct ps_error err;
 
 	ps_error_clear(&err);
-	if (ps_attention_check(&p, &err) || ps_attention_init(att, &p, &err)) {
+	if ((state_later ? ps_attention_check_dag(&p, &err) : ps_attention_check(&p, &err)) ||
+	    ps_attention_init(att, &p, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}

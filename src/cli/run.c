@@ -160,7 +160,6 @@ static int dry_run(const struct cli_args *a, const struct ps_problem *pb,
 	const struct ps_dag *dag = pb->att ? &pb->att->dag : &pb->xdag->dag;
 	struct cli_dry_run dr = {
 		.s = s, .dag = dag, .algorithm = algorithm,
-		.state_bytes = ps_engine_state_bytes(dag),
 	};
 	struct ps_report rep;
 	struct ps_error err;
@@ -176,7 +175,8 @@ static int dry_run(const struct cli_args *a, const struct ps_problem *pb,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
-	/* a chooser's plan is its choice's: its tables too */
+	/* a chooser's plan is its choice's: its tables and state too */
+	dr.state_bytes = ps_plan_state_bytes(&rep.plan, dag);
 	dr.rss_bytes = ps_peak_rss_bytes() + dr.state_bytes + rep.plan.work_bytes;
 	dr.rep = &rep;
 	cli_dry_run_print(&dr, a->json, out);
@@ -253,7 +253,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	if (explicit_dag)
 		rc = cli_read_dag(a, &xdag, &how, errout);
 	else
-		rc = cli_build_attention(a, &att, errout);
+		rc = cli_build_attention(a, &att, true, errout);
 	if (rc)
 		return rc;
 	cli_problem(a, explicit_dag ? NULL : &att, explicit_dag ? &xdag : NULL, &pb);
