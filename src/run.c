@@ -142,21 +142,29 @@ static const char *size_text(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-/* The plan's pebble state within 90% of the memory limit: a tenth is left
- * for the process itself. */
-static int state_fits(const struct ps_plan *plan, const struct ps_dag *dag,
-		      const char *name, struct ps_error *err)
+int ps_run_fits(const struct ps_problem *pb, const struct ps_strategy *s, bool values,
+		struct ps_error *err)
 {
-	const char *source;
+	const struct ps_dag *dag = pb->att ? &pb->att->dag : &pb->xdag->dag;
+	const char *source, *name;
 	const uint64_t limit = ps_memory_limit(&source);
-	const uint64_t bytes = ps_plan_state_bytes(plan, dag);
+	uint64_t bytes;
+	struct ps_plan plan;
 	char need[32], have[32];
+	int rc = ps_strategy_plan(s, pb, &plan, err);
 
+	if (rc)
+		return rc;
+	name = plan.chosen ? plan.chosen->name : s->name;
+	bytes = ps_plan_state_bytes(&plan, dag);
+	if (values && pb->att)
+		bytes += ps_values_bytes(pb->att, pb->M);
+	/* a tenth is left for the process itself */
 	if (bytes <= limit / 10 * 9)
 		return PS_OK;
-	return ps_error_set(err, PS_ENOMEM, "the pebble state of %s's sequence needs about %s; %s %s",
-			    name, size_text(bytes, need, sizeof(need)), source,
-			    size_text(limit, have, sizeof(have)));
+	return ps_error_set(err, PS_ENOMEM, "the pebble state of %s's sequence%s needs about %s; %s %s",
+			    name, values ? " with values" : "", size_text(bytes, need, sizeof(need)),
+			    source, size_text(limit, have, sizeof(have)));
 }
 
 int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
@@ -183,8 +191,7 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	if (rc)
 		return rc;
 	rep->has_plan = true;
-	if ((rc = state_fits(&rep->plan, dag, rep->plan.chosen ? rep->plan.chosen->name : s->name,
-			     err)))
+	if ((rc = ps_run_fits(pb, s, pb->values != NULL, err)))
 		return rc;
 	rc = ps_engine_init(&engine, dag, pb->M, err);
 	if (rc)

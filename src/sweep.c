@@ -253,13 +253,15 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			if (plan.chosen)
 				snprintf(row->strategy, sizeof(row->strategy), "%s", plan.chosen->name);
 		}
-	} else if (ps_attention_check_dag(&p, &err)) {
+	} else if (ps_attention_check_dag(&p, &err) ||
+		   ps_run_fits(&pb, s, spec->values, &err) == PS_ENOMEM) {
 		snprintf(why, sizeof(why), "too large to simulate (%.300s): use --predict", err.msg);
 		not_run(row, why);
 	} else {
 		struct ps_report rep;
 		struct ps_values vals;
 		bool values = false;
+		int rc;
 
 		if (spec->values) {
 			if (ps_values_init(&vals, &att, &spec->inputs, &err)) {
@@ -270,13 +272,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			pb.values = &vals;
 			values = true;
 		}
-		int rc = ps_run(&pb, s, NULL, &rep, &err);
-
-		if (rc == PS_ENOMEM) {
-			snprintf(why, sizeof(why), "too large to simulate (%.300s): use --predict",
-				 err.msg);
-			not_run(row, why);
-		} else if (rc) {
+		if ((rc = ps_run(&pb, s, NULL, &rep, &err))) {
 			not_run(row, err.msg);
 		} else {
 			row->ran = row->simulated = true;

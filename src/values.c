@@ -19,6 +19,9 @@
 #include "pebblesim/npy.h"
 #include "pebblesim/run.h"
 
+/* The direct evaluation's block of rows. */
+#define SCORE_ROWS 4
+
 /* A node's value and which copies of it exist: key = id << 2 | flags, and
  * 0 marks an empty slot (a live node has a red or a blue copy). */
 struct ps_values_entry {
@@ -226,6 +229,20 @@ int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
 	if (rc)
 		ps_values_free(vals);
 	return rc;
+}
+
+uint64_t ps_values_bytes(const struct ps_attention *att, uint64_t M)
+{
+	const uint64_t n = att->n, nd = att->n * att->d;
+	/* Q, K, V, the outputs, the direct and softmax results, and each
+	 * thread's K^T and 3 + SCORE_ROWS rows of scores */
+	const uint64_t doubles = 3 * nd + nd + (nd + n) + nd + 2 * (nd + (3 + SCORE_ROWS) * n) +
+				 (att->exact ? 0 : att->r);
+	/* an entry a value, the map at most half full, and the old map
+	 * beside the new while it grows */
+	const uint64_t entries = M + n * att->nb;
+
+	return doubles * sizeof(double) + entries * sizeof(struct ps_values_entry) * 2 * 2;
 }
 
 void ps_values_free(struct ps_values *vals)
@@ -564,8 +581,6 @@ struct direct {
 	uint64_t first;         /* the block's first row */
 	double inverse_factorial[65];
 };
-
-#define SCORE_ROWS 4
 
 /*
  * q_i.k_j for the rows [first, first + rows) of the block, rows <=

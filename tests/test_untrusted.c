@@ -23,6 +23,7 @@
 #include "pebblesim/output.h"
 #include "pebblesim/run.h"
 #include "pebblesim/trace.h"
+#include "pebblesim/values.h"
 #include "tests.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -267,8 +268,8 @@ END_TEST
 
 /* A run's state is checked against its strategy's estimate: flash holds
  * S and E as tiles and runs under a cap that refuses exact-matmul, which
- * touches every node, with the message naming it; validate still takes
- * the DAG's whole. */
+ * touches every node, with the message naming it; and a run with values
+ * counts their arrays. */
 START_TEST(test_memory_limit_by_strategy)
 {
 	struct ps_attention att;
@@ -305,6 +306,12 @@ START_TEST(test_memory_limit_by_strategy)
 	ck_assert_int_eq(cli("--attention", "exact", "-n", "512", "-d", "4", "-M", "400",
 			     "--element-path", NULL), 2);
 	HAS(err_text, "flash's sequence needs about");
+	/* values count too, checked before they are drawn */
+	ps_memory_limit_cap((tiled + ps_values_bytes(&att, 400) / 2) * 10 / 9);
+	ck_assert_int_eq(cli("--attention", "exact", "-n", "512", "-d", "4", "-M", "400", NULL), 0);
+	ck_assert_int_eq(cli("--attention", "exact", "-n", "512", "-d", "4", "-M", "400",
+			     "--values", NULL), 2);
+	HAS(err_text, "flash's sequence with values needs about");
 	ps_memory_limit_cap(0);
 	ps_attention_free(&att);
 }

@@ -74,11 +74,17 @@ void ps_report_init_explicit(struct ps_report *rep,
  * estimate, or the DAG's whole (ps_engine_state_bytes). */
 uint64_t ps_plan_state_bytes(const struct ps_plan *plan, const struct ps_dag *dag);
 
+/* Does a run of s on pb fit in 90% of the memory limit (limits.h): its
+ * pebble state and, with values, their arrays (ps_values_bytes)? PS_OK,
+ * PS_ENOMEM with what it needs, or the plan's error. A caller that
+ * allocates values checks it first. */
+int ps_run_fits(const struct ps_problem *pb, const struct ps_strategy *s, bool values,
+		struct ps_error *err);
+
 /* Runs strategy s on the problem; tap, when not NULL, sees every operation
  * before the engine (a trace writer). PS_EINPUT etc. only for failures that
  * are not a verdict (an invalid sequence is a report with valid false).
- * Its pebble state must fit in 90% of the memory limit (limits.h), else
- * PS_ENOMEM before anything is allocated. */
+ * It checks ps_run_fits before the engine allocates anything. */
 int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	   struct ps_sink *tap, struct ps_report *rep, struct ps_error *err);
 

@@ -82,6 +82,12 @@ int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
 		   const struct ps_values_inputs *in, struct ps_error *err);
 void ps_values_free(struct ps_values *vals);
 
+/* Bytes a run with values on att under M takes at its peak, estimated:
+ * the inputs, the outputs, the direct evaluation's rows in two threads,
+ * the coefficients, and the map of the values of pebbled nodes (the red
+ * ones and the saved outputs). */
+uint64_t ps_values_bytes(const struct ps_attention *att, uint64_t M);
+
 /* Applies op, which the engine has accepted whole, to the values: 0 or
  * PS_ENOMEM. */
 int ps_values_apply(struct ps_values *vals, const struct ps_op *op,

@@ -285,7 +285,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	if (a->values) {
 		if (cli_values_inputs(cmd, a, &a->trace, 1, &inputs, errout))
 			goto done;
-		if (ps_values_init(&vals, &att, &inputs, &err)) {
+		if (ps_run_fits(&pb, s, true, &err) || ps_values_init(&vals, &att, &inputs, &err)) {
 			fprintf(errout, "pebblesim: %s\n", err.msg);
 			goto done;
 		}
