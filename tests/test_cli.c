@@ -404,7 +404,7 @@ START_TEST(test_front_end_apart)
 		while (fgets(line, sizeof(line), p)) {
 			cli_symbols += strstr(line, " cli_") || strstr(line, " cmd_") ||
 				       strstr(line, "ps_cli_main") || strstr(line, "report_print");
-			lib_symbols += strstr(line, " ps_run") != NULL;
+			lib_symbols += strstr(line, " ps_run\n") != NULL;
 		}
 		pclose(p);
 		ck_assert_int_eq(lib_symbols, 1);
