@@ -612,7 +612,7 @@ bool ps_tile_fresh(const struct ps_engine *e, const struct ps_tile *t, uint64_t 
 	uint64_t again = tiles_common(&s->done, t);
 
 	/* done tiles are disjoint: t is within them, or apart from them */
-	if (tiles_common(&s->held, t) || !tile_plane_clear(&s->red, t) ||
+	if (!tile_plane_clear(&s->red, t) ||
 	    !tile_plane_clear(&s->computed, t) || (again && again != tile_size(t)))
 		return false;
 	*computed += again;
@@ -1668,8 +1668,7 @@ static uint32_t index_first(const struct ps_engine_state *s, ps_node v)
 static bool index_uniform(const struct ps_engine_state *s, ps_node lo, ps_node hi,
 			  uint32_t *at)
 {
-	const uint32_t *pg = s->index[lo >> PS_INDEX_SHIFT];
-	const uint32_t want = pg ? pg[lo & (PS_INDEX_SIZE - 1)] : 0;
+	const uint32_t want = index_first(s, lo);
 
 	if (lo >= s->uniform_lo && hi <= s->uniform_hi) {
 		*at = s->uniform_at;
@@ -1677,11 +1676,10 @@ static bool index_uniform(const struct ps_engine_state *s, ps_node lo, ps_node h
 	}
 	while (lo < hi) {
 		const uint64_t end = ps_min_u64(hi, ((lo >> PS_INDEX_SHIFT) + 1) << PS_INDEX_SHIFT);
-		const uint32_t *a;
+		const uint32_t *pg = s->index[lo >> PS_INDEX_SHIFT], *a;
 		uint32_t diff = 0;
 		uint64_t k = 0, n = end - lo;
 
-		pg = s->index[lo >> PS_INDEX_SHIFT];
 		if (!pg) {
 			if (want)
 				return false;

@@ -12,10 +12,10 @@
  * (src/engine_state.h), a row of a kind at a time: its judging and its
  * changes take time in proportion to the block's rows, columns and sums,
  * not to its macs. Exact attention's fused tiling goes further
- * (block_mac_tiled): a tile of S aggregated whole, the tile of E computed
+ * (block_mac_exact): a tile of S aggregated whole, the tile of E computed
  * from it and its deletion are each a few operations on whole tiles, and
- * the rows Q[I, features] and O[I, B] are judged as one run of
- * consecutive nodes. When any check fails, nothing has changed and the
+ * consecutive rows covered whole (Q[I, features], O[I, B]) are judged as
+ * one run of nodes. When any check fails, nothing has changed and the
  * element path replays the block move by move, so the first violation,
  * its position and its message are exactly those of the element path.
  * tests/test_block.c compares both paths.
@@ -127,60 +127,28 @@ static int settle_tiles(const struct ps_attention *att, struct ps_engine *e)
 }
 
 /*
- * Exact attention's macs by tiles (MODEL.md section 5), in time that does
- * not grow with the rows of S or E: a mac into S over ranges I, J and
- * every feature takes untouched sums S[I, J] to red, complete ones, held
- * as a tile; a fused mac into O over I, J and every column computes
- * E[I, J] from a held tile, marks it done as a tile and aggregates into
- * the consecutive sums O[I, B] as one row. Declined when anything else
- * holds: the rows decide then.
+ * A mac into S over ranges I, J and every feature, taking untouched sums
+ * S[I, J] to red, complete ones: held as a tile (src/engine_state.h), in
+ * time that does not grow with the tile. Declined otherwise: the rows
+ * decide then.
  */
-static int block_mac_tiled(const struct ps_attention *att, struct ps_engine *e,
-			   const struct ps_op *op)
+static int block_hold_s(const struct ps_attention *att, struct ps_engine *e,
+			const struct ps_op *op)
 {
 	const struct ps_coordset *is = &op->c[0], *js = &op->c[1], *cs = &op->c[2];
 	const uint64_t n0 = ps_coordset_size(is), n1 = ps_coordset_size(js);
-	const uint64_t n2 = ps_coordset_size(cs);
-	const struct ps_tile s_tile = tile_of(att, PS_KIND_S, is, js);
-	const struct ps_tile e_tile = tile_of(att, PS_KIND_E, is, js);
-	struct ps_coordset sums;
-	struct ps_edges ed;
-	uint64_t fresh = 0, recomputed = 0, peak;
-	int rc;
+	const struct ps_tile t = tile_of(att, PS_KIND_S, is, js);
+	uint64_t peak;
 
-	if (is->list || js->list || cs->list || cs->lo != 0)
+	if (op->kind != PS_KIND_S || op->fuse || is->list || js->list || cs->list ||
+	    cs->lo != 0 || cs->hi != att->d ||
+	    !rows_red(att, e, PS_KIND_Q, is, cs, UINT64_MAX) ||
+	    !rows_red(att, e, PS_KIND_K, js, cs, UINT64_MAX) || !ps_tile_untouched(e, &t))
 		return PS_BLOCK_DECLINED;
-	if (op->kind == PS_KIND_S) {
-		/* every S[i,j] takes its d in-edges: untouched before */
-		if (op->fuse || cs->hi != att->d ||
-		    !rows_red(att, e, PS_KIND_Q, is, cs, UINT64_MAX) ||
-		    !rows_red(att, e, PS_KIND_K, js, cs, UINT64_MAX) ||
-		    !ps_tile_untouched(e, &s_tile))
-			return PS_BLOCK_DECLINED;
-		peak = e->c.red + n0 * n1 + 1;
-		if (peak > e->M || !ps_tile_hold(e, &s_tile))
-			return PS_BLOCK_DECLINED;
-		return block_counted(e, false, n0, n1, n2, n0 * n1, 0, peak);
-	}
-	/* into O, fused, over every column */
-	if (!op->fuse || cs->hi != att->nb || !ps_tile_held(e, &s_tile) ||
-	    !ps_tile_fresh(e, &e_tile, &recomputed) ||
-	    !rows_red(att, e, PS_KIND_V, js, cs, att->d))
+	peak = e->c.red + n0 * n1 + 1;
+	if (peak > e->M || !ps_tile_hold(e, &t))
 		return PS_BLOCK_DECLINED;
-	sums = ps_range(0, n0 * att->nb);
-	if (ps_edges_init(&ed, js))
-		return PS_BLOCK_DECLINED;
-	if (!ps_row_sums_open(e, row_of(att, PS_KIND_O, is->lo), &sums, &ed, &fresh) ||
-	    (peak = e->c.red + fresh + 2) > e->M) {
-		ps_edges_free(&ed);
-		return PS_BLOCK_DECLINED;
-	}
-	rc = ps_row_sums_add(e, row_of(att, PS_KIND_O, is->lo), &sums, &ed,
-			     ps_attention_in_degree(att, PS_KIND_O));
-	ps_edges_free(&ed);
-	if (rc || (rc = ps_tile_mark_computed(e, &e_tile)))
-		return rc;
-	return block_counted(e, true, n0, n1, n2, fresh, recomputed, peak);
+	return block_counted(e, false, n0, n1, att->d, n0 * n1, 0, peak);
 }
 
 /*
@@ -188,8 +156,10 @@ static int block_mac_tiled(const struct ps_attention *att, struct ps_engine *e,
  * edge a of S[i,j], parents Q[i,a] and K[j,a]) over rows I, J and features
  * A; into O (PO[i,j,b]: edge j of O[i,b], parents E[i,j] and V[j,b] for
  * b < d) over rows I, J and columns B, fused (E[i,j] computed from a red,
- * complete S[i,j] and dropped) or not (E red). By tiles when it can, else
- * row by row.
+ * complete S[i,j] and dropped) or not (E red). S aggregated whole is held
+ * as a tile; a fused mac over ranges takes S[I, J] from a held tile and
+ * marks E[I, J] done as a tile (src/engine_state.h); anything else reads
+ * the rows, once the tiles are written into them.
  */
 static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 			   const struct ps_op *op)
@@ -202,15 +172,22 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	const enum ps_kind sum = into_s ? PS_KIND_S : PS_KIND_O;
 	const struct ps_coordset *sum_cols = into_s ? js : cs, *edges = into_s ? cs : js;
 	const uint64_t in_degree = ps_attention_in_degree(att, sum);
+	const struct ps_tile s_tile = tile_of(att, PS_KIND_S, is, js);
+	const struct ps_tile e_tile = tile_of(att, PS_KIND_E, is, js);
 	uint64_t fresh = 0, recomputed = 0, peak;
 	struct rows sums;
 	struct ps_edges ed;
+	bool tiled; /* E[I, J] by tiles */
 	int rc;
 
 	if (e->failed || !n0 || !n1 || !n2 || !increasing(is) || !increasing(js) ||
 	    !increasing(cs))
 		return PS_BLOCK_DECLINED;
-	if ((rc = block_mac_tiled(att, e, op)) != PS_BLOCK_DECLINED || (rc = settle_tiles(att, e)))
+	if ((rc = block_hold_s(att, e, op)) != PS_BLOCK_DECLINED)
+		return rc;
+	tiled = fuse && !is->list && !js->list && ps_tile_held(e, &s_tile) &&
+		ps_tile_fresh(e, &e_tile, &recomputed);
+	if (!tiled && (rc = settle_tiles(att, e)))
 		return rc;
 	/* the parents: Q[I, A] and K[J, A]; or E[I, J] (or S[I, J] to compute
 	 * it from) and V[J, B] */
@@ -218,7 +195,7 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 		     !rows_red(att, e, PS_KIND_K, js, cs, UINT64_MAX) :
 	    !rows_red(att, e, PS_KIND_V, js, cs, att->d))
 		return PS_BLOCK_DECLINED;
-	for (uint64_t x = 0; !into_s && x < n0; x++) {
+	for (uint64_t x = 0; !into_s && !tiled && x < n0; x++) {
 		uint64_t i = ps_coordset_at(is, x);
 
 		if (fuse ? !ps_row_none(e, PS_PLANE_RED, row_of(att, PS_KIND_E, i), js, UINT64_MAX) ||
@@ -248,7 +225,7 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 			ps_edges_free(&ed);
 			return rc;
 		}
-	for (uint64_t x = 0; fuse && x < n0; x++)
+	for (uint64_t x = 0; fuse && !tiled && x < n0; x++)
 		if ((rc = ps_row_flag(e, PS_PLANE_COMPUTED,
 				      row_of(att, PS_KIND_E, ps_coordset_at(is, x)), js,
 				      UINT64_MAX, true))) {
@@ -256,6 +233,8 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 			return rc;
 		}
 	ps_edges_free(&ed);
+	if (tiled && (rc = ps_tile_mark_computed(e, &e_tile)))
+		return rc;
 	return block_counted(e, fuse, n0, n1, n2, fresh, recomputed, peak);
 decline:
 	ps_edges_free(&ed);

@@ -19,6 +19,21 @@ void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 	ck_assert_msg(ps_attention_init(att, &p, &err) == 0, "%s", err.msg);
 }
 
+void test_write_npy_raw(const char *path, const char *header, const void *data,
+			size_t bytes)
+{
+	FILE *f = fopen(path, "wb");
+	size_t len = strlen(header);
+	unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+				  (unsigned char)(len & 0xff), (unsigned char)(len >> 8) };
+
+	ck_assert_ptr_nonnull(f);
+	fwrite(pre, 1, sizeof(pre), f);
+	fwrite(header, 1, len, f);
+	fwrite(data, 1, bytes, f);
+	fclose(f);
+}
+
 void test_slurp(FILE *f, char *buf, size_t len)
 {
 	size_t got;

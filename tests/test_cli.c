@@ -1108,22 +1108,6 @@ static void write_npy(const char *path, const double *x, uint64_t rows, uint64_t
 	fclose(f);
 }
 
-/* A .npy file of version 1.0 with this header and these data bytes. */
-static void write_npy_raw(const char *path, const char *header, const void *data,
-			  size_t bytes)
-{
-	FILE *f = fopen(path, "wb");
-	size_t len = strlen(header);
-	unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-				  (unsigned char)(len & 0xff), (unsigned char)(len >> 8) };
-
-	ck_assert_ptr_nonnull(f);
-	fwrite(pre, 1, sizeof(pre), f);
-	fwrite(header, 1, len, f);
-	fwrite(data, 1, bytes, f);
-	fclose(f);
-}
-
 /* Runs with values from the command line (docs/VALUES.md). */
 START_TEST(test_values_cli)
 {
@@ -1166,22 +1150,22 @@ START_TEST(test_values_cli)
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
 			     "--v", v, NULL), 2);
 	HAS(err_text, "is not (8, 4)");
-	write_npy_raw(v, "{'descr': '<i8', 'fortran_order': False, 'shape': (8, 4), }\n", x, 256);
+	test_write_npy_raw(v, "{'descr': '<i8', 'fortran_order': False, 'shape': (8, 4), }\n", x, 256);
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
 			     "--v", v, NULL), 2);
 	HAS(err_text, "dtype '<i8' is not float64");
-	write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 4), }\n", x, 248);
+	test_write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 4), }\n", x, 248);
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
 			     "--v", v, NULL), 2);
 	HAS(err_text, "truncated");
-	write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 4), }\n", x, 256);
+	test_write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 4), }\n", x, 256);
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
 			     "--v", v, NULL), 0);
-	write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 5), }\n", x, 256);
+	test_write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (8, 5), }\n", x, 256);
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
 			     "--v", v, NULL), 2);
 	HAS(err_text, "is not (8, 4)");
-	write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 8), }\n", x, 256);
+	test_write_npy_raw(v, "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 8), }\n", x, 256);
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
 			     "--v", v, NULL), 2);
 	HAS(err_text, "shape (4, 8) is not (8, 4)");

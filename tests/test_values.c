@@ -363,20 +363,6 @@ START_TEST(test_invalid_trace_has_no_values)
 END_TEST
 
 /* .npy: float32 and Fortran order read as the same matrix; refusals. */
-static void write_raw(const char *path, const char *header, const void *data, size_t bytes)
-{
-	FILE *f = fopen(path, "wb");
-	size_t len = strlen(header);
-	unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff),
-				  (unsigned char)(len >> 8) };
-
-	ck_assert_ptr_nonnull(f);
-	fwrite(pre, 1, sizeof(pre), f);
-	fwrite(header, 1, len, f);
-	fwrite(data, 1, bytes, f);
-	fclose(f);
-}
-
 static void expect_refused(const char *path, const char *why)
 {
 	struct ps_error err;
@@ -398,38 +384,38 @@ START_TEST(test_npy_read)
 	double *x;
 	uint64_t rows, cols;
 
-	write_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }\n", c_order, 48);
+	test_write_npy_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }\n", c_order, 48);
 	ck_assert_int_eq(ps_npy_load(path, 2, 3, &x, &rows, &cols, &err), 0);
 	ck_assert(rows == 2 && cols == 3 && !memcmp(x, c_order, 48));
 	free(x);
-	write_raw(path, "{\"shape\": (2, 3), \"fortran_order\": True, \"descr\": \"<f8\"}  \n", f_order, 48);
+	test_write_npy_raw(path, "{\"shape\": (2, 3), \"fortran_order\": True, \"descr\": \"<f8\"}  \n", f_order, 48);
 	ck_assert_int_eq(ps_npy_load(path, 2, 3, &x, &rows, &cols, &err), 0);
 	ck_assert(!memcmp(x, c_order, 48));
 	free(x);
-	write_raw(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", f32, 24);
+	test_write_npy_raw(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", f32, 24);
 	ck_assert_int_eq(ps_npy_load(path, 2, 3, &x, &rows, &cols, &err), 0);
 	ck_assert(!memcmp(x, c_order, 48));
 	free(x);
 	/* refusals, each with its reason */
-	write_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }\n", c_order, 48);
+	test_write_npy_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }\n", c_order, 48);
 	expect_refused(path, "shape (3, 2) is not (2, 3)");
-	write_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (6,), }\n", c_order, 48);
+	test_write_npy_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (6,), }\n", c_order, 48);
 	expect_refused(path, "1 dimensions");
-	write_raw(path, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }\n", c_order, 48);
+	test_write_npy_raw(path, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }\n", c_order, 48);
 	expect_refused(path, "dtype '<i8'");
-	write_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }\n", c_order, 40);
+	test_write_npy_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }\n", c_order, 40);
 	expect_refused(path, "truncated");
-	write_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }\n", f32, 24);
+	test_write_npy_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }\n", f32, 24);
 	expect_refused(path, "truncated");
-	write_raw(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", c_order, 48);
+	test_write_npy_raw(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", c_order, 48);
 	expect_refused(path, "bytes after");
-	write_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'x': 1}\n", c_order, 48);
+	test_write_npy_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'x': 1}\n", c_order, 48);
 	expect_refused(path, "unknown or repeated key 'x'");
-	write_raw(path, "{'descr': '<f8', 'fortran_order': False}\n", c_order, 48);
+	test_write_npy_raw(path, "{'descr': '<f8', 'fortran_order': False}\n", c_order, 48);
 	expect_refused(path, "lacks 'shape'");
-	write_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", c_order, 48);
+	test_write_npy_raw(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", c_order, 48);
 	expect_refused(path, "newline");
-	write_raw(path, "not a header at all\n", c_order, 48);
+	test_write_npy_raw(path, "not a header at all\n", c_order, 48);
 	expect_refused(path, "not a dictionary");
 	{
 		/* a header length beyond the file */

@@ -32,6 +32,10 @@ void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 /* The contents of f (from its start) into buf, NUL-terminated; f closed. */
 void test_slurp(FILE *f, char *buf, size_t len);
 
+/* Writes a .npy file of version 1.0 with this header and these data bytes. */
+void test_write_npy_raw(const char *path, const char *header, const void *data,
+			size_t bytes);
+
 /* The exact-attention DAG (MODEL.md section 5) for (n, d, normalize). */
 void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 			  int normalize);
