@@ -457,16 +457,32 @@ int ps_attention_estimate(const struct ps_attention_params *p,
 	return 0;
 }
 
+uint64_t ps_attention_plan_bytes(uint64_t d, uint64_t r, uint64_t g,
+				 uint64_t tiles)
+{
+	/* the tiles' features: at most g a monomial and d a tile */
+	uint64_t features = g * r;
+
+	if (tiles && d < features / tiles)
+		features = d * tiles;
+	/* the monomials' tile numbers, their order and the counting sort's
+	 * starts; the tiles (four words each); a mark and two lists of
+	 * features; the tiles' features, doubled while they grow */
+	return 8 * (2 * r + tiles + 1) + 32 * tiles + 17 * d + 16 * features;
+}
+
 static int check(const struct ps_attention_params *p, bool state,
 		 struct ps_error *err)
 {
-	const char *source;
-	uint64_t bytes, r, limit = ps_memory_limit(&source);
+	uint64_t bytes, r;
+	char what[160];
 
 	if (p->g > 64)
 		return ps_error_set(err, PS_ENOMEM,
 				    "degree g = %llu exceeds the limit of 64",
 				    (unsigned long long)p->g);
+	if (p->d > UINT32_MAX)
+		return ps_error_set(err, PS_ENOMEM, "d or g beyond 2^32");
 	if (ps_tau(p->d, p->g, &r) || r > PS_MAX_MONOMIALS)
 		return ps_error_set(err, PS_ENOMEM,
 				    "r = C(d+g, g) for d = %llu, g = %llu exceeds the limit of %llu monomials",
@@ -477,17 +493,16 @@ static int check(const struct ps_attention_params *p, bool state,
 				    "the DAG for n = %llu, d = %llu, g = %llu is beyond 64-bit sizes",
 				    (unsigned long long)p->n, (unsigned long long)p->d,
 				    (unsigned long long)p->g);
-	if (!state) /* the monomials only */
-		bytes = p->exact ? 0 : r * (2 + 8 * p->g);
-	/* a tenth is left for the process itself */
-	if (bytes > limit / 10 * 9)
-		return ps_error_set(err, PS_ENOMEM,
-				    "the %s for n = %llu, d = %llu, g = %llu needs about %.1f GiB; %s %.1f GiB",
-				    state ? "pebble state" : "monomial table",
-				    (unsigned long long)p->n, (unsigned long long)p->d,
-				    (unsigned long long)p->g, (double)bytes / (1 << 30),
-				    source, (double)limit / (1 << 30));
-	return PS_OK;
+	if (!p->exact) /* and the tables of a plan of tiles */
+		bytes += ps_attention_plan_bytes(p->d, r, p->g, r);
+	if (!state) /* the monomials and the plan only */
+		bytes = p->exact ? 0 : r * (2 + 8 * p->g) +
+				      ps_attention_plan_bytes(p->d, r, p->g, r);
+	snprintf(what, sizeof(what), "the %s for n = %llu, d = %llu, g = %llu",
+		 state ? "pebble state" : "monomial table with the plan's tiles",
+		 (unsigned long long)p->n, (unsigned long long)p->d,
+		 (unsigned long long)p->g);
+	return ps_memory_fits(bytes, what, err);
 }
 
 int ps_attention_check(const struct ps_attention_params *p,

@@ -2,6 +2,7 @@
  * The memory limit (include/pebblesim/limits.h).
  */
 #include "pebblesim/limits.h"
+#include "pebblesim/common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -156,4 +157,31 @@ uint64_t ps_memory_limit(const char **source)
 			*source = src_cap;
 	}
 	return limit;
+}
+
+const char *ps_size_text(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB" };
+	double v = (double)bytes / 1024;
+	int u = 0;
+
+	while (u < 2 && v >= 1024) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+int ps_memory_fits(uint64_t bytes, const char *what, struct ps_error *err)
+{
+	const char *source;
+	const uint64_t limit = ps_memory_limit(&source);
+	char need[32], have[32];
+
+	if (bytes <= limit / 10 * 9)
+		return PS_OK;
+	return ps_error_set(err, PS_ENOMEM, "%s needs about %s; %s %s", what,
+			    ps_size_text(bytes, need, sizeof(need)), source,
+			    ps_size_text(limit, have, sizeof(have)));
 }

@@ -127,44 +127,25 @@ uint64_t ps_plan_state_bytes(const struct ps_plan *plan, const struct ps_dag *da
 	return plan->state_bytes ? plan->state_bytes : ps_engine_state_bytes(dag);
 }
 
-/* "1.9 GiB", "12.0 MiB", "3.5 KiB": bytes for a message. */
-static const char *size_text(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const unit[] = { "KiB", "MiB", "GiB" };
-	double v = (double)bytes / 1024;
-	int u = 0;
-
-	while (u < 2 && v >= 1024) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%.1f %s", v, unit[u]);
-	return buf;
-}
-
 int ps_run_fits(const struct ps_problem *pb, const struct ps_strategy *s, bool values,
 		struct ps_error *err)
 {
 	const struct ps_dag *dag = pb->att ? &pb->att->dag : &pb->xdag->dag;
-	const char *source, *name;
-	const uint64_t limit = ps_memory_limit(&source);
-	uint64_t bytes;
 	struct ps_plan plan;
-	char need[32], have[32];
+	char what[160];
+	uint64_t bytes;
 	int rc = ps_strategy_plan(s, pb, &plan, err);
 
 	if (rc)
 		return rc;
-	name = plan.chosen ? plan.chosen->name : s->name;
-	bytes = ps_plan_state_bytes(&plan, dag);
+	bytes = ps_plan_state_bytes(&plan, dag) + plan.work_bytes;
 	if (values && pb->att)
 		bytes += ps_values_bytes(pb->att, pb->M);
-	/* a tenth is left for the process itself */
-	if (bytes <= limit / 10 * 9)
-		return PS_OK;
-	return ps_error_set(err, PS_ENOMEM, "the pebble state of %s's sequence%s needs about %s; %s %s",
-			    name, values ? " with values" : "", size_text(bytes, need, sizeof(need)),
-			    source, size_text(limit, have, sizeof(have)));
+	snprintf(what, sizeof(what), "the pebble state of %s's sequence%s%s",
+		 plan.chosen ? plan.chosen->name : s->name,
+		 values ? " with values" : "",
+		 plan.work_bytes ? " with the strategy's tables" : "");
+	return ps_memory_fits(bytes, what, err);
 }
 
 int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,

@@ -231,7 +231,9 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 		}
 	}
 	snprintf(row->strategy, sizeof(row->strategy), "%s", s->name);
-	if (M < ps_strategy_min_memory(s, &att)) {
+	if (ps_strategy_min_memory(s, &att) == UINT64_MAX) {
+		not_run(row, "does not apply to these parameters at any M");
+	} else if (M < ps_strategy_min_memory(s, &att)) {
 		snprintf(why, sizeof(why), "needs M >= %llu",
 			 (unsigned long long)ps_strategy_min_memory(s, &att));
 		not_run(row, why);

@@ -181,6 +181,10 @@ const struct ps_strategy *ps_case_algorithm(const char *case_name,
 				snprintf(notes[noted++], sizeof(notes[0]),
 					 "%s not considered: Lemma 3.3's premise %s fails",
 					 s->name, premise);
+			else if (least == UINT64_MAX)
+				snprintf(notes[noted++], sizeof(notes[0]),
+					 "%s does not apply to these parameters at any M",
+					 s->name);
 			else if (pb->M < least)
 				snprintf(notes[noted++], sizeof(notes[0]),
 					 "%s does not run: it needs M >= %llu",

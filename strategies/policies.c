@@ -134,8 +134,12 @@ static int plan_with(const struct ps_problem *pb, struct ps_plan *plan,
 							 : "igraph's topological order",
 		 policy);
 	plan->peak_red = pb->M;
+	/* the cache's tables, the order (a word a vertex) and, for dfs, its
+	 * search's stack, next edges and marks (17 bytes a vertex) */
 	plan->work_bytes = ps_cache_bytes(&pb->xdag->dag, strcmp(policy, "LRU") ?
-							   PS_POLICY_BELADY : PS_POLICY_LRU);
+							   PS_POLICY_BELADY : PS_POLICY_LRU) +
+			   8 * pb->xdag->vertices +
+			   (pb->order && !strcmp(pb->order, "dfs") ? 17 * pb->xdag->vertices : 0);
 	return PS_OK;
 }
 

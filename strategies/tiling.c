@@ -19,6 +19,8 @@
  */
 #include "tiling.h"
 
+#include "pebblesim/limits.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +85,22 @@ void ps_tiling_free(struct ps_tiling *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* ps_attention_plan_bytes counts four words a tile */
+_Static_assert(sizeof(struct ps_agg_tile) == 32, "a tile is four words");
+
+/* Whether a tiling of count tiles fits in the memory limit, before any of
+ * it is allocated. */
+static int tiling_fits(const struct ps_attention *att, uint64_t count,
+		       struct ps_error *err)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "the plan's tiles for d = %llu and r = %llu monomials",
+		 (unsigned long long)att->d, (unsigned long long)att->r);
+	return ps_memory_fits(ps_attention_plan_bytes(att->d, att->r, att->g, count),
+			      what, err);
+}
+
 /* Fills gen (and all) from order and tiles; order and tiles are set. */
 static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
 			 struct ps_error *err)
@@ -138,6 +156,8 @@ int ps_tiling_blocks(struct ps_tiling *t, const struct ps_attention *att,
 	uint64_t count = ps_block_count(att->r, size);
 
 	memset(t, 0, sizeof(*t));
+	if (tiling_fits(att, count, err))
+		return PS_ENOMEM;
 	t->order = malloc(att->r * sizeof(uint64_t));
 	t->tiles = calloc(count, sizeof(*t->tiles));
 	if (!t->order || !t->tiles) {
@@ -163,10 +183,13 @@ int ps_tiling_partition(struct ps_tiling *t, const struct ps_attention *att,
 			const uint64_t *tile_of, uint64_t tile_count,
 			struct ps_error *err)
 {
-	uint64_t *start = calloc(tile_count + 1, sizeof(uint64_t));
+	uint64_t *start;
 	uint64_t kept = 0;
 
 	memset(t, 0, sizeof(*t));
+	if (tiling_fits(att, tile_count, err))
+		return PS_ENOMEM;
+	start = calloc(tile_count + 1, sizeof(uint64_t));
 	t->order = malloc(att->r * sizeof(uint64_t));
 	t->tiles = calloc(tile_count ? tile_count : 1, sizeof(*t->tiles));
 	if (!start || !t->order || !t->tiles) {
@@ -250,6 +273,8 @@ int ps_tiling_groups(struct ps_tiling *t, const struct ps_attention *att,
 
 	if (ps_binom(groups, k, &count) || count > att->r)
 		return ps_error_set(err, PS_ENOMEM, "too many aggregation tiles");
+	if (tiling_fits(att, count, err))
+		return PS_ENOMEM;
 	tile_of = malloc(att->r * sizeof(uint64_t));
 	if (!tile_of)
 		return ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");

@@ -168,6 +168,8 @@ START_TEST(test_cases_and_options)
 	HAS(err_text, "pebblesim: subtile does not apply to these parameters at any M");
 	ck_assert_int_eq(cli("--strategy", "keylemma", "-n", "8", "-d", "2", "-g", "3", "-M", "1000", NULL), 2);
 	HAS(err_text, "pebblesim: keylemma does not apply to these parameters at any M");
+	ck_assert_int_eq(cli("--case", "II", "-n", "8", "-d", "2", "-g", "3", "-M", "1000", NULL), 2);
+	HAS(err_text, "pebblesim: no algorithm of Case II runs at M = 1000: keylemma does not apply to these parameters at any M\n");
 }
 END_TEST
 

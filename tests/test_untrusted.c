@@ -317,6 +317,70 @@ START_TEST(test_memory_limit_by_strategy)
 }
 END_TEST
 
+/*
+ * What a strategy allocates before the pebble state is checked: the tables
+ * of its plan (d = 2332387903 once allocated 2.3 GB for them before any
+ * check, under a cap of 512 bytes) and the tables of a cache policy.
+ */
+START_TEST(test_memory_limit_before_plans)
+{
+	struct ps_attention att;
+	struct ps_attention_params p = { .n = 8, .d = 600, .g = 1 };
+	struct ps_problem pb;
+	struct ps_report rep;
+	struct ps_plan plan;
+	struct ps_error err;
+	const struct ps_strategy *keylemma = ps_strategy_find("keylemma");
+	const struct ps_strategy *naive = ps_strategy_find("naive");
+	uint64_t tables, state;
+
+	/* the command line refuses before any strategy plans */
+	ps_memory_limit_cap(UINT64_C(64) << 20);
+	ck_assert_int_eq(cli("-n", "1", "-d", "2332387903", "-g", "0", "-M", "92", NULL), 2);
+	HAS(err_text, "pebblesim: the monomial table with the plan's tiles for n = 1, d = 2332387903, g = 0 needs about 36.9 GiB; pebblesim's own cap is 64.0 MiB");
+	ck_assert_int_eq(cli("--strategy", "generic", "-n", "1", "-d", "2332387903", "-g", "0",
+			     "-M", "92", "--dry-run", NULL), 2);
+	HAS(err_text, "plan's tiles for n = 1, d = 2332387903");
+	ck_assert_int_eq(cli("compare", "-n", "1", "-d", "2332387903", "-g", "0", "-M", "92", NULL), 2);
+	HAS(err_text, "needs about");
+	ps_memory_limit_cap(0);
+
+	/* the library: a plan checks its tiles before it allocates them */
+	ck_assert_int_eq(ps_attention_init(&att, &p, &err), 0);
+	memset(&pb, 0, sizeof(pb));
+	pb.att = &att;
+	pb.M = 100000;
+	tables = ps_attention_plan_bytes(att.d, att.r, att.g, att.r);
+	ps_memory_limit_cap(tables / 2);
+	ck_assert_int_eq(ps_attention_check_dag(&p, &err), PS_ENOMEM);
+	ck_assert_int_eq(ps_strategy_plan(keylemma, &pb, &plan, &err), PS_ENOMEM);
+	ck_assert_msg(strstr(err.msg, "the plan's tiles for d = 600 and r = 601 monomials needs about"),
+		      "%s", err.msg);
+	/* the worst case of any tiling fits: every plan runs */
+	ps_memory_limit_cap(tables * 10 / 9 + 10);
+	ck_assert_int_eq(ps_strategy_plan(keylemma, &pb, &plan, &err), 0);
+	ck_assert_int_eq(ps_strategy_plan(ps_strategy_find("generic"), &pb, &plan, &err), 0);
+	/* the DAG's check counts the monomial table too (r words here) */
+	ps_memory_limit_cap(2 * tables);
+	ck_assert_int_eq(ps_attention_check_dag(&p, &err), 0);
+	ps_memory_limit_cap(0);
+
+	/* a cache policy's tables count with the pebble state */
+	ck_assert_int_eq(ps_strategy_plan(naive, &pb, &plan, &err), 0);
+	state = ps_plan_state_bytes(&plan, &att.dag);
+	ck_assert_uint_gt(plan.work_bytes, 0);
+	ps_memory_limit_cap((state + plan.work_bytes / 2) * 10 / 9);
+	ck_assert_int_eq(ps_run(&pb, naive, NULL, &rep, &err), PS_ENOMEM);
+	ck_assert_msg(strstr(err.msg, "the pebble state of naive's sequence with the strategy's tables needs about"),
+		      "%s", err.msg);
+	ps_memory_limit_cap((state + plan.work_bytes) * 10 / 9 + 10);
+	ck_assert_int_eq(ps_run(&pb, naive, NULL, &rep, &err), 0);
+	ck_assert(rep.valid);
+	ps_memory_limit_cap(0);
+	ps_attention_free(&att);
+}
+END_TEST
+
 /* 5. Symbolic links are followed, special files written in place, and a
  * failed write leaves what stood at the path. */
 START_TEST(test_output_special_files)
@@ -613,6 +677,7 @@ Suite *untrusted_suite(void)
 	tcase_add_test(tc, test_edgelist_size_before_igraph);
 	tcase_add_test(tc, test_memory_limit_honours_rlimit_and_cgroup);
 	tcase_add_test(tc, test_memory_limit_by_strategy);
+	tcase_add_test(tc, test_memory_limit_before_plans);
 	tcase_add_test(tc, test_output_special_files);
 	tcase_add_test(tc, test_output_errors);
 	tcase_add_test(tc, test_signal_removes_temporary);

@@ -108,9 +108,20 @@ static inline const char *ps_attention_kind_name(const struct ps_attention *att)
 int ps_attention_check(const struct ps_attention_params *p,
 		       struct ps_error *err);
 /* The same but for the pebble state, which a run checks once its
- * strategy has said what it needs (ps_run). */
+ * strategy has said what it needs (ps_run): the monomial table and the
+ * tables of a plan (ps_attention_plan_bytes) only. */
 int ps_attention_check_dag(const struct ps_attention_params *p,
 			   struct ps_error *err);
+
+/*
+ * Bytes the tables of a tiling plan take (strategies/tiling.c): for r
+ * monomials of degree at most g over d features, cut into tiles
+ * aggregation tiles. They are checked, with tiles = r, before any
+ * strategy plans on the approximate DAG. d <= 2^32, g <= 64 and
+ * r <= PS_MAX_MONOMIALS keep it within 64 bits.
+ */
+uint64_t ps_attention_plan_bytes(uint64_t d, uint64_t r, uint64_t g,
+				 uint64_t tiles);
 
 /* Bytes of pebble state (and monomial table) a run on p needs; -1 when
  * it is beyond 64-bit sizes. */

@@ -75,7 +75,8 @@ void ps_report_init_explicit(struct ps_report *rep,
 uint64_t ps_plan_state_bytes(const struct ps_plan *plan, const struct ps_dag *dag);
 
 /* Does a run of s on pb fit in 90% of the memory limit (limits.h): its
- * pebble state and, with values, their arrays (ps_values_bytes)? PS_OK,
+ * pebble state, the tables its strategy keeps while it runs
+ * (plan.work_bytes) and, with values, their arrays (ps_values_bytes)? PS_OK,
  * PS_ENOMEM with what it needs, or the plan's error. A caller that
  * allocates values checks it first. */
 int ps_run_fits(const struct ps_problem *pb, const struct ps_strategy *s, bool values,
