@@ -333,6 +333,7 @@ START_TEST(test_memory_limit_before_plans)
 	const struct ps_strategy *keylemma = ps_strategy_find("keylemma");
 	const struct ps_strategy *naive = ps_strategy_find("naive");
 	uint64_t tables, state;
+	char path[256];
 
 	/* the command line refuses before any strategy plans */
 	ps_memory_limit_cap(UINT64_C(64) << 20);
@@ -343,6 +344,13 @@ START_TEST(test_memory_limit_before_plans)
 	HAS(err_text, "plan's tiles for n = 1, d = 2332387903");
 	ck_assert_int_eq(cli("compare", "-n", "1", "-d", "2332387903", "-g", "0", "-M", "92", NULL), 2);
 	HAS(err_text, "needs about");
+	/* and before a trace's lines are counted, a pass of the whole run
+	 * (6 s here): its state, 23 MiB, is refused at once */
+	ps_memory_limit_cap(UINT64_C(8) << 20);
+	in_dir(path, sizeof(path), "large.jsonl");
+	ck_assert_int_eq(cli("-n", "6m", "-d", "2", "-g", "1", "-M", "9", "--trace", path, NULL), 2);
+	HAS(err_text, "the pebble state of keylemma's sequence needs about");
+	ck_assert_int_eq(access(path, F_OK), -1);
 	ps_memory_limit_cap(0);
 
 	/* the library: a plan checks its tiles before it allocates them */

@@ -282,10 +282,16 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		goto done;
 	}
+	/* before the trace's count and the values' arrays: the cheap check
+	 * first, so that a run too large is refused at once */
+	if (ps_run_fits(&pb, s, a->values, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		goto done;
+	}
 	if (a->values) {
 		if (cli_values_inputs(cmd, a, &a->trace, 1, &inputs, errout))
 			goto done;
-		if (ps_run_fits(&pb, s, true, &err) || ps_values_init(&vals, &att, &inputs, &err)) {
+		if (ps_values_init(&vals, &att, &inputs, &err)) {
 			fprintf(errout, "pebblesim: %s\n", err.msg);
 			goto done;
 		}
