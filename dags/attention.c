@@ -493,11 +493,10 @@ static int check(const struct ps_attention_params *p, bool state,
 				    "the DAG for n = %llu, d = %llu, g = %llu is beyond 64-bit sizes",
 				    (unsigned long long)p->n, (unsigned long long)p->d,
 				    (unsigned long long)p->g);
-	if (!p->exact) /* and the tables of a plan of tiles */
+	if (!state) /* the monomials only: a run checks its state later */
+		bytes = p->exact ? 0 : r * (2 + 8 * p->g);
+	if (!p->exact) /* and the largest tables a tiling plan builds */
 		bytes += ps_attention_plan_bytes(p->d, r, p->g, r);
-	if (!state) /* the monomials and the plan only */
-		bytes = p->exact ? 0 : r * (2 + 8 * p->g) +
-				      ps_attention_plan_bytes(p->d, r, p->g, r);
 	snprintf(what, sizeof(what), "the %s for n = %llu, d = %llu, g = %llu",
 		 state ? "pebble state" : "monomial table with the plan's tiles",
 		 (unsigned long long)p->n, (unsigned long long)p->d,

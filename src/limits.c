@@ -159,7 +159,8 @@ uint64_t ps_memory_limit(const char **source)
 	return limit;
 }
 
-const char *ps_size_text(uint64_t bytes, char *buf, size_t len)
+/* "1.9 GiB", "12.0 MiB", "3.5 KiB": bytes for a message, in buf. */
+static const char *size_text(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB" };
 	double v = (double)bytes / 1024;
@@ -182,6 +183,6 @@ int ps_memory_fits(uint64_t bytes, const char *what, struct ps_error *err)
 	if (bytes <= limit / 10 * 9)
 		return PS_OK;
 	return ps_error_set(err, PS_ENOMEM, "%s needs about %s; %s %s", what,
-			    ps_size_text(bytes, need, sizeof(need)), source,
-			    ps_size_text(limit, have, sizeof(have)));
+			    size_text(bytes, need, sizeof(need)), source,
+			    size_text(limit, have, sizeof(have)));
 }

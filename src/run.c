@@ -127,25 +127,30 @@ uint64_t ps_plan_state_bytes(const struct ps_plan *plan, const struct ps_dag *da
 	return plan->state_bytes ? plan->state_bytes : ps_engine_state_bytes(dag);
 }
 
-int ps_run_fits(const struct ps_problem *pb, const struct ps_strategy *s, bool values,
-		struct ps_error *err)
+/* ps_run_fits for s's plan, already made */
+static int plan_fits(const struct ps_problem *pb, const struct ps_strategy *s,
+		     const struct ps_plan *plan, bool values, struct ps_error *err)
 {
 	const struct ps_dag *dag = pb->att ? &pb->att->dag : &pb->xdag->dag;
-	struct ps_plan plan;
+	uint64_t bytes = ps_plan_state_bytes(plan, dag) + plan->work_bytes;
 	char what[160];
-	uint64_t bytes;
-	int rc = ps_strategy_plan(s, pb, &plan, err);
 
-	if (rc)
-		return rc;
-	bytes = ps_plan_state_bytes(&plan, dag) + plan.work_bytes;
 	if (values && pb->att)
 		bytes += ps_values_bytes(pb->att, pb->M);
 	snprintf(what, sizeof(what), "the pebble state of %s's sequence%s%s",
-		 plan.chosen ? plan.chosen->name : s->name,
+		 plan->chosen ? plan->chosen->name : s->name,
 		 values ? " with values" : "",
-		 plan.work_bytes ? " with the strategy's tables" : "");
+		 plan->work_bytes ? " with the strategy's tables" : "");
 	return ps_memory_fits(bytes, what, err);
+}
+
+int ps_run_fits(const struct ps_problem *pb, const struct ps_strategy *s, bool values,
+		struct ps_error *err)
+{
+	struct ps_plan plan;
+	int rc = ps_strategy_plan(s, pb, &plan, err);
+
+	return rc ? rc : plan_fits(pb, s, &plan, values, err);
 }
 
 int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
@@ -172,7 +177,7 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	if (rc)
 		return rc;
 	rep->has_plan = true;
-	if ((rc = ps_run_fits(pb, s, pb->values != NULL, err)))
+	if ((rc = plan_fits(pb, s, &rep->plan, pb->values != NULL, err)))
 		return rc;
 	rc = ps_engine_init(&engine, dag, pb->M, err);
 	if (rc)

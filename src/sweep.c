@@ -189,7 +189,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 	struct ps_problem pb;
 	struct ps_error err;
 	char why[384];
-	uint64_t M = spec->M;
+	uint64_t M = spec->M, least;
 
 	memset(row, 0, sizeof(*row));
 	switch (spec->range.param) {
@@ -231,11 +231,11 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 		}
 	}
 	snprintf(row->strategy, sizeof(row->strategy), "%s", s->name);
-	if (ps_strategy_min_memory(s, &att) == UINT64_MAX) {
+	least = ps_strategy_min_memory(s, &att);
+	if (least == UINT64_MAX) {
 		not_run(row, "does not apply to these parameters at any M");
-	} else if (M < ps_strategy_min_memory(s, &att)) {
-		snprintf(why, sizeof(why), "needs M >= %llu",
-			 (unsigned long long)ps_strategy_min_memory(s, &att));
+	} else if (M < least) {
+		snprintf(why, sizeof(why), "needs M >= %llu", (unsigned long long)least);
 		not_run(row, why);
 	} else if (spec->predict) {
 		struct ps_lower_bounds lb;
@@ -263,7 +263,6 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 		struct ps_report rep;
 		struct ps_values vals;
 		bool values = false;
-		int rc;
 
 		if (spec->values) {
 			if (ps_values_init(&vals, &att, &spec->inputs, &err)) {
@@ -274,7 +273,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			pb.values = &vals;
 			values = true;
 		}
-		if ((rc = ps_run(&pb, s, NULL, &rep, &err))) {
+		if (ps_run(&pb, s, NULL, &rep, &err)) {
 			not_run(row, err.msg);
 		} else {
 			row->ran = row->simulated = true;

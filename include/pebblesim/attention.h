@@ -101,9 +101,10 @@ static inline const char *ps_attention_kind_name(const struct ps_attention *att)
 
 /*
  * Checks, before anything is allocated, that the DAG stays within the
- * limits (g <= 64, r <= PS_MAX_MONOMIALS, 64-bit sizes) and that the
- * engine's pebble state for it fits in 90% of this machine's memory;
- * the message gives the estimate.
+ * limits (g <= 64, d <= 2^32, r <= PS_MAX_MONOMIALS, 64-bit sizes) and
+ * that the engine's pebble state for it, with the largest tables a tiling
+ * plan builds, fits in 90% of the memory limit (limits.h); the message
+ * gives the estimate.
  */
 int ps_attention_check(const struct ps_attention_params *p,
 		       struct ps_error *err);

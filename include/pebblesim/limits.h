@@ -7,7 +7,6 @@
 #ifndef PEBBLESIM_LIMITS_H
 #define PEBBLESIM_LIMITS_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 struct ps_error;
@@ -22,9 +21,6 @@ uint64_t ps_memory_limit(const char **source);
  * the address-space limit (ulimit -v) is 1.0 GiB" in err.
  */
 int ps_memory_fits(uint64_t bytes, const char *what, struct ps_error *err);
-
-/* "1.9 GiB", "12.0 MiB", "3.5 KiB": bytes for a message, in buf. */
-const char *ps_size_text(uint64_t bytes, char *buf, size_t len);
 
 /*
  * Lowers the limit further for this process (0: no cap), as the fuzz
