@@ -75,10 +75,39 @@ static int plane_init(struct ps_plane *p, uint64_t nodes)
 	return p->page && p->zone ? PS_OK : PS_ENOMEM;
 }
 
+/*
+ * The slots [*lo, *hi) of a directory of `slots` slots, each over 2^shift
+ * nodes, that lie in the first zone at or after zone *lo's with a page;
+ * false when none is left. Teardown walks only these, so it takes time and
+ * touches memory in proportion to the zones ever used, not to the
+ * directory, whose untouched pages the kernel never maps.
+ */
+static bool zone_slots_next(const uint64_t *zone, uint64_t slots, unsigned shift,
+			    uint64_t *lo, uint64_t *hi)
+{
+	const uint64_t per_zone = UINT64_C(1) << (PS_ZONE_SHIFT - shift);
+	const uint64_t zones = (slots + per_zone - 1) / per_zone;
+
+	for (uint64_t z = (*lo + per_zone - 1) / per_zone; zone && z < zones; z++) {
+		const uint64_t word = zone[z >> 6] >> (z & 63);
+
+		if (!word)
+			z |= 63; /* no zone with a page in the rest of this word */
+		if (!(word & 1))
+			continue;
+		*lo = z * per_zone;
+		*hi = ps_min_u64(*lo + per_zone, slots);
+		return true;
+	}
+	return false;
+}
+
 static void plane_free(struct ps_plane *p)
 {
-	for (uint64_t k = 0; p->page && k < p->pages; k++)
-		free(p->page[k]);
+	for (uint64_t lo = 0, hi; p->page && zone_slots_next(p->zone, p->pages, PS_PAGE_SHIFT, &lo, &hi);
+	     lo = hi)
+		for (uint64_t k = lo; k < hi; k++)
+			free(p->page[k]);
 	free(p->page);
 	free(p->zone);
 	p->page = NULL;
@@ -402,8 +431,10 @@ static void state_free(struct ps_engine_state *s)
 	plane_free(&s->blue);
 	plane_free(&s->computed);
 	plane_free(&s->complete);
-	for (uint64_t k = 0; s->index && k < s->index_pages; k++)
-		free(s->index[k]);
+	for (uint64_t lo = 0, hi; s->index &&
+	     zone_slots_next(s->index_zone, s->index_pages, PS_INDEX_SHIFT, &lo, &hi); lo = hi)
+		for (uint64_t k = lo; k < hi; k++)
+			free(s->index[k]);
 	for (uint32_t k = 0; s->rec && k < s->rec_used; k++)
 		free(s->rec[k].bits); /* free records hold NULL */
 	free(s->index);
