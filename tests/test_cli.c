@@ -20,27 +20,14 @@ static char out_text[1 << 16], err_text[1 << 14];
 /* Runs pebblesim with the NULL-terminated arguments; returns the status. */
 static int cli(const char *first, ...)
 {
-	char *argv[32];
-	int argc = 0, rc;
-	FILE *out = tmpfile(), *err = tmpfile();
 	va_list ap;
+	int rc;
 
-	ck_assert_ptr_nonnull(out);
-	ck_assert_ptr_nonnull(err);
-	argv[argc++] = "pebblesim";
 	va_start(ap, first);
-	for (const char *a = first; a; a = va_arg(ap, const char *))
-		argv[argc++] = (char *)a;
+	rc = test_cli_va(out_text, sizeof(out_text), err_text, sizeof(err_text), first, ap);
 	va_end(ap);
-	argv[argc] = NULL;
-	rc = ps_cli_main(argc, argv, out, err);
-	test_slurp(out, out_text, sizeof(out_text));
-	test_slurp(err, err_text, sizeof(err_text));
 	return rc;
 }
-
-#define HAS(text, needle) \
-	ck_assert_msg(strstr((text), (needle)) != NULL, "'%s' not in:\n%s", (needle), (text))
 
 START_TEST(test_usage_errors)
 {

@@ -483,7 +483,7 @@ static int count_temporaries(void)
 	int count = 0;
 
 	while (d && (e = readdir(d)))
-		count += strstr(e->d_name, ".tmp.") != NULL;
+		count += !strncmp(e->d_name, ".pebblesim-", 11);
 	if (d)
 		closedir(d);
 	return count;

@@ -134,7 +134,9 @@ static int finish(const struct cli_args *a, char param, struct ps_sweep_row *row
 	struct ps_error err;
 	int status = PS_EXIT_VALID;
 
-	ps_sweep_sort(rows, count);
+	/* a merge of CSV files without rows has none to sort (rows is NULL) */
+	if (count)
+		ps_sweep_sort(rows, count);
 	cross_count = ps_sweep_crossovers(rows, count, baseline, cross,
 					  PS_SWEEP_MAX_STRATEGIES);
 	if (a->csv && write_csv(a->csv, rows, count, out, errout))
