@@ -359,26 +359,31 @@ void ps_scratch_remove(struct ps_scratch *s)
 }
 
 /*
- * The output is compared with each input after links, by device and inode.
- * An output where nothing stands yet cannot be an input that exists, and
- * an input that does not exist cannot be read: neither needs more.
+ * The output is compared with each input after links, by device and
+ * inode; "-" is standard input, compared by what it was opened from
+ * (`run --dag - --trace d.graphml < d.graphml`). Only a regular file is
+ * destroyed by writing: a device, FIFO or terminal is both read and
+ * written in place (a terminal is standard input and output at once). An
+ * output where nothing stands yet cannot be an input that exists, and an
+ * input that does not exist cannot be read: neither needs more.
  */
 int ps_output_check_inputs(const char *path, const char *const *inputs,
 			   size_t count, struct ps_error *err)
 {
 	struct stat out;
 
-	if (!path || !strcmp(path, "-") || stat(path, &out))
+	if (!path || !strcmp(path, "-") || stat(path, &out) || !S_ISREG(out.st_mode))
 		return PS_OK;
 	for (size_t k = 0; k < count; k++) {
+		bool piped = inputs[k] && !strcmp(inputs[k], "-");
 		struct stat in;
 
-		if (!inputs[k] || !strcmp(inputs[k], "-") || stat(inputs[k], &in))
+		if (!inputs[k] || (piped ? fstat(STDIN_FILENO, &in) : stat(inputs[k], &in)))
 			continue;
 		if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
 			return ps_error_set(err, PS_EINPUT,
-					    "the output '%s' is the input '%s': refusing to overwrite it",
-					    path, inputs[k]);
+					    "the output '%s' is the input '%s'%s: refusing to overwrite it",
+					    path, inputs[k], piped ? " (standard input)" : "");
 	}
 	return PS_OK;
 }

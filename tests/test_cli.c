@@ -1171,7 +1171,7 @@ START_TEST(test_values_cli)
 	write_npy(v, x, 8, 4);
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
 			     "--v", v, "--output", q, NULL), 2);
-	HAS(err_text, "names an input");
+	HAS(err_text, "is the input");
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
 			     "--v", v, "--output", "-", NULL), 2);
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "60", "--values", "--q", q, "--k", k,
@@ -1190,7 +1190,7 @@ START_TEST(test_values_cli)
 									   "inputs"), "q")), q);
 	json_decref(root);
 	ck_assert_int_eq(cli("validate", "--values", "--output", trace, trace, NULL), 2);
-	HAS(err_text, "names an input");
+	HAS(err_text, "is the input");
 	ck_assert_int_eq(cli("validate", "--values", "--seed", "2", "--q", q, "--k", k, "--v", v, trace, NULL), 2);
 	HAS(err_text, "is for random inputs");
 	/* the failure rule: exp overflows in the DAG (no running maximum),

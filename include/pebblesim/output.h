@@ -81,9 +81,10 @@ int ps_scratch_create(struct ps_scratch *s, const char *name, struct ps_error *e
 void ps_scratch_remove(struct ps_scratch *s);
 
 /*
- * Refuses (PS_EINPUT) an output path that names one of the inputs (a
- * NULL-terminated list; NULL entries before the end are skipped by
- * passing count): the same file after links, or the same new path.
+ * Refuses (PS_EINPUT) an output path that is one of the inputs: the same
+ * regular file after links (device and inode), "-" meaning standard
+ * input as it was opened. NULL entries are skipped. A special file
+ * (device, FIFO) is not destroyed by writing and is not refused.
  */
 int ps_output_check_inputs(const char *path, const char *const *inputs,
 			   size_t count, struct ps_error *err);
