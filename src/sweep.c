@@ -1052,22 +1052,30 @@ static void write_plot_script(FILE *gp, bool svg, char param, bool values,
 	fputc('\n', gp);
 }
 
-/* The first line of gnuplot's standard error, printable, in buf. */
-static void first_error_line(const char *dir, char *buf, size_t len)
+/*
+ * The last line of gnuplot's standard error that is not blank, printable,
+ * in buf: gnuplot ends an error with `"plot.gp" line N: what`, after the
+ * line it echoes.
+ */
+static void last_error_line(const char *dir, char *buf, size_t len)
 {
 	char path[600], line[256];
 	FILE *f;
-	size_t used = 0;
 
 	snprintf(path, sizeof(path), "%s/gnuplot.err", dir);
 	buf[0] = '\0';
 	if (!(f = fopen(path, "r")))
 		return;
-	while (!used && fgets(line, sizeof(line), f))
-		for (char *c = line; *c && *c != '\n' && used + 1 < len; c++)
-			if (*c != ' ' || used)
-				buf[used++] = *c >= ' ' && *c <= '~' ? *c : '?';
-	buf[used] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		size_t used = 0;
+		char *c = line + strspn(line, " \t");
+
+		if (*c == '\n' || !*c)
+			continue;
+		for (; *c && *c != '\n' && used + 1 < len; c++)
+			buf[used++] = *c >= ' ' && *c <= '~' ? *c : '?';
+		buf[used] = '\0';
+	}
 	fclose(f);
 }
 
@@ -1218,7 +1226,7 @@ int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
 		goto done;
 	}
 	status = copy_plot(pipefd[0], pid, out.file, tail, &tail_len);
-	first_error_line(dir.dir, why, sizeof(why));
+	last_error_line(dir.dir, why, sizeof(why));
 	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		rc = ps_error_set(err, PS_EIO, "cannot plot: gnuplot is not installed (Debian's gnuplot-nox)");
 	else if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status))

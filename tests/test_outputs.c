@@ -371,6 +371,11 @@ START_TEST(test_plot_incomplete)
 	ck_assert_int_eq(cli("sweep", "--merge", "a.csv", "--plot", "p.svg", NULL), 2);
 	HAS(err_text, "pebblesim: gnuplot could not draw 'p.svg': its SVG is incomplete: a warning");
 	ck_assert_str_eq(get("p.svg"), "old plot\n");
+	/* a failure: its last line of error, which names the script's line */
+	put("bin/gnuplot", "#!/bin/sh\nprintf '\\nplot x\\n     ^\\n\"plot.gp\" line 9: oops\\n\\n' >&2\nexit 1\n");
+	ck_assert_int_eq(cli("sweep", "--merge", "a.csv", "--plot", "p.svg", NULL), 2);
+	HAS(err_text, "pebblesim: gnuplot could not draw 'p.svg': \"plot.gp\" line 9: oops\n");
+	ck_assert_str_eq(get("p.svg"), "old plot\n");
 	remove_fake_gnuplot();
 	ck_assert_int_eq(cli("sweep", "--merge", "a.csv", "--plot", "p.svg", NULL), 2);
 	HAS(err_text, "pebblesim: cannot plot: gnuplot is not installed");
