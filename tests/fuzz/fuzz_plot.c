@@ -122,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const outputs[] = { "in.csv", "p.svg", "p.png", "out.csv", NULL };
 	char *argv[12];
 	int argc = 0;
+	bool stray;
 	FILE *f;
 
 	if (size < 1 || size > 65536)
@@ -145,7 +146,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	clearerr(sink);
 	/* nothing in the working directory or $TMPDIR, nothing else beside
 	 * the outputs */
-	if (clean(work, none) | clean(tmp, none) | clean(io, outputs))
+	stray = clean(work, none);
+	stray |= clean(tmp, none);
+	stray |= clean(io, outputs);
+	if (stray)
 		__builtin_trap();
 	return 0;
 }
