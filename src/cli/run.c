@@ -319,7 +319,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	rep.dag_format = how.format;
 	rep.dag_note = how.note;
 	snprintf(rep.algorithm, sizeof(rep.algorithm), "%s", algorithm);
-	failed = !rep.valid || ps_report_bound_violated(&rep) || ps_report_values_failed(&rep);
+	failed = ps_report_failed(&rep);
 	if (rep.has_values && cli_write_outputs(a, &vals, failed, errout))
 		goto done;
 	if (rep.has_values && !failed)

@@ -124,7 +124,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 		rep.section = s->section;
 		rep.has_plan = ps_strategy_plan(s, &pb, &rep.plan, &ignored) == 0;
 	}
-	failed = !rep.valid || ps_report_bound_violated(&rep) || ps_report_values_failed(&rep);
+	failed = ps_report_failed(&rep);
 	if (replay.has_values && cli_write_outputs(a, &vals, failed, errout)) {
 		rc = PS_EXIT_USAGE;
 		goto done;
