@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "pebblesim/explicit.h"
+#include "pebblesim/output.h"
 
 int main(int argc, char **argv)
 {
@@ -11,6 +12,9 @@ int main(int argc, char **argv)
 
 	/* igraph's default handler aborts; errors come back as codes instead */
 	ps_igraph_setup();
+	/* temporaries removed by any signal that ends the process, and a
+	 * write past `ulimit -f` an error, standard output's too */
+	ps_output_catch_signals();
 	status = ps_cli_main(argc, argv, stdout, stderr);
 	/* ps_cli_main flushed and checked standard output; closing it can
 	 * still fail (a file system that reports errors at close) */

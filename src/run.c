@@ -261,3 +261,8 @@ bool ps_report_bound_violated(const struct ps_report *rep)
 	       ((has_upper(rep) && io > rep->plan.upper.value) ||
 		io < rep->lower.best.value);
 }
+
+bool ps_report_failed(const struct ps_report *rep)
+{
+	return !rep->valid || ps_report_bound_violated(rep) || ps_report_values_failed(rep);
+}

@@ -9,9 +9,11 @@
 #include "pebblesim/sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
+#include "pebblesim/output.h"
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
 
@@ -593,6 +596,55 @@ static bool csv_u64(const char *s, uint64_t *out)
 	return !errno && !*end;
 }
 
+/*
+ * The grammar of a row's names: a label or a strategy is a name of
+ * [A-Za-z0-9_.+-], as pebblesim writes them; the DAG one of the two
+ * kinds. No other text of a CSV reaches a plot, and no field holds a
+ * control character (the table prints them). 0, or PS_EINPUT naming the
+ * line, the column and the byte.
+ */
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("_.+-", c));
+}
+
+static int check_names(char *const *f, size_t nf, const char *name, size_t lineno,
+		       struct ps_error *err)
+{
+	static const struct {
+		size_t column;
+		const char *what;
+	} names[] = { { 5, "strategy" }, { 15, "label" } };
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		const char *text = f[names[k].column];
+
+		if (!*text)
+			return ps_error_set(err, PS_EINPUT, "%s:%zu: the %s (column %zu) is empty",
+					    name, lineno, names[k].what, names[k].column + 1);
+		for (const char *c = text; *c; c++)
+			if (!name_char(*c))
+				return ps_error_set(err, PS_EINPUT,
+						    "%s:%zu: the %s (column %zu) has byte 0x%02x, outside A-Z a-z 0-9 _ . + -",
+						    name, lineno, names[k].what, names[k].column + 1,
+						    (unsigned char)*c);
+	}
+	if (strcmp(f[0], "approx-attention") && strcmp(f[0], "exact-attention"))
+		return ps_error_set(err, PS_EINPUT,
+				    "%s:%zu: the dag (column 1) is approx-attention or exact-attention",
+				    name, lineno);
+	for (size_t k = 0; k < nf; k++)
+		for (const char *c = f[k]; *c; c++)
+			/* a carriage return may end the line (a CSV saved on Windows) */
+			if (((unsigned char)*c < ' ' || *c == 0x7f) &&
+			    !(*c == '\r' && k + 1 == nf && !c[1]))
+				return ps_error_set(err, PS_EINPUT,
+						    "%s:%zu: column %zu has the control character 0x%02x",
+						    name, lineno, k + 1, (unsigned char)*c);
+	return PS_OK;
+}
+
 int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		      size_t *count, char *param, struct ps_error *err)
 {
@@ -618,6 +670,8 @@ int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		    strlen(f[0]) >= sizeof(r.dag) || strlen(f[5]) >= sizeof(r.strategy) ||
 		    strlen(f[15]) >= sizeof(r.label))
 			return ps_error_set(err, PS_EINPUT, "%s:%zu: not a sweep row", name, lineno);
+		if (check_names(f, nf, name, lineno, err))
+			return PS_EINPUT;
 		strcpy(r.dag, f[0]);
 		strcpy(r.strategy, f[5]);
 		strcpy(r.label, f[15]);
@@ -872,23 +926,250 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 	return rc || ferror(out) ? PS_EIO : PS_OK;
 }
 
+/* ---- the plot: gnuplot, run apart from every input ------------------- */
+
+/*
+ * A string for gnuplot's script, single-quoted: inside single quotes
+ * gnuplot substitutes nothing (no backquote, no @macro, no backslash
+ * escape). A quote, which gnuplot's scanner does not take doubled at a
+ * string's start, and bytes outside printable ASCII become '?'. The
+ * labels it quotes have passed the CSV's grammar (or are strategy names)
+ * already: this holds even if they had not.
+ */
+static void gnuplot_string(FILE *script, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void gnuplot_string(FILE *script, const char *fmt, ...)
+{
+	char text[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	fputc('\'', script);
+	for (const char *c = text; *c; c++)
+		fputc(*c >= ' ' && *c <= '~' && *c != '\'' ? *c : '?', script);
+	fputc('\'', script);
+}
+
+/* A file of the scratch directory as a stream; NULL with err. */
+static FILE *scratch_stream(struct ps_scratch *dir, const char *name, struct ps_error *err)
+{
+	int fd = ps_scratch_create(dir, name, err);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (!(f = fdopen(fd, "w"))) {
+		ps_error_set(err, PS_EIO, "cannot write '%s/%s': %s", dir->dir, name, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+/*
+ * The data file: a block per label with points, blocks apart by two blank
+ * lines (gnuplot's `index`): value, I/O, lower bound, epsilon (or NaN,
+ * which gnuplot leaves out; 0 cannot go on a log axis). Returns the
+ * number of blocks; block[q] is label q's, or -1.
+ */
+static size_t write_plot_data(FILE *data, const struct ps_sweep_row *rows, size_t count,
+			      char labels[][24], size_t label_count, int *block)
+{
+	size_t blocks = 0;
+
+	for (size_t q = 0; q < label_count; q++) {
+		block[q] = -1;
+		for (size_t k = 0; k < count; k++) {
+			const struct ps_sweep_row *r = &rows[k];
+
+			if (!r->ran || strcmp(r->label, labels[q]))
+				continue;
+			if (block[q] < 0) {
+				fputs(blocks ? "\n\n" : "", data);
+				block[q] = (int)blocks++;
+			}
+			fprintf(data, "%llu %llu %.0f ", (unsigned long long)r->value,
+				(unsigned long long)r->io, r->lower > 0 ? r->lower : 1);
+			if (r->has_values && r->epsilon > 0 && isfinite(r->epsilon))
+				fprintf(data, "%.6e\n", r->epsilon);
+			else
+				fputs("NaN\n", data);
+		}
+	}
+	return blocks;
+}
+
+/* The script: fixed text, numbers, and labels as quoted strings only. */
+static void write_plot_script(FILE *gp, bool svg, char param, bool values,
+			      char labels[][24], size_t label_count, const int *block,
+			      const struct ps_crossover *cross, size_t cross_count)
+{
+	bool first = true;
+
+	/* no `set output`: the plot goes to gnuplot's standard output */
+	fprintf(gp, "set terminal %s size 900,600\n", svg ? "svg dynamic" : "png");
+	fprintf(gp, "set logscale xy\nset xlabel '%c'\nset ylabel 'I/O (loads + saves)'\n"
+		"set key outside right\nset grid\n", param);
+	if (values)
+		fprintf(gp, "set logscale y2\nset y2label 'epsilon = max |A - softmax(Q K^T / sqrt d) V|'\n"
+			"set y2tics\nset ytics nomirror\nset format y2 '%%.0e'\n");
+	for (size_t k = 0; k < cross_count; k++) {
+		if (!cross[k].found)
+			continue;
+		fprintf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 3 lc rgb 'gray40'\n"
+			"set label ", (unsigned long long)cross[k].at,
+			(unsigned long long)cross[k].at);
+		gnuplot_string(gp, "%s < %s", cross[k].label, cross[k].baseline);
+		fprintf(gp, " at %llu, graph %.2f left offset 0.5,0 font ',9'\n",
+			(unsigned long long)cross[k].at, 0.95 - 0.05 * (double)(k % 10));
+	}
+	fputs("plot ", gp);
+	for (size_t q = 0; q < label_count; q++) {
+		if (block[q] < 0)
+			continue;
+		fprintf(gp, "%s'data' index %d using 1:2 with linespoints lw 2 title ",
+			first ? "" : ", ", block[q]);
+		gnuplot_string(gp, "%s", labels[q]);
+		first = false;
+	}
+	/* the lower bounds of each DAG kind, dashed */
+	first = true;
+	for (size_t q = 0; q < label_count; q++)
+		if (block[q] >= 0) {
+			fprintf(gp, ", 'data' index %d using 1:3 with lines dt 2 lc rgb 'gray50' title '%s'",
+				block[q], first ? "lower bounds (dashed)" : "");
+			first = false;
+		}
+	/* epsilon of each label on the right axis, dotted */
+	for (size_t q = 0; values && q < label_count; q++)
+		if (block[q] >= 0) {
+			fprintf(gp, ", 'data' index %d using 1:4 axes x1y2 with linespoints dt 3 pt 6 title ",
+				block[q]);
+			gnuplot_string(gp, "%s epsilon", labels[q]);
+		}
+	fputc('\n', gp);
+}
+
+/*
+ * The last line of gnuplot's standard error that is not blank, printable,
+ * in buf: gnuplot ends an error with `"plot.gp" line N: what`, after the
+ * line it echoes.
+ */
+static void last_error_line(const char *dir, char *buf, size_t len)
+{
+	char path[600], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/gnuplot.err", dir);
+	buf[0] = '\0';
+	if (!(f = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		size_t used = 0;
+		char *c = line + strspn(line, " \t");
+
+		if (*c == '\n' || !*c)
+			continue;
+		for (; *c && *c != '\n' && used + 1 < len; c++)
+			buf[used++] = *c >= ' ' && *c <= '~' ? *c : '?';
+		buf[used] = '\0';
+	}
+	fclose(f);
+}
+
+/*
+ * gnuplot, without a shell: in the scratch directory, its script a file
+ * there, standard input /dev/null, standard output a pipe back to
+ * pebblesim and standard error a file there. Returns its pid, or -1.
+ */
+static pid_t start_gnuplot(const char *dir, int out_fd, int err_fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+
+		if (in < 0 || dup2(in, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0 ||
+		    chdir(dir))
+			_exit(126);
+		execvp("gnuplot", (char *const[]){ "gnuplot", "plot.gp", NULL });
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * The end of a complete plot: an SVG's closing tag, a PNG's IEND chunk
+ * (its length 0, its name, its CRC). gnuplot may exit 0 having written
+ * part of one.
+ */
+static bool plot_complete(bool svg, const unsigned char *tail, size_t len)
+{
+	static const unsigned char iend[] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82 };
+
+	if (!svg)
+		return len >= sizeof(iend) && !memcmp(tail + len - sizeof(iend), iend, sizeof(iend));
+	while (len && (tail[len - 1] == '\n' || tail[len - 1] == ' '))
+		len--;
+	return len >= 6 && !memcmp(tail + len - 6, "</svg>", 6);
+}
+
+/*
+ * Copies gnuplot's standard output into out, keeping its last bytes in
+ * tail; waits for gnuplot. Returns its wait status, or -1.
+ */
+static int copy_plot(int from, pid_t pid, FILE *out, unsigned char *tail, size_t *tail_len)
+{
+	unsigned char buf[8192];
+	int status;
+
+	*tail_len = 0;
+	for (;;) {
+		ssize_t got = read(from, buf, sizeof(buf));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		fwrite(buf, 1, (size_t)got, out);
+		if ((size_t)got >= 16) {
+			memcpy(tail, buf + got - 16, 16);
+			*tail_len = 16;
+		} else {
+			size_t keep = ps_min_u64(*tail_len, 16 - (size_t)got);
+
+			memmove(tail, tail + *tail_len - keep, keep);
+			memcpy(tail + keep, buf, (size_t)got);
+			*tail_len = keep + (size_t)got;
+		}
+	}
+	close(from);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
 int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
 		  size_t count, const struct ps_crossover *cross,
 		  size_t cross_count, struct ps_error *err)
 {
 	const char *dot = strrchr(path, '.');
 	bool svg = dot && !strcmp(dot, ".svg"), png = dot && !strcmp(dot, ".png");
-	char tmp[4096], labels[PS_SWEEP_MAX_STRATEGIES][24], cmd[64];
-	const bool values = any_values(rows, count);
-	size_t label_count = 0;
-	FILE *gp;
-	int status;
+	char labels[PS_SWEEP_MAX_STRATEGIES][24], why[200];
+	int block[PS_SWEEP_MAX_STRATEGIES], pipefd[2], err_fd = -1, status;
+	unsigned char tail[16];
+	size_t label_count = 0, tail_len;
+	struct ps_scratch dir;
+	struct ps_output out;
+	FILE *data = NULL, *script = NULL;
+	pid_t pid;
+	int rc;
 
 	if (!svg && !png)
 		return ps_error_set(err, PS_EINPUT, "cannot plot to '%s': the name ends in .svg or .png", path);
-	if (strpbrk(path, "'\"\n\\") || strlen(path) + 16 > sizeof(tmp))
-		return ps_error_set(err, PS_EINPUT, "cannot plot to '%s': quotes, backslashes and newlines are not allowed in the name", path);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	for (size_t k = 0; k < count; k++) {
 		bool seen = false;
 
@@ -897,65 +1178,74 @@ int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
 		if (!seen && label_count < PS_SWEEP_MAX_STRATEGIES)
 			snprintf(labels[label_count++], sizeof(labels[0]), "%s", rows[k].label);
 	}
-	snprintf(cmd, sizeof(cmd), "gnuplot 2>/dev/null");
-	gp = popen(cmd, "w");
-	if (!gp)
-		return ps_error_set(err, PS_EIO, "cannot run gnuplot: %s", strerror(errno));
-	fprintf(gp, "set terminal %s size 900,600\nset output '%s'\n",
-		svg ? "svg dynamic" : "png", tmp);
-	fprintf(gp, "set logscale xy\nset xlabel '%c'\nset ylabel 'I/O (loads + saves)'\n"
-		"set key outside right\nset grid\n", param);
-	if (values)
-		fprintf(gp, "set logscale y2\nset y2label 'epsilon = max |A - softmax(Q K^T / sqrt d) V|'\n"
-			"set y2tics\nset ytics nomirror\nset format y2 '%%.0e'\n");
-	for (size_t k = 0; k < cross_count; k++)
-		if (cross[k].found)
-			fprintf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 3 lc rgb 'gray40'\n"
-				"set label '%s < %s' at %llu, graph %.2f left offset 0.5,0 font ',9'\n",
-				(unsigned long long)cross[k].at, (unsigned long long)cross[k].at,
-				cross[k].label, cross[k].baseline, (unsigned long long)cross[k].at,
-				0.95 - 0.05 * (double)(k % 10));
-	/* one data block per label: value, I/O, lower bound, epsilon (or
-	 * NaN, which gnuplot leaves out; 0 cannot go on a log axis) */
-	for (size_t q = 0; q < label_count; q++) {
-		fprintf(gp, "$L%zu << EOD\n", q);
-		for (size_t k = 0; k < count; k++)
-			if (rows[k].ran && !strcmp(rows[k].label, labels[q])) {
-				fprintf(gp, "%llu %llu %.0f ", (unsigned long long)rows[k].value,
-					(unsigned long long)rows[k].io, rows[k].lower > 0 ? rows[k].lower : 1);
-				if (rows[k].has_values && rows[k].epsilon > 0 && isfinite(rows[k].epsilon))
-					fprintf(gp, "%.6e\n", rows[k].epsilon);
-				else
-					fprintf(gp, "NaN\n");
-			}
-		fprintf(gp, "EOD\n");
+	if ((rc = ps_scratch_open(&dir, "plot", err)))
+		return rc;
+	/* the data and the script in files of the private directory */
+	if (!(data = scratch_stream(&dir, "data", err))) {
+		rc = PS_EIO;
+		goto done;
 	}
-	fprintf(gp, "plot ");
-	for (size_t q = 0; q < label_count; q++)
-		fprintf(gp, "%s$L%zu using 1:2 with linespoints lw 2 title '%s'", q ? ", " : "",
-			q, labels[q]);
-	/* the lower bounds of each DAG kind, dashed */
-	for (size_t q = 0; q < label_count; q++)
-		fprintf(gp, ", $L%zu using 1:3 with lines dt 2 lc rgb 'gray50' title '%s'", q,
-			q == 0 ? "lower bounds (dashed)" : "");
-	/* epsilon of each label on the right axis, dotted */
-	for (size_t q = 0; values && q < label_count; q++)
-		fprintf(gp, ", $L%zu using 1:4 axes x1y2 with linespoints dt 3 pt 6 title '%s epsilon'",
-			q, labels[q]);
-	fprintf(gp, "\n");
-	status = pclose(gp);
-	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		unlink(tmp);
-		return ps_error_set(err, PS_EIO,
-				    WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
-				    "cannot plot: gnuplot is not installed (Debian's gnuplot-nox)" :
-				    "gnuplot could not draw '%s'", path);
+	if (!write_plot_data(data, rows, count, labels, label_count, block)) {
+		rc = ps_error_set(err, PS_EINPUT, "cannot plot to '%s': no run of the sweep has a result", path);
+		goto done;
 	}
-	if (rename(tmp, path)) {
-		int e = errno;
-
-		unlink(tmp);
-		return ps_error_set(err, PS_EIO, "cannot write '%s': %s", path, strerror(e));
+	if (!(script = scratch_stream(&dir, "plot.gp", err))) {
+		rc = PS_EIO;
+		goto done;
 	}
-	return PS_OK;
+	write_plot_script(script, svg, param, any_values(rows, count), labels, label_count,
+			  block, cross, cross_count);
+	rc = ferror(data) || ferror(script);
+	rc |= fclose(data);
+	rc |= fclose(script);
+	data = script = NULL;
+	if (rc) {
+		rc = ps_error_set(err, PS_EIO, "cannot write gnuplot's script and data in '%s': %s",
+				  dir.dir, strerror(errno));
+		goto done;
+	}
+	if ((err_fd = ps_scratch_create(&dir, "gnuplot.err", err)) < 0) {
+		rc = err_fd;
+		goto done;
+	}
+	/* gnuplot writes to pebblesim, which writes the file as any output */
+	if ((rc = ps_output_open(&out, path, "plot", err)))
+		goto done;
+	if (pipe(pipefd)) {
+		rc = ps_error_set(err, PS_EIO, "cannot run gnuplot: %s", strerror(errno));
+		ps_output_close(&out, false, "plot", NULL);
+		goto done;
+	}
+	fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
+	pid = start_gnuplot(dir.dir, pipefd[1], err_fd);
+	close(pipefd[1]);
+	if (pid < 0) {
+		rc = ps_error_set(err, PS_EIO, "cannot run gnuplot: %s", strerror(errno));
+		close(pipefd[0]);
+		ps_output_close(&out, false, "plot", NULL);
+		goto done;
+	}
+	status = copy_plot(pipefd[0], pid, out.file, tail, &tail_len);
+	last_error_line(dir.dir, why, sizeof(why));
+	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		rc = ps_error_set(err, PS_EIO, "cannot plot: gnuplot is not installed (Debian's gnuplot-nox)");
+	else if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status))
+		rc = ps_error_set(err, PS_EIO, "gnuplot could not draw '%s': %s", path,
+				  why[0] ? why : "it failed without a message");
+	else if (!plot_complete(svg, tail, tail_len))
+		rc = ps_error_set(err, PS_EIO, "gnuplot could not draw '%s': its %s is incomplete%s%s",
+				  path, svg ? "SVG" : "PNG", why[0] ? ": " : "", why);
+	if (rc)
+		ps_output_close(&out, false, "plot", NULL);
+	else
+		rc = ps_output_close(&out, true, "plot", err);
+done:
+	if (data)
+		fclose(data);
+	if (script)
+		fclose(script);
+	if (err_fd >= 0)
+		close(err_fd);
+	ps_scratch_remove(&dir);
+	return rc;
 }

@@ -2,8 +2,11 @@
  * The one test runner: every suite, one summary line.
  * CK_RUN_SUITE / CK_RUN_CASE select parts, as Check documents.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "../src/cli/cli.h"
 
 #include "tests.h"
 
@@ -42,6 +45,27 @@ void test_slurp(FILE *f, char *buf, size_t len)
 	got = fread(buf, 1, len - 1, f);
 	buf[got] = '\0';
 	fclose(f);
+}
+
+int test_cli_va(char *out_text, size_t out_len, char *err_text, size_t err_len,
+		const char *first, va_list ap)
+{
+	char *argv[40];
+	int argc = 0, rc;
+	FILE *out = tmpfile(), *err = tmpfile();
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(err);
+	argv[argc++] = "pebblesim";
+	for (const char *a = first; a; a = va_arg(ap, const char *)) {
+		ck_assert_int_lt(argc, 39);
+		argv[argc++] = (char *)a;
+	}
+	argv[argc] = NULL;
+	rc = ps_cli_main(argc, argv, out, err);
+	test_slurp(out, out_text, out_len);
+	test_slurp(err, err_text, err_len);
+	return rc;
 }
 
 void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,
@@ -92,6 +116,7 @@ int main(void)
 	srunner_add_suite(sr, block_suite());
 	srunner_add_suite(sr, cli_suite());
 	srunner_add_suite(sr, untrusted_suite());
+	srunner_add_suite(sr, outputs_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

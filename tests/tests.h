@@ -3,7 +3,9 @@
 #define PEBBLESIM_TESTS_H
 
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pebblesim/attention.h"
 #include "pebblesim/engine.h"
@@ -23,6 +25,7 @@ Suite *bounds_suite(void);
 Suite *exact_suite(void);
 Suite *sweep_suite(void);
 Suite *untrusted_suite(void);
+Suite *outputs_suite(void);
 Suite *values_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
@@ -31,6 +34,15 @@ void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 
 /* The contents of f (from its start) into buf, NUL-terminated; f closed. */
 void test_slurp(FILE *f, char *buf, size_t len);
+
+/* Runs the command line on the NULL-terminated arguments after first
+ * (argv[0] is "pebblesim"), its standard output and error captured into
+ * the buffers; returns the exit status. */
+int test_cli_va(char *out_text, size_t out_len, char *err_text, size_t err_len,
+		const char *first, va_list ap);
+
+#define HAS(text, needle) \
+	ck_assert_msg(strstr((text), (needle)) != NULL, "'%s' not in:\n%s", (needle), (text))
 
 /* Writes a .npy file of version 1.0 with this header and these data bytes. */
 void test_write_npy_raw(const char *path, const char *header, const void *data,

@@ -10,8 +10,14 @@
  *   streaming, and never replaced.
  * - "-" is standard output.
  *
- * A temporary file is removed on SIGINT, SIGTERM and SIGHUP (the signal
- * then takes its default action); SIGKILL cannot be caught and leaves it.
+ * A regular file the user cannot write is not replaced (PS_EIO,
+ * "Permission denied"), as cp and sort -o refuse it.
+ *
+ * A temporary file is removed on every signal that ends the process from
+ * outside (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, ...; the
+ * signal then takes its default action); SIGXFSZ is ignored, so that a
+ * file past `ulimit -f` is a write error. SIGKILL cannot be caught and
+ * leaves the temporary.
  */
 #ifndef PEBBLESIM_OUTPUT_H
 #define PEBBLESIM_OUTPUT_H
@@ -44,9 +50,41 @@ int ps_output_close(struct ps_output *o, bool keep, const char *what,
 		    struct ps_error *err);
 
 /*
- * Refuses (PS_EINPUT) an output path that names one of the inputs (a
- * NULL-terminated list; NULL entries before the end are skipped by
- * passing count): the same file after links, or the same new path.
+ * Installs the signal handlers above where the caller left the default
+ * action (a signal ignored, by nohup, stays ignored). ps_output_open does
+ * it for every temporary; main does it at start-up, so that standard
+ * output past `ulimit -f` is a write error too.
+ */
+void ps_output_catch_signals(void);
+
+/*
+ * A private directory (mkdtemp, mode 0700) for the files a helper program
+ * reads (gnuplot's script and data): in $TMPDIR when it is absolute, else
+ * /tmp, named pebblesim-WHAT-XXXXXX. Its files and itself are removed by
+ * ps_scratch_remove, or by the signal handlers above.
+ */
+#define PS_SCRATCH_FILES 4
+
+struct ps_scratch {
+	char dir[512];
+	char names[PS_SCRATCH_FILES][16];
+	int slots[PS_SCRATCH_FILES], slot;
+	size_t count;
+};
+
+int ps_scratch_open(struct ps_scratch *s, const char *what, struct ps_error *err);
+
+/* Creates name in the directory (O_EXCL, mode 0600): a descriptor to
+ * write, or a negative code with err. */
+int ps_scratch_create(struct ps_scratch *s, const char *name, struct ps_error *err);
+
+void ps_scratch_remove(struct ps_scratch *s);
+
+/*
+ * Refuses (PS_EINPUT) an output path that is one of the inputs: the same
+ * regular file after links (device and inode), "-" meaning standard
+ * input as it was opened. NULL entries are skipped. A special file
+ * (device, FIFO) is not destroyed by writing and is not refused.
  */
 int ps_output_check_inputs(const char *path, const char *const *inputs,
 			   size_t count, struct ps_error *err);

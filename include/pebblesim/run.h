@@ -97,4 +97,8 @@ bool ps_report_values_failed(const struct ps_report *rep);
  * upper bound or below an applied lower bound. */
 bool ps_report_bound_violated(const struct ps_report *rep);
 
+/* 1 when the run or replay fails, exit status 1: an invalid sequence, a
+ * bound contradicted, or values beyond the tolerance. */
+bool ps_report_failed(const struct ps_report *rep);
+
 #endif

@@ -59,6 +59,31 @@ const struct cli_help help_help = {
 	"  pebblesim help validate\n",
 };
 
+/*
+ * Every output of the command against every input (docs/SECURITY.md),
+ * once for all commands, before anything is read or written: an output
+ * that is an input, by device and inode after links or as standard input
+ * redirected from it, is refused naming both.
+ */
+static int check_outputs(const struct cli_args *a, FILE *errout)
+{
+	const char *outputs[] = { a->trace, a->values_output, a->csv, a->plot, a->output };
+	const char *inputs[4 + 64] = { a->dag_file, a->q_file, a->k_file, a->v_file };
+	size_t count = 4;
+	struct ps_error err;
+
+	/* the files validate replays and sweep --merge joins */
+	for (int k = 0; k < a->operand_count && count < sizeof(inputs) / sizeof(inputs[0]); k++)
+		inputs[count++] = a->operands[k];
+	ps_error_clear(&err);
+	for (size_t k = 0; k < sizeof(outputs) / sizeof(outputs[0]); k++)
+		if (ps_output_check_inputs(outputs[k], inputs, count, &err)) {
+			fprintf(errout, "pebblesim: %s\n", err.msg);
+			return PS_EXIT_USAGE;
+		}
+	return 0;
+}
+
 static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 {
 	const struct cli_command *cmd = NULL;
@@ -94,6 +119,8 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 		cli_print_command_help(cmd, out);
 		return PS_EXIT_VALID;
 	}
+	if ((rc = check_outputs(&a, errout)))
+		return rc;
 	return cmd->fn(cmd, &a, out, errout);
 }
 

@@ -229,16 +229,15 @@ void cli_problem(const struct cli_args *a, const struct ps_attention *att,
 		 const struct ps_explicit *xdag, struct ps_problem *pb);
 
 /* The inputs of --values (files, or --seed and --entry-bound); 0 or
- * PS_EXIT_USAGE after a message. reads lists the files the run
- * reads besides them (a trace, a DAG), which --output must not name. */
+ * PS_EXIT_USAGE after a message. */
 int cli_values_inputs(const struct cli_command *cmd, const struct cli_args *a,
-		      const char *const *reads, size_t read_count,
 		      struct ps_values_inputs *in, FILE *errout);
 
-/* Writes the outputs of a run with values to --output; 0 or
- * PS_EXIT_USAGE after a message. */
+/* Writes the outputs of a run with values to --output, unless the run
+ * failed (exit status 1: nothing written, the old file kept, a note on
+ * errout); 0 or PS_EXIT_USAGE after a message. */
 int cli_write_outputs(const struct cli_args *a, const struct ps_values *vals,
-		      FILE *errout);
+		      bool failed, FILE *errout);
 
 /* The warning of a normaliser D~ <= 0, and the failure of a run with
  * values, on errout. */

@@ -56,8 +56,13 @@ int cmd_dag(const struct cli_command *cmd, const struct cli_args *a,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		rc = PS_EXIT_USAGE;
 	} else if (ps_igraph_write(&graph, format, file.file == stdout ? out : file.file, &err)) {
+		/* a write that failed in the file is told by its close, which
+		 * names the file and the reason */
+		if (file.file != stdout && ferror(file.file))
+			ps_output_close(&file, true, "DAG file", &err);
+		else
+			ps_output_close(&file, false, "DAG file", NULL);
 		fprintf(errout, "pebblesim: %s\n", err.msg);
-		ps_output_close(&file, false, "DAG file", NULL);
 		rc = PS_EXIT_USAGE;
 	} else if (ps_output_close(&file, true, "DAG file", &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);

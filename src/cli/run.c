@@ -241,7 +241,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	struct ps_error err;
 	struct ps_values vals;
 	struct ps_values_inputs inputs;
-	bool explicit_dag = a->dag_file != NULL, has_values = false;
+	bool explicit_dag = a->dag_file != NULL, has_values = false, failed;
 	char algorithm[sizeof(rep.algorithm)];
 	struct cli_dag_read how = { NULL, NULL };
 	uint64_t min_m;
@@ -277,11 +277,6 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 		status = dry_run(a, &pb, s, algorithm, &how, out, errout);
 		goto done;
 	}
-	/* the trace must not overwrite the DAG it pebbles (docs/SECURITY.md) */
-	if (a->trace && ps_output_check_inputs(a->trace, &a->dag_file, 1, &err)) {
-		fprintf(errout, "pebblesim: %s\n", err.msg);
-		goto done;
-	}
 	/* before the trace's count and the values' arrays: the cheap check
 	 * first, so that a run too large is refused at once */
 	if (ps_run_fits(&pb, s, a->values, &err)) {
@@ -289,7 +284,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 		goto done;
 	}
 	if (a->values) {
-		if (cli_values_inputs(cmd, a, &a->trace, 1, &inputs, errout))
+		if (cli_values_inputs(cmd, a, &inputs, errout))
 			goto done;
 		if (ps_values_init(&vals, &att, &inputs, &err)) {
 			fprintf(errout, "pebblesim: %s\n", err.msg);
@@ -324,17 +319,17 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	rep.dag_format = how.format;
 	rep.dag_note = how.note;
 	snprintf(rep.algorithm, sizeof(rep.algorithm), "%s", algorithm);
-	if (rep.has_values && cli_write_outputs(a, &vals, errout))
+	failed = ps_report_failed(&rep);
+	if (rep.has_values && cli_write_outputs(a, &vals, failed, errout))
 		goto done;
-	if (rep.has_values)
+	if (rep.has_values && !failed)
 		rep.values_output = a->values_output;
 	if (a->json)
 		cli_report_print_json(&rep, out);
 	else
 		cli_report_print(&rep, out);
 	cli_values_warn(&rep, errout);
-	status = !rep.valid || ps_report_bound_violated(&rep) ||
-		 ps_report_values_failed(&rep) ? PS_EXIT_INVALID : PS_EXIT_VALID;
+	status = failed ? PS_EXIT_INVALID : PS_EXIT_VALID;
 done:
 	if (has_values)
 		ps_values_free(&vals);

@@ -59,16 +59,17 @@ static int write_csv(const char *path, const struct ps_sweep_row *rows,
 {
 	struct ps_output file;
 	struct ps_error err;
-	int bad;
 
 	ps_error_clear(&err);
 	if (ps_output_open(&file, path, "CSV file", &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
-	bad = ps_sweep_write_csv(file.file == stdout ? out : file.file, rows, count) != 0;
-	if (ps_output_close(&file, !bad, "CSV file", &err) || bad) {
-		fprintf(errout, "pebblesim: %s\n", bad ? "cannot write the CSV" : err.msg);
+	/* a failed write leaves the stream's error set: the close removes
+	 * the temporary and names the file and the reason */
+	ps_sweep_write_csv(file.file == stdout ? out : file.file, rows, count);
+	if (ps_output_close(&file, true, "CSV file", &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
 	return 0;
@@ -134,7 +135,9 @@ static int finish(const struct cli_args *a, char param, struct ps_sweep_row *row
 	struct ps_error err;
 	int status = PS_EXIT_VALID;
 
-	ps_sweep_sort(rows, count);
+	/* a merge of CSV files without rows has none to sort (rows is NULL) */
+	if (count)
+		ps_sweep_sort(rows, count);
 	cross_count = ps_sweep_crossovers(rows, count, baseline, cross,
 					  PS_SWEEP_MAX_STRATEGIES);
 	if (a->csv && write_csv(a->csv, rows, count, out, errout))
@@ -230,7 +233,7 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 	if (a->values && a->predict)
 		return cli_usage_error(cmd, errout, "--values needs the engine: not with --predict");
 	spec.values = a->values;
-	if ((rc = cli_values_inputs(cmd, a, NULL, 0, &spec.inputs, errout)))
+	if ((rc = cli_values_inputs(cmd, a, &spec.inputs, errout)))
 		return rc;
 	spec.jobs = a->given[OPT_JOBS] ? (unsigned)ps_min_u64(a->jobs, 64) : 0;
 	spec.progress = cli_progress_stream(errout);

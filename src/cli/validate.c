@@ -45,6 +45,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 	const struct ps_strategy *s;
 	FILE *f;
 	double start = ps_now_seconds();
+	bool failed;
 	int rc;
 
 	if ((rc = cli_check_when(cmd, a, a->dag_file != NULL, errout)))
@@ -55,8 +56,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 	if (a->dag_file && !strcmp(a->dag_file, "-") && !strcmp(path, "-"))
 		return cli_usage_error(cmd, errout,
 				       "the trace and the DAG cannot both come from standard input");
-	if (a->values && cli_values_inputs(cmd, a, (const char *const[]){ path }, 1,
-					   &inputs, errout))
+	if (a->values && cli_values_inputs(cmd, a, &inputs, errout))
 		return PS_EXIT_USAGE;
 	ps_error_clear(&err);
 	if (a->dag_file && cli_read_dag(a, &xdag, &how, errout))
@@ -104,12 +104,6 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 		rep.has_values = true;
 		rep.values = replay.values;
 		rep.inputs = &inputs;
-		if (cli_write_outputs(a, &vals, errout)) {
-			ps_values_free(&vals);
-			ps_replay_free(&replay);
-			return PS_EXIT_USAGE;
-		}
-		rep.values_output = a->values_output;
 	}
 	/*
 	 * A trace of a known strategy is set beside that strategy's plan, made
@@ -130,19 +124,26 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 		rep.section = s->section;
 		rep.has_plan = ps_strategy_plan(s, &pb, &rep.plan, &ignored) == 0;
 	}
+	failed = ps_report_failed(&rep);
+	if (replay.has_values && cli_write_outputs(a, &vals, failed, errout)) {
+		rc = PS_EXIT_USAGE;
+		goto done;
+	}
+	if (replay.has_values && !failed)
+		rep.values_output = a->values_output;
 	if (a->json)
 		cli_report_print_json(&rep, out);
 	else
 		cli_report_print(&rep, out);
 	cli_values_warn(&rep, errout);
+	rc = failed ? PS_EXIT_INVALID : PS_EXIT_VALID;
+done:
 	if (a->values)
 		ps_values_free(&vals);
 	ps_replay_free(&replay);
 	if (a->dag_file)
 		ps_explicit_free(&xdag);
-	if (!rep.valid || ps_report_bound_violated(&rep) || ps_report_values_failed(&rep))
-		return PS_EXIT_INVALID;
-	return PS_EXIT_VALID;
+	return rc;
 }
 
 const struct cli_help validate_help = {

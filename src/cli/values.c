@@ -10,14 +10,8 @@
 #include "pebblesim/output.h"
 
 int cli_values_inputs(const struct cli_command *cmd, const struct cli_args *a,
-		      const char *const *reads, size_t read_count,
 		      struct ps_values_inputs *in, FILE *errout)
 {
-	const char *files[3] = { a->q_file, a->k_file, a->v_file };
-	const char *inputs[8];
-	size_t count = 0;
-	struct ps_error err;
-
 	memset(in, 0, sizeof(*in));
 	in->seed = a->given[OPT_SEED] ? a->seed : PS_VALUES_DEFAULT_SEED;
 	in->entry_bound = a->given[OPT_ENTRY_BOUND] ? a->entry_bound : 1.0;
@@ -31,44 +25,36 @@ int cli_values_inputs(const struct cli_command *cmd, const struct cli_args *a,
 	in->q = a->q_file;
 	in->k = a->k_file;
 	in->v = a->v_file;
-	if (!a->values_output)
-		return 0;
-	if (!strcmp(a->values_output, "-"))
+	/* an --output that is an input is refused for every command (cli.c) */
+	if (a->values_output && !strcmp(a->values_output, "-"))
 		return cli_usage_error(cmd, errout, "--output needs a file name: the report goes to standard output");
-	for (int t = 0; t < 3; t++)
-		if (files[t])
-			inputs[count++] = files[t];
-	for (size_t t = 0; t < read_count && count < 8; t++)
-		if (reads[t])
-			inputs[count++] = reads[t];
-	for (size_t t = 0; t < count; t++)
-		if (!strcmp(inputs[t], a->values_output))
-			return cli_usage_error(cmd, errout, "--output '%s' names an input of this run", a->values_output);
-	ps_error_clear(&err);
-	if (ps_output_check_inputs(a->values_output, inputs, count, &err)) {
-		fprintf(errout, "pebblesim: %s\n", err.msg);
-		return PS_EXIT_USAGE;
-	}
 	return 0;
 }
 
 int cli_write_outputs(const struct cli_args *a, const struct ps_values *vals,
-		      FILE *errout)
+		      bool failed, FILE *errout)
 {
 	struct ps_output file;
 	struct ps_error err;
-	int bad;
 
 	if (!a->values_output || !vals->outputs)
 		return 0;
+	/* the outputs of a failed run are not results: the old file stays */
+	if (failed) {
+		fprintf(errout, "pebblesim: the outputs are not written to '%s': the run failed\n",
+			a->values_output);
+		return 0;
+	}
 	ps_error_clear(&err);
 	if (ps_output_open(&file, a->values_output, "outputs", &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
-	bad = ps_npy_write(file.file, vals->outputs, vals->att->n, vals->att->d) != 0;
-	if (ps_output_close(&file, !bad, "outputs", &err) || bad) {
-		fprintf(errout, "pebblesim: %s\n", bad ? "cannot write the outputs" : err.msg);
+	/* a failed write leaves the stream's error set: the close removes
+	 * the temporary and names the file and the reason */
+	ps_npy_write(file.file, vals->outputs, vals->att->n, vals->att->d);
+	if (ps_output_close(&file, true, "outputs", &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
 	return 0;
