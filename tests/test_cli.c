@@ -21,22 +21,16 @@ static char out_text[1 << 16], err_text[1 << 14];
 static int cli(const char *first, ...)
 {
 	char *argv[32];
-	int argc = 0, rc;
-	FILE *out = tmpfile(), *err = tmpfile();
+	int argc = 0;
 	va_list ap;
 
-	ck_assert_ptr_nonnull(out);
-	ck_assert_ptr_nonnull(err);
 	argv[argc++] = "pebblesim";
 	va_start(ap, first);
 	for (const char *a = first; a; a = va_arg(ap, const char *))
 		argv[argc++] = (char *)a;
 	va_end(ap);
 	argv[argc] = NULL;
-	rc = ps_cli_main(argc, argv, out, err);
-	test_slurp(out, out_text, sizeof(out_text));
-	test_slurp(err, err_text, sizeof(err_text));
-	return rc;
+	return test_cli_run(argv, out_text, sizeof(out_text), err_text, sizeof(err_text));
 }
 
 #define HAS(text, needle) \

@@ -1,0 +1,121 @@
+/*
+ * Hostile inputs and the work they cost (docs/SECURITY.md, "Work limits"):
+ * numbers that are not numbers, small files that would make igraph or the
+ * validator work for minutes, merges of many rows, sweep workers. Each
+ * test is small: limits are lowered rather than inputs made large.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../src/cli/cli.h"
+#include "pebblesim/explicit.h"
+#include "pebblesim/limits.h"
+#include "pebblesim/npy.h"
+#include "pebblesim/run.h"
+#include "pebblesim/sweep.h"
+#include "tests.h"
+
+static char dir[64]; /* a fresh directory per test */
+static char out_text[1 << 16], err_text[1 << 14];
+
+static void setup(void)
+{
+	test_dir_make(dir, sizeof(dir), "hostile");
+}
+
+static void teardown(void)
+{
+	test_dir_remove(dir);
+}
+
+/* dir/name, in one of a few static buffers */
+static __attribute__((unused)) const char *at(const char *name)
+{
+	static char paths[4][512];
+	static unsigned next;
+	char *p = paths[next++ % 4];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", dir, name);
+	return p;
+}
+
+/* Runs pebblesim on the NULL-terminated args (argv[0] added). */
+static __attribute__((unused)) int run(const char *const *args)
+{
+	char *argv[40];
+	int argc = 0;
+
+	argv[argc++] = "pebblesim";
+	while (*args && argc < 39)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	return test_cli_run(argv, out_text, sizeof(out_text), err_text, sizeof(err_text));
+}
+
+#define HAS(text, needle) \
+	ck_assert_msg(strstr((text), (needle)) != NULL, "'%s' not in:\n%s", (needle), (text))
+
+/* ---- merge: O(rows log rows) ------------------------------------------ */
+
+/*
+ * Sorting looked each label's first row up in every comparison, and the
+ * crossovers looked the baseline's row up by a scan: 80,000 merged rows
+ * took 10 s, 400,000 did not finish. Here 100,000 distinct labels (the
+ * sort) and 2 x 150,000 rows (the crossovers): minutes then, a second now.
+ */
+START_TEST(test_merge_in_rows_log_rows)
+{
+	const size_t labels = 100000, values = 150000;
+	struct ps_sweep_row *rows = malloc(2 * values * sizeof(*rows));
+	struct ps_crossover c[2];
+	double start = ps_now_seconds();
+
+	ck_assert_ptr_nonnull(rows);
+	/* labels first seen in decreasing value order */
+	for (size_t k = 0; k < labels; k++) {
+		char label[24];
+
+		snprintf(label, sizeof(label), "s%zu", k);
+		test_sweep_row(&rows[k], label, labels - k, 1);
+	}
+	ps_sweep_sort(rows, labels);
+	for (size_t k = 0; k < labels; k++) {
+		char label[24];
+
+		snprintf(label, sizeof(label), "s%zu", labels - 1 - k);
+		ck_assert_uint_eq(rows[k].value, k + 1);
+		ck_assert_str_eq(rows[k].label, label);
+	}
+	/* "a" below flash from value 10 on; rows in reverse order */
+	for (size_t k = 0; k < values; k++) {
+		test_sweep_row(&rows[2 * k], "a", values - k, values - k < 10 ? 1000 : 10);
+		test_sweep_row(&rows[2 * k + 1], "flash", values - k, 100);
+	}
+	ps_sweep_sort(rows, 2 * values);
+	ck_assert_uint_eq(rows[0].value, 1);
+	ck_assert_str_eq(rows[0].label, "a"); /* "a" was seen first */
+	ck_assert_str_eq(rows[1].label, "flash");
+	ck_assert_uint_eq(ps_sweep_crossovers(rows, 2 * values, "flash", c, 2), 1);
+	ck_assert(c[0].found);
+	ck_assert_uint_eq(c[0].at, 10);
+	ck_assert_msg(ps_now_seconds() - start < 20, "%.1f s", ps_now_seconds() - start);
+	free(rows);
+}
+END_TEST
+
+Suite *hostile_suite(void)
+{
+	Suite *s = suite_create("hostile");
+	TCase *tc = tcase_create("hostile");
+
+	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_merge_in_rows_log_rows);
+	suite_add_tcase(s, tc);
+	return s;
+}
