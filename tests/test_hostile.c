@@ -33,19 +33,20 @@ static void teardown(void)
 	test_dir_remove(dir);
 }
 
-/* dir/name, in one of a few static buffers */
-static __attribute__((unused)) const char *at(const char *name)
+/* dir/name, in one of 16 static buffers used in turn: an argv may hold
+ * a few while files are written through others */
+static const char *at(const char *name)
 {
-	static char paths[4][512];
+	static char paths[16][512];
 	static unsigned next;
-	char *p = paths[next++ % 4];
+	char *p = paths[next++ % 16];
 
 	snprintf(p, sizeof(paths[0]), "%s/%s", dir, name);
 	return p;
 }
 
 /* Runs pebblesim on the NULL-terminated args (argv[0] added). */
-static __attribute__((unused)) int run(const char *const *args)
+static int run(const char *const *args)
 {
 	char *argv[40];
 	int argc = 0;
@@ -108,6 +109,73 @@ START_TEST(test_merge_in_rows_log_rows)
 }
 END_TEST
 
+/* ---- numbers that are not numbers ---------------------------------- */
+
+static const char npy_2x1[] =
+	"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 1), }      \n";
+
+/* A NaN in Q made every output NaN, and NaN against NaN counted as an
+ * error of 0: "error vs direct 0", exit 0. */
+START_TEST(test_npy_nan_refused)
+{
+	const double nan_q[2] = { 1.0, NAN }, inf_q[2] = { -INFINITY, 1.0 }, kv[2] = { 1.0, 2.0 };
+	const char *args[] = { "-n", "2", "-d", "1", "-g", "1", "-M", "20", "--values",
+			       "--q", at("q.npy"), "--k", at("k.npy"), "--v", at("v.npy"), NULL };
+
+	test_write_npy_raw(at("q.npy"), npy_2x1, nan_q, sizeof(nan_q));
+	test_write_npy_raw(at("k.npy"), npy_2x1, kv, sizeof(kv));
+	test_write_npy_raw(at("v.npy"), npy_2x1, kv, sizeof(kv));
+	ck_assert_int_eq(run(args), 2);
+	HAS(err_text, "q.npy: entry [1, 0] is NaN: the values are finite numbers");
+	test_write_npy_raw(at("q.npy"), npy_2x1, inf_q, sizeof(inf_q));
+	ck_assert_int_eq(run(args), 2);
+	HAS(err_text, "q.npy: entry [0, 0] is -inf");
+}
+END_TEST
+
+/* Finite inputs whose scores overflow: every output and every direct
+ * value is NaN, which compared as equal (exit 0, error 0). */
+START_TEST(test_outputs_not_finite_fail)
+{
+	const double huge[2] = { 1e300, 1e300 }, v[2] = { 1.0, 2.0 };
+	const char *args[] = { "-n", "2", "-d", "1", "-g", "1", "-M", "20", "--values",
+			       "--q", at("q.npy"), "--k", at("k.npy"), "--v", at("v.npy"), NULL };
+	const char *json[] = { "-n", "2", "-d", "1", "-g", "1", "-M", "20", "--values", "--json",
+			       "--q", at("q.npy"), "--k", at("k.npy"), "--v", at("v.npy"), NULL };
+
+	test_write_npy_raw(at("q.npy"), npy_2x1, huge, sizeof(huge));
+	test_write_npy_raw(at("k.npy"), npy_2x1, huge, sizeof(huge));
+	test_write_npy_raw(at("v.npy"), npy_2x1, v, sizeof(v));
+	ck_assert_int_eq(run(args), 1);
+	HAS(err_text, "the pebbled output A[0,0] = ");
+	HAS(err_text, "is not a finite number");
+	HAS(out_text, "error vs direct      inf");
+	HAS(out_text, "FAILED");
+	ck_assert_int_eq(run(json), 1);
+	HAS(out_text, "\"error_vs_direct\":null");
+	HAS(out_text, "\"failed\":true");
+}
+END_TEST
+
+/* A key of bytes outside ASCII reached the terminal as they were. */
+START_TEST(test_npy_key_escaped)
+{
+	const double x[2] = { 1.0, 2.0 };
+	double *data;
+	uint64_t rows, cols;
+	struct ps_error err;
+
+	test_write_npy_raw(at("k.npy"), "{'\xe2\x80\xae\x1b[31m': 1}\n", x, sizeof(x));
+	ps_error_clear(&err);
+	ck_assert_int_eq(ps_npy_load(at("k.npy"), 2, 1, &data, &rows, &cols, &err), PS_EINPUT);
+	HAS(err.msg, "unknown or repeated key '\\xe2\\x80\\xae\\x1b[31m'");
+	test_write_npy_raw(at("k.npy"), "{'descr': '\xff<f8', 'fortran_order': False, 'shape': (2, 1), }\n",
+			   x, sizeof(x));
+	ck_assert_int_eq(ps_npy_load(at("k.npy"), 2, 1, &data, &rows, &cols, &err), PS_EINPUT);
+	HAS(err.msg, "dtype '\\xff<f8'");
+}
+END_TEST
+
 Suite *hostile_suite(void)
 {
 	Suite *s = suite_create("hostile");
@@ -116,6 +184,9 @@ Suite *hostile_suite(void)
 	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_merge_in_rows_log_rows);
+	tcase_add_test(tc, test_npy_nan_refused);
+	tcase_add_test(tc, test_outputs_not_finite_fail);
+	tcase_add_test(tc, test_npy_key_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }
