@@ -17,9 +17,13 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
+#include "pebblesim/limits.h"
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
 
@@ -344,8 +348,27 @@ static void show_progress(const struct ps_sweep_spec *spec, size_t done, size_t 
 	}
 }
 
+/*
+ * In a worker, first: it dies with the sweep that started it (SIGTERM,
+ * SIGKILL or a crash of the parent leaves no process running; the
+ * parent's death before prctl is seen in getppid), and the memory limit
+ * is shared among the workers, so that N of them never ask for N times
+ * the limit (docs/SECURITY.md, "Work limits").
+ */
+static void worker_start(pid_t parent, unsigned jobs)
+{
+#ifdef __linux__
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(3);
+#else
+	(void)parent;
+#endif
+	ps_memory_limit_share(jobs);
+}
+
 static int run_parallel(const struct job *j, unsigned jobs, struct ps_error *err)
 {
+	const pid_t parent = getpid();
 	pid_t pids[64];
 	struct pollfd fds[64];
 	size_t filled[64], done = 0;
@@ -369,6 +392,7 @@ static int run_parallel(const struct job *j, unsigned jobs, struct ps_error *err
 			break;
 		}
 		if (pids[c] == 0) {
+			worker_start(parent, jobs);
 			close(pipefd[0]);
 			for (unsigned q = 0; q < c; q++)
 				close(fds[q].fd);

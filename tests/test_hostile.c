@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -176,6 +178,132 @@ START_TEST(test_npy_key_escaped)
 }
 END_TEST
 
+/* ---- sweep workers ---------------------------------------------------- */
+
+static void sweep_spec(struct ps_sweep_spec *spec, const char *range, uint64_t d,
+		       uint64_t g, uint64_t M, const char *label, unsigned jobs)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->d = d;
+	spec->g = g;
+	spec->M = M;
+	spec->normalize = true;
+	spec->labels[0] = label;
+	spec->label_count = 1;
+	spec->jobs = jobs;
+	ck_assert_int_eq(ps_sweep_range_parse('n', range, &spec->range, NULL), 0);
+}
+
+/* The row of the last point, run or not. */
+static struct ps_sweep_row last_row(const struct ps_sweep_spec *spec)
+{
+	struct ps_sweep_row *rows, last;
+	size_t count;
+	struct ps_error err;
+
+	ck_assert_int_eq(ps_sweep_run(spec, &rows, &count, &err), 0);
+	ck_assert_uint_eq(count, 2);
+	last = rows[1];
+	free(rows);
+	return last;
+}
+
+/* Each worker checked its memory against the whole limit, so that N
+ * workers could together ask for N times the limit. */
+START_TEST(test_sweep_workers_share_the_memory_limit)
+{
+	struct ps_sweep_spec spec;
+	struct ps_sweep_row row;
+	uint64_t cap = 64;
+
+	/* the least power of 2 under which the point n = 8192 runs alone */
+	sweep_spec(&spec, "4096:8192:x2", 4, 2, 200, "generic", 1);
+	do {
+		cap *= 2;
+		ps_memory_limit_cap(cap);
+		row = last_row(&spec);
+	} while (!row.ran && cap < (UINT64_C(1) << 32));
+	ck_assert(row.ran);
+	spec.jobs = 2;
+	row = last_row(&spec);
+	ps_memory_limit_cap(0);
+	ck_assert(!row.ran);
+	HAS(row.why, "too large to simulate");
+	HAS(row.why, "for each of 2 processes");
+}
+END_TEST
+
+/* The pids of pid's children, from /proc; how many (at most max). */
+static void pause_10ms(void)
+{
+	const struct timespec ten_ms = { 0, 10000000 };
+
+	nanosleep(&ten_ms, NULL);
+}
+
+static size_t children_of(pid_t pid, pid_t *out, size_t max)
+{
+	char path[64];
+	FILE *f;
+	size_t count = 0;
+	long child;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (count < max && fscanf(f, "%ld", &child) == 1)
+		out[count++] = (pid_t)child;
+	fclose(f);
+	return count;
+}
+
+/* Killed, a sweep left its workers running, reparented to init, until
+ * their points were done. Here the points take seconds each; the test
+ * process adopts the orphans (a subreaper) to see them end. */
+START_TEST(test_sweep_workers_die_with_the_parent)
+{
+	struct ps_sweep_spec spec;
+	pid_t sweep, workers[2];
+	size_t count = 0;
+	int status;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		return; /* not Linux 3.4 or later: nothing to observe */
+	sweep_spec(&spec, "2^18:2^19:x2", 16, 3, 8192, "keylemma", 2);
+	sweep = fork();
+	ck_assert_int_ge(sweep, 0);
+	if (sweep == 0) {
+		struct ps_sweep_row *rows;
+		size_t n;
+
+		_exit(ps_sweep_run(&spec, &rows, &n, NULL) ? 3 : 0);
+	}
+	for (int tries = 0; tries < 1000 && count < 2; tries++) {
+		pause_10ms();
+		count = children_of(sweep, workers, 2);
+	}
+	kill(sweep, SIGKILL);
+	ck_assert_int_eq(waitpid(sweep, &status, 0), sweep);
+	if (count < 2)
+		return; /* /proc without children lists: nothing to observe */
+	for (size_t k = 0; k < count; k++) {
+		pid_t gone = 0;
+
+		for (int tries = 0; tries < 300 && gone == 0; tries++) {
+			gone = waitpid(workers[k], &status, WNOHANG);
+			if (gone == 0)
+				pause_10ms();
+		}
+		if (gone == 0) {
+			kill(workers[k], SIGKILL);
+			waitpid(workers[k], &status, 0);
+		}
+		ck_assert_msg(gone == workers[k], "worker %ld outlived its sweep by 3 s", (long)workers[k]);
+		ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	}
+}
+END_TEST
+
 Suite *hostile_suite(void)
 {
 	Suite *s = suite_create("hostile");
@@ -187,6 +315,8 @@ Suite *hostile_suite(void)
 	tcase_add_test(tc, test_npy_nan_refused);
 	tcase_add_test(tc, test_outputs_not_finite_fail);
 	tcase_add_test(tc, test_npy_key_escaped);
+	tcase_add_test(tc, test_sweep_workers_share_the_memory_limit);
+	tcase_add_test(tc, test_sweep_workers_die_with_the_parent);
 	suite_add_tcase(s, tc);
 	return s;
 }
