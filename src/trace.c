@@ -6,6 +6,7 @@
  * directly in the same compact form.
  */
 #include "pebblesim/trace.h"
+#include "pebblesim/run.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -240,6 +241,9 @@ struct reader {
 	bool exact;          /* the header's DAG is exact attention */
 	uint64_t *sorted;    /* a sorted copy of one, for check_distinct */
 	size_t sorted_cap;
+	uint64_t max_moves;  /* the moves a replay makes at most */
+	bool default_max;    /* max_moves is the DAG's default */
+	struct ps_progress progress;
 };
 
 #define BAD(r, ...) bad_input((r), __VA_ARGS__)
@@ -935,13 +939,49 @@ static bool flat_vertex_op(const struct flat_line *fl, struct vertex_op *op)
 	       flat_node(fl, "from", &op->from);
 }
 
+uint64_t ps_trace_default_max_moves(const struct ps_dag *dag)
+{
+	uint64_t moves;
+
+	if (ps_mul_u64(dag->node_count, PS_TRACE_MOVES_PER_NODE, &moves))
+		return UINT64_MAX;
+	return moves > PS_TRACE_LEAST_MAX_MOVES ? moves : PS_TRACE_LEAST_MAX_MOVES;
+}
+
+/*
+ * A line's moves against the limit, before they are played: a line of a
+ * few bytes may name a set over the whole DAG, so the work a trace costs
+ * is bounded by moves, not by bytes (docs/SECURITY.md, "Work limits").
+ */
+static int check_moves(struct reader *r, const struct ps_engine *e, uint64_t line_moves)
+{
+	uint64_t after = e->c.moves + line_moves;
+
+	if (after >= e->c.moves && after <= r->max_moves)
+		return PS_OK;
+	if (r->default_max)
+		return BAD(r, "the trace reaches %llu moves by this line, beyond the limit of %llu (%d a node of the declared DAG); raise it with --max-moves N (0 for none)",
+			   (unsigned long long)after, (unsigned long long)r->max_moves,
+			   PS_TRACE_MOVES_PER_NODE);
+	return BAD(r, "the trace reaches %llu moves by this line, beyond --max-moves %llu",
+		   (unsigned long long)after, (unsigned long long)r->max_moves);
+}
+
 /* Plays one line read by either reader: an explicit DAG's vop, or op. */
 static int play_line(struct reader *r, struct ps_replay *rep,
 		     const struct ps_explicit *xdag, struct ps_engine *e,
 		     const struct ps_op *op, const struct vertex_op *vop)
 {
+	struct ps_error out_of_range;
+	uint64_t line_moves = 1;
 	int rc;
 
+	/* a set out of the DAG's ranges is refused by ps_op_apply below */
+	if (!rep->header.explicit_dag)
+		line_moves = ps_op_check(&rep->att, op, &out_of_range) ? 0 : ps_op_moves(op);
+	if ((rc = check_moves(r, e, line_moves)))
+		return rc;
+	ps_progress_step(&r->progress, e->c.moves, line_moves);
 	ps_engine_set_position(e, r->line);
 	rep->ops++;
 	if (rep->header.explicit_dag)
@@ -993,6 +1033,31 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 			   struct ps_values *vals, struct ps_replay *rep,
 			   struct ps_error *err)
 {
+	const struct ps_replay_options o = {
+		.M = M, .expect = expect, .xdag = xdag, .element_only = element_only,
+		.inputs = inputs, .vals = vals,
+	};
+
+	return ps_trace_replay_with(f, name, &o, rep, err);
+}
+
+/* The moves limit once the header has declared its DAG. */
+static void set_max_moves(struct reader *r, const struct ps_replay_options *o,
+			  const struct ps_dag *dag)
+{
+	r->default_max = o->max_moves == 0;
+	r->max_moves = o->max_moves ? o->max_moves : ps_trace_default_max_moves(dag);
+}
+
+int ps_trace_replay_with(FILE *f, const char *name, const struct ps_replay_options *o,
+			 struct ps_replay *rep, struct ps_error *err)
+{
+	const uint64_t M = o->M;
+	const struct ps_attention_params *expect = o->expect;
+	const struct ps_explicit *xdag = o->xdag;
+	const bool element_only = o->element_only;
+	const struct ps_values_inputs *inputs = o->inputs;
+	struct ps_values *vals = o->vals;
 	struct reader r = { .name = name, .err = err };
 	struct ps_engine engine;
 	bool engine_ready = false, ended = false;
@@ -1010,6 +1075,7 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 	src->f = f;
 	src->pos = src->end = 0;
 	src->eof = false;
+	ps_progress_init(&r.progress, o->progress, 0);
 	while ((got = read_line(src, &line, &cap, &len, &too_long)) != 0) {
 		struct flat_line flat;
 		struct vertex_op vop;
@@ -1085,6 +1151,7 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 					break;
 				engine.element_only = element_only;
 				engine_ready = true;
+				set_max_moves(&r, o, &xdag->dag);
 				continue;
 			}
 			if (xdag) {
@@ -1119,6 +1186,7 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 				break;
 			engine.element_only = element_only;
 			engine_ready = true;
+			set_max_moves(&r, o, &rep->att.dag);
 			continue;
 		}
 		if (!json_is_object(obj)) {
@@ -1145,6 +1213,7 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 		if (rc)
 			break;
 	}
+	ps_progress_end(&r.progress);
 	if (!rc && ferror(f))
 		rc = ps_error_set(err, PS_EIO, "cannot read '%s': %s", name,
 				  strerror(errno));
