@@ -267,13 +267,15 @@ static int bad_input(struct reader *r, const char *fmt, ...)
 			    (unsigned long long)r->line, what);
 }
 
-static int get_uint(struct reader *r, json_t *obj, const char *key,
-		    uint64_t min, uint64_t *out)
+/* obj's key as an integer >= min; where names obj in messages ("the
+ * header", "the end line") */
+static int get_uint(struct reader *r, json_t *obj, const char *where,
+		    const char *key, uint64_t min, uint64_t *out)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if (!v)
-		return BAD(r, "the header has no \"%s\"", key);
+		return BAD(r, "%s has no \"%s\"", where, key);
 	if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min)
 		return BAD(r, "\"%s\" must be an integer >= %llu", key,
 			   (unsigned long long)min);
@@ -320,7 +322,7 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	v = json_object_get(h, "format");
 	if (!json_is_string(v) || strcmp(json_string_value(v), "pebblesim-trace"))
 		return BAD(r, "not a pebblesim trace: the header's \"format\" must be \"pebblesim-trace\"");
-	if ((rc = get_uint(r, h, "version", 0, &version)))
+	if ((rc = get_uint(r, h, "the header", "version", 0, &version)))
 		return rc;
 	if (version != 1)
 		return BAD(r, "trace version %llu is not supported (this pebblesim reads version 1)",
@@ -332,9 +334,9 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	if (json_is_string(v) && !strcmp(json_string_value(v), "explicit")) {
 		out->explicit_dag = true;
 		if ((rc = only_keys(r, dag, explicit_keys, "the header's dag")) ||
-		    (rc = get_uint(r, dag, "vertices", 0, &out->vertices)) ||
-		    (rc = get_uint(r, dag, "edges", 0, &out->edges)) ||
-		    (rc = get_uint(r, h, "M", 1, &out->M)))
+		    (rc = get_uint(r, dag, "the header", "vertices", 0, &out->vertices)) ||
+		    (rc = get_uint(r, dag, "the header", "edges", 0, &out->edges)) ||
+		    (rc = get_uint(r, h, "the header", "M", 1, &out->M)))
 			return rc;
 	} else if (json_is_string(v) && !strcmp(json_string_value(v), "exact-attention")) {
 		/* MODEL.md section 5: no g */
@@ -347,10 +349,10 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 		if (!json_is_string(v) || strcmp(json_string_value(v), "approx-attention"))
 			return BAD(r, "the header's dag kind must be \"approx-attention\", \"exact-attention\" or \"explicit\"");
 	}
-	if (!out->explicit_dag && ((rc = get_uint(r, dag, "n", 1, &out->dag.n)) ||
-	    (rc = get_uint(r, dag, "d", 1, &out->dag.d)) ||
-	    (!out->dag.exact && (rc = get_uint(r, dag, "g", 0, &out->dag.g))) ||
-	    (rc = get_uint(r, h, "M", 1, &out->M))))
+	if (!out->explicit_dag && ((rc = get_uint(r, dag, "the header", "n", 1, &out->dag.n)) ||
+	    (rc = get_uint(r, dag, "the header", "d", 1, &out->dag.d)) ||
+	    (!out->dag.exact && (rc = get_uint(r, dag, "the header", "g", 0, &out->dag.g))) ||
+	    (rc = get_uint(r, h, "the header", "M", 1, &out->M))))
 		return rc;
 	v = json_object_get(dag, "normalize");
 	if (v && !json_is_boolean(v))
@@ -703,8 +705,8 @@ static int replay_end(struct reader *r, json_t *obj, struct ps_engine *e)
 	uint64_t loads, saves;
 	int rc = only_keys(r, obj, keys, "the end line");
 
-	if (rc || (rc = get_uint(r, obj, "loads", 0, &loads)) ||
-	    (rc = get_uint(r, obj, "saves", 0, &saves)))
+	if (rc || (rc = get_uint(r, obj, "the end line", "loads", 0, &loads)) ||
+	    (rc = get_uint(r, obj, "the end line", "saves", 0, &saves)))
 		return rc;
 	ps_engine_set_position(e, r->line);
 	if ((rc = ps_engine_finish(e)))

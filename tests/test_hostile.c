@@ -236,6 +236,123 @@ START_TEST(test_validate_max_moves)
 }
 END_TEST
 
+/* ---- DAG files that cost igraph more than their size ------------------- */
+
+/* A GraphML chain of nodes vertices under keys unused <key>s. */
+static void write_keyed_graphml(const char *path, unsigned keys, unsigned nodes)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	      "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n", f);
+	for (unsigned k = 0; k < keys; k++)
+		fprintf(f, "<key id=\"k%u\" for=\"node\" attr.name=\"a%u\" attr.type=\"string\"/>\n", k, k);
+	fputs("<graph id=\"G\" edgedefault=\"directed\">\n", f);
+	for (unsigned v = 0; v < nodes; v++)
+		fprintf(f, "<node id=\"v%u\"/>\n", v);
+	for (unsigned v = 1; v < nodes; v++)
+		fprintf(f, "<edge source=\"v%u\" target=\"v%u\"/>\n", v - 1, v);
+	fputs("</graph>\n</graphml>\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* 20,000 unused keys on 2,000 nodes (1.35 MB) took 3.1 GB: igraph builds
+ * a table of every key for every node. */
+START_TEST(test_graphml_unused_keys)
+{
+	struct ps_explicit x;
+	struct ps_error err;
+
+	write_keyed_graphml(at("k.graphml"), PS_EXPLICIT_MAX_KEYS + 1, 10);
+	ck_assert_int_eq(run((const char *[]){ "run", "--dag", at("k.graphml"), "-M", "4", NULL }), 2);
+	HAS(err_text, "k.graphml:67: more than 64 <key> elements: pebblesim reads two (role and label)");
+	/* within the count, the tables' size against the memory limit: 64
+	 * keys x 3999 nodes and edges need 20 MB */
+	write_keyed_graphml(at("k.graphml"), PS_EXPLICIT_MAX_KEYS, 2000);
+	ps_memory_limit_cap(UINT64_C(8) << 20);
+	ck_assert_int_eq(ps_explicit_read(&x, at("k.graphml"), &err), PS_ENOMEM);
+	ps_memory_limit_cap(0);
+	HAS(err.msg, "igraph's tables of its 64 keys for 3999 nodes and edges needs about 19.5 MiB; pebblesim's own cap is 8.0 MiB");
+	ck_assert_int_eq(ps_explicit_read(&x, at("k.graphml"), &err), 0);
+	ck_assert_uint_eq(x.vertices, 2000);
+	ps_explicit_free(&x);
+}
+END_TEST
+
+/* 5 M GML vertices took 2.3 GB before the vertex limit refused them, and
+ * under ulimit -v igraph said "Parse error". Counted first, and the
+ * parser's tree set against the memory limit, here lowered. */
+START_TEST(test_gml_counted_before_igraph)
+{
+	FILE *f = fopen(at("g.gml"), "w");
+	struct ps_explicit x;
+	struct ps_error err;
+
+	ck_assert_ptr_nonnull(f);
+	fputs("graph [ directed 1\n", f);
+	for (unsigned v = 0; v < 20000; v++)
+		fprintf(f, "node [ id %u ]\n", v);
+	fputs("]\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ps_memory_limit_cap(UINT64_C(8) << 20);
+	ck_assert_int_eq(ps_explicit_read(&x, at("g.gml"), &err), PS_ENOMEM);
+	ps_memory_limit_cap(0);
+	HAS(err.msg, "g.gml': igraph's GML parser, for its 40002 keys, needs about 9.8 MiB; pebblesim's own cap is 8.0 MiB");
+	ck_assert_int_eq(ps_explicit_read(&x, at("g.gml"), &err), 0);
+	ck_assert_uint_eq(x.vertices, 20000);
+	ps_explicit_free(&x);
+}
+END_TEST
+
+/* A 3.2 MB GML label took 7.8 s in igraph's lexer, 10 MB 70 s. */
+START_TEST(test_gml_string_cap)
+{
+	FILE *f = fopen(at("s.gml"), "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs("graph [\n directed 1\n node [ id 0 label \"", f);
+	for (unsigned k = 0; k <= PS_EXPLICIT_MAX_GML_TOKEN; k++)
+		fputc('x', f);
+	fputs("\" ]\n]\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(run((const char *[]){ "run", "--dag", at("s.gml"), "-M", "4", NULL }), 2);
+	HAS(err_text, "s.gml:3: a string longer than 65536 bytes");
+}
+END_TEST
+
+/* Messages that named neither file nor reason, or the wrong line. */
+START_TEST(test_messages_name_file_and_place)
+{
+	FILE *f = fopen(at("c.gml"), "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs("graph [ directed 1 node [ id 0 ] node [ id 1 ]\n"
+	      "edge [ source 0 target 1 ] edge [ source 1 target 0 ] ]\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(run((const char *[]){ "run", "--dag", at("c.gml"), "-M", "4", NULL }), 2);
+	HAS(err_text, "c.gml': the graph has a cycle: it is not a DAG");
+	/* igraph drops a hyperedge without a word */
+	f = fopen(at("h.graphml"), "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+	      "<graph edgedefault=\"directed\"><node id=\"a\"/><node id=\"b\"/>\n"
+	      "<hyperedge><endpoint node=\"a\"/><endpoint node=\"b\"/></hyperedge>\n"
+	      "</graph></graphml>\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(run((const char *[]){ "run", "--dag", at("h.graphml"), "-M", "4", NULL }), 2);
+	HAS(err_text, "h.graphml:4: a <hyperedge>: the edges of a DAG join two nodes");
+	/* an end line without its counts is not the header */
+	f = fopen(at("e.jsonl"), "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"format\":\"pebblesim-trace\",\"version\":1,\"dag\":{\"kind\":\"approx-attention\","
+	      "\"n\":2,\"d\":1,\"g\":1,\"normalize\":true},\"M\":9}\n{\"op\":\"end\",\"loads\":0}\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(run((const char *[]){ "validate", at("e.jsonl"), NULL }), 2);
+	HAS(err_text, "e.jsonl:2: the end line has no \"saves\"");
+}
+END_TEST
+
 /* ---- sweep workers ---------------------------------------------------- */
 
 static void sweep_spec(struct ps_sweep_spec *spec, const char *range, uint64_t d,
@@ -376,6 +493,10 @@ Suite *hostile_suite(void)
 	tcase_add_test(tc, test_outputs_not_finite_fail);
 	tcase_add_test(tc, test_npy_key_escaped);
 	tcase_add_test(tc, test_validate_max_moves);
+	tcase_add_test(tc, test_graphml_unused_keys);
+	tcase_add_test(tc, test_gml_counted_before_igraph);
+	tcase_add_test(tc, test_gml_string_cap);
+	tcase_add_test(tc, test_messages_name_file_and_place);
 	tcase_add_test(tc, test_sweep_workers_share_the_memory_limit);
 	tcase_add_test(tc, test_sweep_workers_die_with_the_parent);
 	suite_add_tcase(s, tc);
