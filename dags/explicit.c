@@ -1461,27 +1461,63 @@ static int gml_token_refused(struct ps_error *err, const char *name, uint64_t li
 	return scan_refused(err, name, line, what);
 }
 
+/* What the GML pre-scan keeps of the structure read so far. */
+struct gml_scan {
+	uint64_t line, nodes, edges, keys;
+	unsigned depth;        /* lists open */
+	bool want_key;         /* the next token is a key (else a value) */
+	bool element_key;      /* the last key was node or edge, in the graph */
+	bool in_element;       /* the innermost list is a node's or an edge's */
+	uint64_t names[PS_EXPLICIT_MAX_KEYS + 1]; /* its attributes, hashed */
+	unsigned name_count;
+};
+
+/* A key's name among the attributes of nodes and edges: igraph makes a
+ * table of each for every node and edge. false past the limit. */
+static bool gml_attribute(struct gml_scan *g, uint64_t hash)
+{
+	for (unsigned k = 0; k < g->name_count; k++)
+		if (g->names[k] == hash)
+			return true;
+	if (g->name_count == PS_EXPLICIT_MAX_KEYS)
+		return false;
+	g->names[g->name_count++] = hash;
+	return true;
+}
+
 /*
  * GML is read by igraph, whose parser builds a tree of every key and
- * value before the graph, and whose lexer takes time quadratic in the
- * length of a string. One pass before it refuses a string or other token
- * longer than PS_EXPLICIT_MAX_GML_TOKEN, more node and edge keys than
- * the size limit, and a parser's tree (IGRAPH_GML_KEY_BYTES a key) beyond
- * the memory limit, so that igraph's "Parse error" under `ulimit -v` is
- * never the message.
+ * value before the graph, whose lexer takes time quadratic in the length
+ * of a string, and whose reader makes a table of every attribute name of
+ * a node or edge for every node and edge. One pass before it refuses a
+ * string or other token longer than PS_EXPLICIT_MAX_GML_TOKEN, more node
+ * and edge keys than the size limit, more attribute names than
+ * PS_EXPLICIT_MAX_KEYS, and a parser's tree (IGRAPH_GML_KEY_BYTES a key)
+ * or attribute tables beyond the memory limit, so that igraph's "Parse
+ * error" under `ulimit -v` is never the message.
  */
 static int scan_gml(FILE *f, const char *name, struct ps_error *err)
 {
-	uint64_t line = 1, nodes = 0, edges = 0, keys = 0;
-	int c = getc_unlocked(f);
+	struct gml_scan g = { .line = 1, .want_key = true };
+	int c = getc_unlocked(f), rc;
 	char what[PS_ERROR_MAX / 2];
 
 	while (c != EOF) {
-		uint64_t start = line, len = 0;
+		uint64_t start = g.line, len = 0, hash = UINT64_C(14695981039346656037);
 		char word[8];
 
-		if (gml_space(c) || c == '[' || c == ']') {
-			line += c == '\n';
+		if (c == '[' || c == ']') {
+			/* a list is a value; a key follows it, and starts it */
+			if (c == '[')
+				g.in_element = ++g.depth == 2 && g.element_key;
+			else if (g.depth && --g.depth < 2)
+				g.in_element = false;
+			g.want_key = true;
+			c = getc_unlocked(f);
+			continue;
+		}
+		if (gml_space(c)) {
+			g.line += c == '\n';
 			c = getc_unlocked(f);
 			continue;
 		}
@@ -1492,36 +1528,49 @@ static int scan_gml(FILE *f, const char *name, struct ps_error *err)
 		}
 		if (c == '"') {
 			while ((c = getc_unlocked(f)) != EOF && c != '"') {
-				line += c == '\n';
+				g.line += c == '\n';
 				if (++len > PS_EXPLICIT_MAX_GML_TOKEN)
 					return gml_token_refused(err, name, start, "string");
 			}
 			c = getc_unlocked(f);
+			g.want_key = true;
 			continue;
 		}
-		/* a key (it starts with a letter), a number, or igraph's error */
+		/* a key or a number (or igraph's error) */
 		for (; c != EOF && !gml_space(c) && c != '[' && c != ']' && c != '"';
 		     c = getc_unlocked(f)) {
 			if (len < sizeof(word) - 1)
 				word[len] = (char)c;
+			hash = (hash ^ (uint8_t)c) * UINT64_C(1099511628211); /* FNV-1a */
 			if (++len > PS_EXPLICIT_MAX_GML_TOKEN)
 				return gml_token_refused(err, name, start, "key or number");
 		}
 		word[len < sizeof(word) ? len : sizeof(word) - 1] = '\0';
-		if ((word[0] >= 'a' && word[0] <= 'z') || (word[0] >= 'A' && word[0] <= 'Z') ||
-		    word[0] == '_') {
-			keys++;
-			nodes += len == 4 && !strcmp(word, "node");
-			edges += len == 4 && !strcmp(word, "edge");
-			if (too_many(nodes, edges))
-				return size_refused(err, name, nodes, edges);
+		if (!g.want_key) {
+			g.want_key = true;
+			continue;
+		}
+		g.want_key = false;
+		g.keys++;
+		g.element_key = g.depth == 1 && len == 4 &&
+				(!strcmp(word, "node") || !strcmp(word, "edge"));
+		g.nodes += len == 4 && !strcmp(word, "node");
+		g.edges += len == 4 && !strcmp(word, "edge");
+		if (too_many(g.nodes, g.edges))
+			return size_refused(err, name, g.nodes, g.edges);
+		if (g.in_element && g.depth == 2 && !gml_attribute(&g, hash)) {
+			snprintf(what, sizeof(what), "more than %d attribute names among the nodes and edges: pebblesim reads two (role and label), and igraph would build a table of each for every node and edge",
+				 PS_EXPLICIT_MAX_KEYS);
+			return scan_refused(err, name, start, what);
 		}
 	}
 	if (ferror(f))
 		return ps_error_set(err, PS_EIO, "cannot read DAG '%s': %s", name, strerror(errno));
 	snprintf(what, sizeof(what), "DAG '%s': igraph's GML parser, for its %llu keys,",
-		 name, (unsigned long long)keys);
-	return ps_memory_fits(keys * IGRAPH_GML_KEY_BYTES, what, err);
+		 name, (unsigned long long)g.keys);
+	if ((rc = ps_memory_fits(g.keys * IGRAPH_GML_KEY_BYTES, what, err)))
+		return rc;
+	return attribute_tables_fit(name, g.name_count, g.nodes + g.edges + 1, err);
 }
 
 static FILE *open_rewindable(const char *path, struct ps_error *err)

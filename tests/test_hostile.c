@@ -305,7 +305,8 @@ START_TEST(test_gml_counted_before_igraph)
 }
 END_TEST
 
-/* A 3.2 MB GML label took 7.8 s in igraph's lexer, 10 MB 70 s. */
+/* A 3.2 MB GML label took 7.8 s in igraph's lexer, 10 MB 70 s; and as
+ * GraphML's keys, every attribute name of a node makes a table. */
 START_TEST(test_gml_string_cap)
 {
 	FILE *f = fopen(at("s.gml"), "w");
@@ -318,6 +319,19 @@ START_TEST(test_gml_string_cap)
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_int_eq(run((const char *[]){ "run", "--dag", at("s.gml"), "-M", "4", NULL }), 2);
 	HAS(err_text, "s.gml:3: a string longer than 65536 bytes");
+	/* 65 attribute names on one node: a table of each for every node */
+	f = fopen(at("s.gml"), "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("graph [\n directed 1\n node [ id 0\n", f);
+	for (unsigned k = 0; k <= PS_EXPLICIT_MAX_KEYS; k++)
+		fprintf(f, "  a%u %u\n", k / 2, k); /* each name twice, 33 names */
+	for (unsigned k = 0; k <= PS_EXPLICIT_MAX_KEYS; k++)
+		fprintf(f, "  b%u \"x\"\n", k);
+	fputs(" ]\n node [ id 1 ]\n]\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(run((const char *[]){ "run", "--dag", at("s.gml"), "-M", "4", NULL }), 2);
+	/* id, a0..a32 and b0..b29 are 64 names: the 65th is b30, on line 99 */
+	HAS(err_text, "s.gml:99: more than 64 attribute names among the nodes and edges");
 }
 END_TEST
 
