@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebblesim/limits.h"
 #include "pebblesim/monomial.h"
 
 /* igraph's last error, kept by our handler for the messages we print. */
@@ -472,7 +473,16 @@ static int read_edgelist(FILE *f, const char *name, igraph_t *graph,
 /* What the GraphML pre-scan finds. */
 struct graphml_scan {
 	uint64_t nodes, edges; /* <node> and <edge> elements */
+	uint64_t keys;         /* <key> elements */
 };
+
+/*
+ * Bytes igraph takes, measured on igraph 0.10: an entry of an attribute
+ * table (a string attribute's; a number's takes less), and a key of a GML
+ * file in the tree its parser builds before the graph.
+ */
+#define IGRAPH_ATTRIBUTE_ENTRY_BYTES 80
+#define IGRAPH_GML_KEY_BYTES 256
 
 static int scan_refused(struct ps_error *err, const char *name, uint64_t line,
 			const char *what)
@@ -577,10 +587,21 @@ static int scan_graphml(FILE *f, const char *name, struct graphml_scan *scan,
 		word[len] = '\0';
 		if (c == '\n')
 			line++;
+		if (!strcmp(word, "hyperedge"))
+			return scan_refused(err, name, line,
+					    "a <hyperedge>: the edges of a DAG join two nodes, and igraph would drop it");
 		scan->nodes += !strcmp(word, "node");
-		scan->edges += !strcmp(word, "edge") || !strcmp(word, "hyperedge");
+		scan->edges += !strcmp(word, "edge");
+		scan->keys += !strcmp(word, "key");
 		if (too_many(scan->nodes, scan->edges))
 			return size_refused(err, name, scan->nodes, scan->edges);
+		if (scan->keys > PS_EXPLICIT_MAX_KEYS) {
+			char what[160];
+
+			snprintf(what, sizeof(what), "more than %d <key> elements: pebblesim reads two (role and label), and igraph would build a table of each for every node or edge",
+				 PS_EXPLICIT_MAX_KEYS);
+			return scan_refused(err, name, line, what);
+		}
 	}
 	if (ferror(f))
 		return ps_error_set(err, PS_EIO, "cannot read DAG '%s': %s", name,
@@ -1123,6 +1144,18 @@ static bool read_graphml_subset(FILE *f, igraph_t *graph)
 	return ok;
 }
 
+/* igraph's attribute tables, keys for each of elements, in the memory
+ * limit (an upper bound: a key serves nodes, edges or the graph). */
+static int attribute_tables_fit(const char *name, uint64_t keys, uint64_t elements,
+				struct ps_error *err)
+{
+	char what[PS_ERROR_MAX / 2];
+
+	snprintf(what, sizeof(what), "DAG '%s': igraph's tables of its %llu keys for %llu nodes and edges",
+		 name, (unsigned long long)keys, (unsigned long long)elements - 1);
+	return ps_memory_fits(keys * elements * IGRAPH_ATTRIBUTE_ENTRY_BYTES, what, err);
+}
+
 static int read_graphml(FILE *f, const char *name, igraph_t *graph,
 			struct ps_error *err)
 {
@@ -1139,7 +1172,8 @@ static int read_graphml(FILE *f, const char *name, igraph_t *graph,
 					    "cannot read DAG '%s': a GraphML file is read twice, and this one cannot be rewound (%s)",
 					    name, strerror(errno));
 	}
-	if ((rc = scan_graphml(f, name, &scan, err)))
+	if ((rc = scan_graphml(f, name, &scan, err)) ||
+	    (rc = attribute_tables_fit(name, scan.keys, scan.nodes + scan.edges + 1, err)))
 		return rc;
 	if (fseek(f, 0, SEEK_SET))
 		return ps_error_set(err, PS_EIO,
@@ -1163,6 +1197,22 @@ static int read_graphml(FILE *f, const char *name, igraph_t *graph,
 	return PS_OK;
 }
 
+/* ps_explicit_from_igraph, its refusals said of the file the graph came
+ * from: "DAG 'g.gml': the graph has a cycle: it is not a DAG". */
+static int from_igraph_named(struct ps_explicit *x, igraph_t *graph, const char *name,
+			     struct ps_error *err)
+{
+	int rc = ps_explicit_from_igraph(x, graph, err);
+
+	if (rc && err) {
+		char why[PS_ERROR_MAX];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		ps_error_set(err, rc, "DAG '%s': %s", name, why);
+	}
+	return rc;
+}
+
 int ps_explicit_read_stream(struct ps_explicit *x, FILE *f, const char *name,
 			    bool graphml, struct ps_error *err)
 {
@@ -1174,7 +1224,7 @@ int ps_explicit_read_stream(struct ps_explicit *x, FILE *f, const char *name,
 	igraph_reason[0] = '\0';
 	rc = graphml ? read_graphml(f, name, &graph, err)
 		     : read_edgelist(f, name, &graph, err);
-	return rc ? rc : ps_explicit_from_igraph(x, &graph, err);
+	return rc ? rc : from_igraph_named(x, &graph, name, err);
 }
 
 int ps_explicit_read(struct ps_explicit *x, const char *path,
@@ -1396,6 +1446,133 @@ const char *ps_explicit_format_note(const char *format)
 }
 
 /* A stream that can be read twice: the file, or standard input copied. */
+static bool gml_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int gml_token_refused(struct ps_error *err, const char *name, uint64_t line,
+			     const char *token)
+{
+	char what[160];
+
+	snprintf(what, sizeof(what), "a %s longer than %d bytes: igraph's GML reader takes time quadratic in its length",
+		 token, PS_EXPLICIT_MAX_GML_TOKEN);
+	return scan_refused(err, name, line, what);
+}
+
+/* What the GML pre-scan keeps of the structure read so far. */
+struct gml_scan {
+	uint64_t line, nodes, edges, keys;
+	unsigned depth;        /* lists open */
+	bool want_key;         /* the next token is a key (else a value) */
+	bool element_key;      /* the last key was node or edge, in the graph */
+	bool in_element;       /* the innermost list is a node's or an edge's */
+	uint64_t names[PS_EXPLICIT_MAX_KEYS + 1]; /* its attributes, hashed */
+	unsigned name_count;
+};
+
+/* A key's name among the attributes of nodes and edges: igraph makes a
+ * table of each for every node and edge. false past the limit. */
+static bool gml_attribute(struct gml_scan *g, uint64_t hash)
+{
+	for (unsigned k = 0; k < g->name_count; k++)
+		if (g->names[k] == hash)
+			return true;
+	if (g->name_count == PS_EXPLICIT_MAX_KEYS)
+		return false;
+	g->names[g->name_count++] = hash;
+	return true;
+}
+
+/*
+ * GML is read by igraph, whose parser builds a tree of every key and
+ * value before the graph, whose lexer takes time quadratic in the length
+ * of a string, and whose reader makes a table of every attribute name of
+ * a node or edge for every node and edge. One pass before it refuses a
+ * string or other token longer than PS_EXPLICIT_MAX_GML_TOKEN, more node
+ * and edge keys than the size limit, more attribute names than
+ * PS_EXPLICIT_MAX_KEYS, and a parser's tree (IGRAPH_GML_KEY_BYTES a key)
+ * or attribute tables beyond the memory limit, so that igraph's "Parse
+ * error" under `ulimit -v` is never the message.
+ */
+static int scan_gml(FILE *f, const char *name, struct ps_error *err)
+{
+	struct gml_scan g = { .line = 1, .want_key = true };
+	int c = getc_unlocked(f), rc;
+	char what[PS_ERROR_MAX / 2];
+
+	while (c != EOF) {
+		uint64_t start = g.line, len = 0, hash = UINT64_C(14695981039346656037);
+		char word[8];
+
+		if (c == '[' || c == ']') {
+			/* a list is a value; a key follows it, and starts it */
+			if (c == '[')
+				g.in_element = ++g.depth == 2 && g.element_key;
+			else if (g.depth && --g.depth < 2)
+				g.in_element = false;
+			g.want_key = true;
+			c = getc_unlocked(f);
+			continue;
+		}
+		if (gml_space(c)) {
+			g.line += c == '\n';
+			c = getc_unlocked(f);
+			continue;
+		}
+		if (c == '#') { /* a comment, to the end of the line */
+			while (c != EOF && c != '\n')
+				c = getc_unlocked(f);
+			continue;
+		}
+		if (c == '"') {
+			while ((c = getc_unlocked(f)) != EOF && c != '"') {
+				g.line += c == '\n';
+				if (++len > PS_EXPLICIT_MAX_GML_TOKEN)
+					return gml_token_refused(err, name, start, "string");
+			}
+			c = getc_unlocked(f);
+			g.want_key = true;
+			continue;
+		}
+		/* a key or a number (or igraph's error) */
+		for (; c != EOF && !gml_space(c) && c != '[' && c != ']' && c != '"';
+		     c = getc_unlocked(f)) {
+			if (len < sizeof(word) - 1)
+				word[len] = (char)c;
+			hash = (hash ^ (uint8_t)c) * UINT64_C(1099511628211); /* FNV-1a */
+			if (++len > PS_EXPLICIT_MAX_GML_TOKEN)
+				return gml_token_refused(err, name, start, "key or number");
+		}
+		word[len < sizeof(word) ? len : sizeof(word) - 1] = '\0';
+		if (!g.want_key) {
+			g.want_key = true;
+			continue;
+		}
+		g.want_key = false;
+		g.keys++;
+		g.element_key = g.depth == 1 && len == 4 &&
+				(!strcmp(word, "node") || !strcmp(word, "edge"));
+		g.nodes += len == 4 && !strcmp(word, "node");
+		g.edges += len == 4 && !strcmp(word, "edge");
+		if (too_many(g.nodes, g.edges))
+			return size_refused(err, name, g.nodes, g.edges);
+		if (g.in_element && g.depth == 2 && !gml_attribute(&g, hash)) {
+			snprintf(what, sizeof(what), "more than %d attribute names among the nodes and edges: pebblesim reads two (role and label), and igraph would build a table of each for every node and edge",
+				 PS_EXPLICIT_MAX_KEYS);
+			return scan_refused(err, name, start, what);
+		}
+	}
+	if (ferror(f))
+		return ps_error_set(err, PS_EIO, "cannot read DAG '%s': %s", name, strerror(errno));
+	snprintf(what, sizeof(what), "DAG '%s': igraph's GML parser, for its %llu keys,",
+		 name, (unsigned long long)g.keys);
+	if ((rc = ps_memory_fits(g.keys * IGRAPH_GML_KEY_BYTES, what, err)))
+		return rc;
+	return attribute_tables_fit(name, g.name_count, g.nodes + g.edges + 1, err);
+}
+
 static FILE *open_rewindable(const char *path, struct ps_error *err)
 {
 	FILE *copy, *f;
@@ -1476,6 +1653,13 @@ int ps_explicit_read_as(struct ps_explicit *x, const char *path,
 		if (prc)
 			return prc;
 	} else {
+		int prc = scan_gml(f, name, err);
+
+		if (prc) {
+			fclose(f);
+			return prc;
+		}
+		rewind(f);
 		rc = igraph_read_graph_gml(&graph, f);
 		fclose(f);
 		if (rc) {
@@ -1485,5 +1669,5 @@ int ps_explicit_read_as(struct ps_explicit *x, const char *path,
 	}
 	if (read_as)
 		*read_as = format;
-	return ps_explicit_from_igraph(x, &graph, err);
+	return from_igraph_named(x, &graph, name, err);
 }

@@ -16,10 +16,16 @@ static const char src_rlimit[] = "the address-space limit (ulimit -v) is";
 static const char src_cgroup[] = "the cgroup's memory limit is";
 static const char src_cap[] = "pebblesim's own cap is";
 static uint64_t memory_cap;
+static unsigned memory_share = 1;
 
 void ps_memory_limit_cap(uint64_t bytes)
 {
 	memory_cap = bytes;
+}
+
+void ps_memory_limit_share(unsigned processes)
+{
+	memory_share = processes ? processes : 1;
 }
 
 /* A cgroup limit file's value: bytes, or UINT64_MAX for "max" or junk. */
@@ -156,7 +162,7 @@ uint64_t ps_memory_limit(const char **source)
 		if (source)
 			*source = src_cap;
 	}
-	return limit;
+	return limit == UINT64_MAX ? limit : limit / memory_share;
 }
 
 /* "1.9 GiB", "12.0 MiB", "3.5 KiB": bytes for a message, in buf. */
@@ -180,8 +186,15 @@ int ps_memory_fits(uint64_t bytes, const char *what, struct ps_error *err)
 	const uint64_t limit = ps_memory_limit(&source);
 	char need[32], have[32];
 
+	char whole[32];
+
 	if (bytes <= limit / 10 * 9)
 		return PS_OK;
+	if (memory_share > 1)
+		return ps_error_set(err, PS_ENOMEM, "%s needs about %s; %s %s, %s for each of %u processes",
+				    what, size_text(bytes, need, sizeof(need)), source,
+				    size_text(limit * memory_share, whole, sizeof(whole)),
+				    size_text(limit, have, sizeof(have)), memory_share);
 	return ps_error_set(err, PS_ENOMEM, "%s needs about %s; %s %s", what,
 			    size_text(bytes, need, sizeof(need)), source,
 			    size_text(limit, have, sizeof(have)));

@@ -9,6 +9,7 @@
 #include "pebblesim/npy.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,21 @@ static const char *parse_string(const char *p, const char *end, char *buf,
 		return NULL;
 	buf[used] = '\0';
 	return p + 1;
+}
+
+/* A header string for a message: bytes outside printable ASCII, and the
+ * backslash, as \xNN, so that a message never carries raw bytes. */
+static const char *printable(const char *text, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	for (const unsigned char *p = (const unsigned char *)text; *p && used + 5 < len; p++)
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			buf[used++] = (char)*p;
+		else
+			used += (size_t)snprintf(buf + used, len - used, "\\x%02x", *p);
+	buf[used] = '\0';
+	return buf;
 }
 
 static bool word_at(const char *p, const char *end, const char *word)
@@ -103,13 +119,14 @@ static int parse_header(const char *text, size_t len, const char *name,
 		return ps_error_set(err, PS_EINPUT, "%s: the .npy header is not a dictionary", name);
 	p = skip_space(p + 1, end);
 	while (p < end && *p != '}') {
-		char key[32];
+		char key[32], shown[4 * sizeof(key) + 1];
 
 		if (!(p = parse_string(p, end, key, sizeof(key))))
 			return ps_error_set(err, PS_EINPUT, "%s: the .npy header has a key that is not a short string", name);
 		p = skip_space(p, end);
 		if (p >= end || *p != ':')
-			return ps_error_set(err, PS_EINPUT, "%s: the .npy header misses ':' after '%s'", name, key);
+			return ps_error_set(err, PS_EINPUT, "%s: the .npy header misses ':' after '%s'", name,
+					    printable(key, shown, sizeof(shown)));
 		p = skip_space(p + 1, end);
 		if (!strcmp(key, "descr") && !h->has_descr) {
 			h->has_descr = true;
@@ -130,7 +147,8 @@ static int parse_header(const char *text, size_t len, const char *name,
 			if (!(p = parse_shape(p, end, h)))
 				return ps_error_set(err, PS_EINPUT, "%s: the .npy header's shape is not a tuple of integers", name);
 		} else {
-			return ps_error_set(err, PS_EINPUT, "%s: the .npy header has an unknown or repeated key '%s'", name, key);
+			return ps_error_set(err, PS_EINPUT, "%s: the .npy header has an unknown or repeated key '%s'",
+					    name, printable(key, shown, sizeof(shown)));
 		}
 		p = skip_space(p, end);
 		if (p < end && *p == ',')
@@ -240,9 +258,12 @@ int ps_npy_read(FILE *f, const char *name, uint64_t want_rows,
 		size = 4;
 	else
 		size = 0;
-	if (!size || (h.descr[0] != '<' && h.descr[0] != '>' && h.descr[0] != '='))
+	if (!size || (h.descr[0] != '<' && h.descr[0] != '>' && h.descr[0] != '=')) {
+		char shown[4 * sizeof(h.descr) + 1];
+
 		return ps_error_set(err, PS_EINPUT, "%s: dtype '%s' is not float64 ('<f8') or float32 ('<f4')",
-				    name, h.descr);
+				    name, printable(h.descr, shown, sizeof(shown)));
+	}
 	swap = h.descr[0] == '=' ? false : (h.descr[0] == '<') != little;
 	if ((want_rows && h.shape[0] != want_rows) || (want_cols && h.shape[1] != want_cols))
 		return ps_error_set(err, PS_EINPUT, "%s: shape (%llu, %llu) is not (%llu, %llu), n x d",
@@ -282,6 +303,17 @@ int ps_npy_read(FILE *f, const char *name, uint64_t want_rows,
 			out[r * h.shape[1] + c] = element(raw + at * size, size, swap);
 		}
 	free(raw);
+	/* a NaN or an infinity has no place in attention's inputs: it would
+	 * make every output it reaches NaN, and NaN compares as no error */
+	for (uint64_t k = 0; k < count; k++)
+		if (!isfinite(out[k])) {
+			rc = ps_error_set(err, PS_EINPUT, "%s: entry [%llu, %llu] is %s: the values are finite numbers",
+					  name, (unsigned long long)(k / h.shape[1]),
+					  (unsigned long long)(k % h.shape[1]),
+					  isnan(out[k]) ? "NaN" : out[k] > 0 ? "+inf" : "-inf");
+			free(out);
+			return rc;
+		}
 	*data = out;
 	*rows = h.shape[0];
 	*cols = h.shape[1];

@@ -70,19 +70,49 @@ void ps_report_init_explicit(struct ps_report *rep,
 	ps_bounds_lower_explicit(x, &rep->lower);
 }
 
-/*
- * Progress on standard error for long runs: moves validated, percent (when
- * the strategy's count is known beforehand), rate. Quiet for the first two
- * seconds, then a line every half second, rewritten in place.
- */
+void ps_progress_init(struct ps_progress *p, FILE *out, uint64_t total)
+{
+	memset(p, 0, sizeof(*p));
+	p->out = out;
+	p->total = total;
+	p->start = p->last = ps_now_seconds();
+}
+
+void ps_progress_step(struct ps_progress *p, uint64_t moves, uint64_t op_moves)
+{
+	double now;
+
+	/* the clock is read every 4096 operations, or after a large one */
+	if (!p->out || ((++p->ops & 4095) && op_moves < 100000))
+		return;
+	now = ps_now_seconds();
+	if (now - p->start < 2.0 || now - p->last < 0.5)
+		return;
+	p->last = now;
+	p->shown = true;
+	if (p->total)
+		fprintf(p->out, "\r  %llu of %llu moves validated (%.0f%%), %.0f M moves/s   ",
+			(unsigned long long)moves, (unsigned long long)p->total,
+			100.0 * (double)moves / (double)p->total,
+			(double)moves / (now - p->start) / 1e6);
+	else
+		fprintf(p->out, "\r  %llu moves validated, %.0f M moves/s   ",
+			(unsigned long long)moves, (double)moves / (now - p->start) / 1e6);
+	fflush(p->out);
+}
+
+void ps_progress_end(struct ps_progress *p)
+{
+	if (p->shown) /* the line is cleared for the report */
+		fprintf(p->out, "\r%*s\r", 72, "");
+}
+
+/* A sink that shows the engine's moves after each operation. */
 struct progress_sink {
 	struct ps_sink sink;
 	struct ps_sink *next;
 	const struct ps_engine *engine;
-	FILE *out;
-	uint64_t total, ops;
-	double start, last;
-	bool shown;
+	struct ps_progress progress;
 };
 
 static int progress_emit(struct ps_sink *sink, const struct ps_op *op,
@@ -90,27 +120,8 @@ static int progress_emit(struct ps_sink *sink, const struct ps_op *op,
 {
 	struct progress_sink *p = (struct progress_sink *)sink;
 	int rc = ps_sink_emit(p->next, op, err);
-	double now;
 
-	/* the clock is read every 4096 operations, or after a large one */
-	if ((++p->ops & 4095) && ps_op_moves(op) < 100000)
-		return rc;
-	now = ps_now_seconds();
-	if (now - p->start < 2.0 || now - p->last < 0.5)
-		return rc;
-	p->last = now;
-	p->shown = true;
-	if (p->total)
-		fprintf(p->out, "\r  %llu of %llu moves validated (%.0f%%), %.0f M moves/s   ",
-			(unsigned long long)p->engine->c.moves,
-			(unsigned long long)p->total,
-			100.0 * (double)p->engine->c.moves / (double)p->total,
-			(double)p->engine->c.moves / (now - p->start) / 1e6);
-	else
-		fprintf(p->out, "\r  %llu moves validated, %.0f M moves/s   ",
-			(unsigned long long)p->engine->c.moves,
-			(double)p->engine->c.moves / (now - p->start) / 1e6);
-	fflush(p->out);
+	ps_progress_step(&p->progress, p->engine->c.moves, ps_op_moves(op));
 	return rc;
 }
 
@@ -199,8 +210,6 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 		progress.sink.emit = progress_emit;
 		progress.next = tap ? &tee.sink : judge;
 		progress.engine = &engine;
-		progress.out = pb->progress;
-		progress.start = start;
 		if (rep->plan.predicted) {
 			/* cheap for tiling strategies: a few thousand operations */
 			struct ps_count_sink counter;
@@ -208,13 +217,13 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 
 			ps_count_sink_init(&counter);
 			if (!ps_strategy_run(s, pb, &counter.sink, &ignored))
-				progress.total = counter.moves;
+				progress.progress.total = counter.moves;
 		}
 	}
+	ps_progress_init(&progress.progress, pb->progress, progress.progress.total);
 	rc = ps_strategy_run(s, pb, pb->progress ? &progress.sink :
 				    tap ? &tee.sink : judge, err);
-	if (progress.shown) /* the line is cleared for the report */
-		fprintf(pb->progress, "\r%*s\r", 72, "");
+	ps_progress_end(&progress.progress);
 	if (rc == PS_OK) {
 		ps_engine_set_position(&engine, sink.ops + 1);
 		rc = ps_engine_finish(&engine);

@@ -19,9 +19,13 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
+#include "pebblesim/limits.h"
 #include "pebblesim/output.h"
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
@@ -347,8 +351,27 @@ static void show_progress(const struct ps_sweep_spec *spec, size_t done, size_t 
 	}
 }
 
+/*
+ * In a worker, first: it dies with the sweep that started it (SIGTERM,
+ * SIGKILL or a crash of the parent leaves no process running; the
+ * parent's death before prctl is seen in getppid), and the memory limit
+ * is shared among the workers, so that N of them never ask for N times
+ * the limit (docs/SECURITY.md, "Work limits").
+ */
+static void worker_start(pid_t parent, unsigned jobs)
+{
+#ifdef __linux__
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(3);
+#else
+	(void)parent;
+#endif
+	ps_memory_limit_share(jobs);
+}
+
 static int run_parallel(const struct job *j, unsigned jobs, struct ps_error *err)
 {
+	const pid_t parent = getpid();
 	pid_t pids[64];
 	struct pollfd fds[64];
 	size_t filled[64], done = 0;
@@ -372,6 +395,7 @@ static int run_parallel(const struct job *j, unsigned jobs, struct ps_error *err
 			break;
 		}
 		if (pids[c] == 0) {
+			worker_start(parent, jobs);
 			close(pipefd[0]);
 			for (unsigned q = 0; q < c; q++)
 				close(fds[q].fd);
@@ -714,60 +738,132 @@ int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 
 /* ---- order, crossovers, output ---------------------------------------- */
 
-static const struct ps_sweep_row *sort_base;
-static size_t sort_count;
+/*
+ * Sorting and the crossovers' look-ups take O(rows log rows): a merge
+ * reads rows from files of any length (docs/SECURITY.md, "Work limits").
+ * Both go through an array of keys, one a row, sorted by qsort; ties fall
+ * to the row's index, so that equal rows keep their order.
+ */
+struct row_key {
+	uint64_t value;
+	size_t rank;  /* the index of the first row of this label */
+	size_t index; /* the row's own index */
+	const char *label;
+};
 
-/* The first index at which a row of this label appears. */
-static size_t label_rank(const char *label)
+static int by_label_then_index(const void *a, const void *b)
 {
-	for (size_t k = 0; k < sort_count; k++)
-		if (!strcmp(sort_base[k].label, label))
-			return k;
-	return sort_count;
+	const struct row_key *x = a, *y = b;
+	int c = strcmp(x->label, y->label);
+
+	return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-static int by_value_then_label(const void *a, const void *b)
+static int by_value_then_rank(const void *a, const void *b)
 {
-	const struct ps_sweep_row *x = a, *y = b;
-	size_t rx, ry;
+	const struct row_key *x = a, *y = b;
 
 	if (x->value != y->value)
 		return x->value < y->value ? -1 : 1;
-	rx = label_rank(x->label);
-	ry = label_rank(y->label);
-	return (rx > ry) - (rx < ry);
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
 }
 
 void ps_sweep_sort(struct ps_sweep_row *rows, size_t count)
 {
-	struct ps_sweep_row *copy = malloc(count * sizeof(*rows));
+	struct row_key *keys = malloc((count ? count : 1) * sizeof(*keys));
+	size_t *where = malloc((count ? count : 1) * sizeof(*where));
 
-	/* ranks come from the order before sorting */
-	if (!copy)
+	if (!keys || !where) {
+		free(keys);
+		free(where);
 		return;
-	memcpy(copy, rows, count * sizeof(*rows));
-	sort_base = copy;
-	sort_count = count;
-	qsort(rows, count, sizeof(*rows), by_value_then_label);
-	free(copy);
+	}
+	for (size_t k = 0; k < count; k++)
+		keys[k] = (struct row_key){ rows[k].value, 0, k, rows[k].label };
+	/* a label's rank: the first index at which it appears, before sorting */
+	qsort(keys, count, sizeof(*keys), by_label_then_index);
+	for (size_t k = 0; k < count; k++)
+		keys[k].rank = k && !strcmp(keys[k].label, keys[k - 1].label) ?
+			       keys[k - 1].rank : keys[k].index;
+	qsort(keys, count, sizeof(*keys), by_value_then_rank);
+	/* row k goes to place k in the sorted order: move each cycle of the
+	 * permutation through one spare row */
+	for (size_t k = 0; k < count; k++)
+		where[keys[k].index] = k;
+	for (size_t k = 0; k < count; k++) {
+		while (where[k] != k) {
+			size_t to = where[k];
+			struct ps_sweep_row spare = rows[to];
+			size_t spare_to = where[to];
+
+			rows[to] = rows[k];
+			where[to] = to;
+			rows[k] = spare;
+			where[k] = spare_to;
+		}
+	}
+	free(keys);
+	free(where);
 }
 
-static const struct ps_sweep_row *find_row(const struct ps_sweep_row *rows,
-					   size_t count, const char *label,
+/* The baseline's rows by swept value, for find_row's binary search. */
+struct baseline_index {
+	struct row_key *keys;
+	size_t count;
+};
+
+static int by_value_then_index(const void *a, const void *b)
+{
+	const struct row_key *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int baseline_index_init(struct baseline_index *bi, const struct ps_sweep_row *rows,
+			       size_t count, const char *baseline)
+{
+	bi->count = 0;
+	bi->keys = malloc((count ? count : 1) * sizeof(*bi->keys));
+	if (!bi->keys)
+		return PS_ENOMEM;
+	for (size_t k = 0; k < count; k++)
+		if (!strcmp(rows[k].label, baseline))
+			bi->keys[bi->count++] = (struct row_key){ rows[k].value, 0, k, rows[k].label };
+	qsort(bi->keys, bi->count, sizeof(*bi->keys), by_value_then_index);
+	return PS_OK;
+}
+
+/* The first row of the baseline at this value, or NULL. */
+static const struct ps_sweep_row *find_row(const struct baseline_index *bi,
+					   const struct ps_sweep_row *rows,
 					   uint64_t value)
 {
-	for (size_t k = 0; k < count; k++)
-		if (rows[k].value == value && !strcmp(rows[k].label, label))
-			return &rows[k];
-	return NULL;
+	size_t lo = 0, hi = bi->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bi->keys[mid].value < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < bi->count && bi->keys[lo].value == value ? &rows[bi->keys[lo].index] : NULL;
 }
 
 size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 			   const char *baseline, struct ps_crossover *out,
 			   size_t max)
 {
+	struct baseline_index bi;
 	size_t found = 0;
 
+	if (baseline_index_init(&bi, rows, count, baseline))
+		return 0;
 	for (size_t k = 0; k < count && found < max; k++) {
 		const char *label = rows[k].label;
 		struct ps_crossover *c = &out[found];
@@ -788,7 +884,7 @@ size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 
 			if (strcmp(r->label, label) || !r->ran)
 				continue;
-			b = find_row(rows, count, baseline, r->value);
+			b = find_row(&bi, rows, r->value);
 			if (!b || !b->ran)
 				continue;
 			if (r->io >= b->io)
@@ -803,12 +899,13 @@ size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 
 				if (strcmp(r->label, label) || !r->ran || r->value < c->at)
 					continue;
-				b = find_row(rows, count, baseline, r->value);
+				b = find_row(&bi, rows, r->value);
 				if (b && b->ran && r->io >= b->io)
 					c->found = false;
 			}
 		found++;
 	}
+	free(bi.keys);
 	return found;
 }
 

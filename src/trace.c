@@ -6,6 +6,7 @@
  * directly in the same compact form.
  */
 #include "pebblesim/trace.h"
+#include "pebblesim/run.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -240,6 +241,9 @@ struct reader {
 	bool exact;          /* the header's DAG is exact attention */
 	uint64_t *sorted;    /* a sorted copy of one, for check_distinct */
 	size_t sorted_cap;
+	uint64_t max_moves;  /* the moves a replay makes at most */
+	bool default_max;    /* max_moves is the DAG's default */
+	struct ps_progress progress;
 };
 
 #define BAD(r, ...) bad_input((r), __VA_ARGS__)
@@ -263,13 +267,15 @@ static int bad_input(struct reader *r, const char *fmt, ...)
 			    (unsigned long long)r->line, what);
 }
 
-static int get_uint(struct reader *r, json_t *obj, const char *key,
-		    uint64_t min, uint64_t *out)
+/* obj's key as an integer >= min; where names obj in messages ("the
+ * header", "the end line") */
+static int get_uint(struct reader *r, json_t *obj, const char *where,
+		    const char *key, uint64_t min, uint64_t *out)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if (!v)
-		return BAD(r, "the header has no \"%s\"", key);
+		return BAD(r, "%s has no \"%s\"", where, key);
 	if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min)
 		return BAD(r, "\"%s\" must be an integer >= %llu", key,
 			   (unsigned long long)min);
@@ -316,7 +322,7 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	v = json_object_get(h, "format");
 	if (!json_is_string(v) || strcmp(json_string_value(v), "pebblesim-trace"))
 		return BAD(r, "not a pebblesim trace: the header's \"format\" must be \"pebblesim-trace\"");
-	if ((rc = get_uint(r, h, "version", 0, &version)))
+	if ((rc = get_uint(r, h, "the header", "version", 0, &version)))
 		return rc;
 	if (version != 1)
 		return BAD(r, "trace version %llu is not supported (this pebblesim reads version 1)",
@@ -328,9 +334,9 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	if (json_is_string(v) && !strcmp(json_string_value(v), "explicit")) {
 		out->explicit_dag = true;
 		if ((rc = only_keys(r, dag, explicit_keys, "the header's dag")) ||
-		    (rc = get_uint(r, dag, "vertices", 0, &out->vertices)) ||
-		    (rc = get_uint(r, dag, "edges", 0, &out->edges)) ||
-		    (rc = get_uint(r, h, "M", 1, &out->M)))
+		    (rc = get_uint(r, dag, "the header", "vertices", 0, &out->vertices)) ||
+		    (rc = get_uint(r, dag, "the header", "edges", 0, &out->edges)) ||
+		    (rc = get_uint(r, h, "the header", "M", 1, &out->M)))
 			return rc;
 	} else if (json_is_string(v) && !strcmp(json_string_value(v), "exact-attention")) {
 		/* MODEL.md section 5: no g */
@@ -343,10 +349,10 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 		if (!json_is_string(v) || strcmp(json_string_value(v), "approx-attention"))
 			return BAD(r, "the header's dag kind must be \"approx-attention\", \"exact-attention\" or \"explicit\"");
 	}
-	if (!out->explicit_dag && ((rc = get_uint(r, dag, "n", 1, &out->dag.n)) ||
-	    (rc = get_uint(r, dag, "d", 1, &out->dag.d)) ||
-	    (!out->dag.exact && (rc = get_uint(r, dag, "g", 0, &out->dag.g))) ||
-	    (rc = get_uint(r, h, "M", 1, &out->M))))
+	if (!out->explicit_dag && ((rc = get_uint(r, dag, "the header", "n", 1, &out->dag.n)) ||
+	    (rc = get_uint(r, dag, "the header", "d", 1, &out->dag.d)) ||
+	    (!out->dag.exact && (rc = get_uint(r, dag, "the header", "g", 0, &out->dag.g))) ||
+	    (rc = get_uint(r, h, "the header", "M", 1, &out->M))))
 		return rc;
 	v = json_object_get(dag, "normalize");
 	if (v && !json_is_boolean(v))
@@ -699,8 +705,8 @@ static int replay_end(struct reader *r, json_t *obj, struct ps_engine *e)
 	uint64_t loads, saves;
 	int rc = only_keys(r, obj, keys, "the end line");
 
-	if (rc || (rc = get_uint(r, obj, "loads", 0, &loads)) ||
-	    (rc = get_uint(r, obj, "saves", 0, &saves)))
+	if (rc || (rc = get_uint(r, obj, "the end line", "loads", 0, &loads)) ||
+	    (rc = get_uint(r, obj, "the end line", "saves", 0, &saves)))
 		return rc;
 	ps_engine_set_position(e, r->line);
 	if ((rc = ps_engine_finish(e)))
@@ -935,13 +941,49 @@ static bool flat_vertex_op(const struct flat_line *fl, struct vertex_op *op)
 	       flat_node(fl, "from", &op->from);
 }
 
+uint64_t ps_trace_default_max_moves(const struct ps_dag *dag)
+{
+	uint64_t moves;
+
+	if (ps_mul_u64(dag->node_count, PS_TRACE_MOVES_PER_NODE, &moves))
+		return UINT64_MAX;
+	return moves > PS_TRACE_LEAST_MAX_MOVES ? moves : PS_TRACE_LEAST_MAX_MOVES;
+}
+
+/*
+ * A line's moves against the limit, before they are played: a line of a
+ * few bytes may name a set over the whole DAG, so the work a trace costs
+ * is bounded by moves, not by bytes (docs/SECURITY.md, "Work limits").
+ */
+static int check_moves(struct reader *r, const struct ps_engine *e, uint64_t line_moves)
+{
+	uint64_t after = e->c.moves + line_moves;
+
+	if (after >= e->c.moves && after <= r->max_moves)
+		return PS_OK;
+	if (r->default_max)
+		return BAD(r, "the trace reaches %llu moves by this line, beyond the limit of %llu (%d a node of the declared DAG); raise it with --max-moves N (0 for none)",
+			   (unsigned long long)after, (unsigned long long)r->max_moves,
+			   PS_TRACE_MOVES_PER_NODE);
+	return BAD(r, "the trace reaches %llu moves by this line, beyond --max-moves %llu",
+		   (unsigned long long)after, (unsigned long long)r->max_moves);
+}
+
 /* Plays one line read by either reader: an explicit DAG's vop, or op. */
 static int play_line(struct reader *r, struct ps_replay *rep,
 		     const struct ps_explicit *xdag, struct ps_engine *e,
 		     const struct ps_op *op, const struct vertex_op *vop)
 {
+	struct ps_error out_of_range;
+	uint64_t line_moves = 1;
 	int rc;
 
+	/* a set out of the DAG's ranges is refused by ps_op_apply below */
+	if (!rep->header.explicit_dag)
+		line_moves = ps_op_check(&rep->att, op, &out_of_range) ? 0 : ps_op_moves(op);
+	if ((rc = check_moves(r, e, line_moves)))
+		return rc;
+	ps_progress_step(&r->progress, e->c.moves, line_moves);
 	ps_engine_set_position(e, r->line);
 	rep->ops++;
 	if (rep->header.explicit_dag)
@@ -993,6 +1035,31 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 			   struct ps_values *vals, struct ps_replay *rep,
 			   struct ps_error *err)
 {
+	const struct ps_replay_options o = {
+		.M = M, .expect = expect, .xdag = xdag, .element_only = element_only,
+		.inputs = inputs, .vals = vals,
+	};
+
+	return ps_trace_replay_with(f, name, &o, rep, err);
+}
+
+/* The moves limit once the header has declared its DAG. */
+static void set_max_moves(struct reader *r, const struct ps_replay_options *o,
+			  const struct ps_dag *dag)
+{
+	r->default_max = o->max_moves == 0;
+	r->max_moves = o->max_moves ? o->max_moves : ps_trace_default_max_moves(dag);
+}
+
+int ps_trace_replay_with(FILE *f, const char *name, const struct ps_replay_options *o,
+			 struct ps_replay *rep, struct ps_error *err)
+{
+	const uint64_t M = o->M;
+	const struct ps_attention_params *expect = o->expect;
+	const struct ps_explicit *xdag = o->xdag;
+	const bool element_only = o->element_only;
+	const struct ps_values_inputs *inputs = o->inputs;
+	struct ps_values *vals = o->vals;
 	struct reader r = { .name = name, .err = err };
 	struct ps_engine engine;
 	bool engine_ready = false, ended = false;
@@ -1010,6 +1077,7 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 	src->f = f;
 	src->pos = src->end = 0;
 	src->eof = false;
+	ps_progress_init(&r.progress, o->progress, 0);
 	while ((got = read_line(src, &line, &cap, &len, &too_long)) != 0) {
 		struct flat_line flat;
 		struct vertex_op vop;
@@ -1085,6 +1153,7 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 					break;
 				engine.element_only = element_only;
 				engine_ready = true;
+				set_max_moves(&r, o, &xdag->dag);
 				continue;
 			}
 			if (xdag) {
@@ -1119,6 +1188,7 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 				break;
 			engine.element_only = element_only;
 			engine_ready = true;
+			set_max_moves(&r, o, &rep->att.dag);
 			continue;
 		}
 		if (!json_is_object(obj)) {
@@ -1145,6 +1215,7 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 		if (rc)
 			break;
 	}
+	ps_progress_end(&r.progress);
 	if (!rc && ferror(f))
 		rc = ps_error_set(err, PS_EIO, "cannot read '%s': %s", name,
 				  strerror(errno));

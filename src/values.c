@@ -731,12 +731,11 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 		softmax[b] /= total;
 }
 
-/* |a - b|, with two NaN or two equal infinities as equal and any other
- * non-finite pair as infinitely far apart */
+/* |a - b|, and infinitely far apart where either is NaN or an infinity:
+ * an output that is not a finite number is never an error of 0, even
+ * beside a direct evaluation that overflows the same way */
 static double distance(double a, double b)
 {
-	if (a == b || (isnan(a) && isnan(b)))
-		return 0.0;
 	if (!isfinite(a) || !isfinite(b))
 		return INFINITY;
 	return fabs(a - b);

@@ -2,9 +2,12 @@
  * The one test runner: every suite, one summary line.
  * CK_RUN_SUITE / CK_RUN_CASE select parts, as Check documents.
  */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "../src/cli/cli.h"
 
@@ -51,21 +54,15 @@ int test_cli_va(char *out_text, size_t out_len, char *err_text, size_t err_len,
 		const char *first, va_list ap)
 {
 	char *argv[40];
-	int argc = 0, rc;
-	FILE *out = tmpfile(), *err = tmpfile();
+	int argc = 0;
 
-	ck_assert_ptr_nonnull(out);
-	ck_assert_ptr_nonnull(err);
 	argv[argc++] = "pebblesim";
 	for (const char *a = first; a; a = va_arg(ap, const char *)) {
 		ck_assert_int_lt(argc, 39);
 		argv[argc++] = (char *)a;
 	}
 	argv[argc] = NULL;
-	rc = ps_cli_main(argc, argv, out, err);
-	test_slurp(out, out_text, out_len);
-	test_slurp(err, err_text, err_len);
-	return rc;
+	return test_cli_run(argv, out_text, out_len, err_text, err_len);
 }
 
 void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,
@@ -96,6 +93,53 @@ void test_engine_teardown(struct ps_attention *att, struct ps_engine *eng)
 	ps_attention_free(att);
 }
 
+void test_dir_make(char *dir, size_t len, const char *name)
+{
+	snprintf(dir, len, "/tmp/pebblesim-%s-XXXXXX", name);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+void test_dir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[512];
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+void test_sweep_row(struct ps_sweep_row *r, const char *label, uint64_t value, uint64_t io)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->label, sizeof(r->label), "%s", label);
+	r->value = value;
+	r->io = io;
+	r->ran = true;
+}
+
+int test_cli_run(char **argv, char *out_text, size_t out_len, char *err_text,
+		 size_t err_len)
+{
+	FILE *out = tmpfile(), *err = tmpfile();
+	int argc = 0, rc;
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(err);
+	while (argv[argc])
+		argc++;
+	rc = ps_cli_main(argc, argv, out, err);
+	test_slurp(out, out_text, out_len);
+	test_slurp(err, err_text, err_len);
+	return rc;
+}
+
 int main(void)
 {
 	SRunner *sr = srunner_create(monomial_suite());
@@ -117,6 +161,7 @@ int main(void)
 	srunner_add_suite(sr, cli_suite());
 	srunner_add_suite(sr, untrusted_suite());
 	srunner_add_suite(sr, outputs_suite());
+	srunner_add_suite(sr, hostile_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

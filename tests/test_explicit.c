@@ -348,11 +348,13 @@ START_TEST(test_bad_dag_files)
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		int fd = mkstemp(path);
 		FILE *f = fdopen(fd, "w");
+		char want[256];
 
 		fputs(cases[k].text, f);
 		fclose(f);
 		ck_assert_int_eq(ps_explicit_read(&x, path, &err), PS_EINPUT);
-		ck_assert_str_eq(err.msg, cases[k].want);
+		snprintf(want, sizeof(want), "DAG '%s': %s", path, cases[k].want);
+		ck_assert_str_eq(err.msg, want);
 		unlink(path);
 		strcpy(path, "/tmp/pebblesim-dag-XXXXXX");
 	}

@@ -136,29 +136,20 @@ START_TEST(test_shards_merge_into_the_whole)
 }
 END_TEST
 
-static void row(struct ps_sweep_row *r, const char *label, uint64_t value, uint64_t io)
-{
-	memset(r, 0, sizeof(*r));
-	snprintf(r->label, sizeof(r->label), "%s", label);
-	r->value = value;
-	r->io = io;
-	r->ran = true;
-}
-
 START_TEST(test_crossovers)
 {
 	struct ps_sweep_row rows[8];
 	struct ps_crossover c[4];
 
 	/* a dips below at 2, rises above at 4, stays below from 8 on */
-	row(&rows[0], "flash", 2, 100);
-	row(&rows[1], "a", 2, 90);
-	row(&rows[2], "flash", 4, 200);
-	row(&rows[3], "a", 4, 250);
-	row(&rows[4], "flash", 8, 400);
-	row(&rows[5], "a", 8, 300);
-	row(&rows[6], "b", 8, 500);
-	row(&rows[7], "flash", 16, 800);
+	test_sweep_row(&rows[0], "flash", 2, 100);
+	test_sweep_row(&rows[1], "a", 2, 90);
+	test_sweep_row(&rows[2], "flash", 4, 200);
+	test_sweep_row(&rows[3], "a", 4, 250);
+	test_sweep_row(&rows[4], "flash", 8, 400);
+	test_sweep_row(&rows[5], "a", 8, 300);
+	test_sweep_row(&rows[6], "b", 8, 500);
+	test_sweep_row(&rows[7], "flash", 16, 800);
 	ck_assert_uint_eq(ps_sweep_crossovers(rows, 8, "flash", c, 4), 2);
 	ck_assert_str_eq(c[0].label, "a");
 	ck_assert(c[0].found);

@@ -9,6 +9,7 @@
 
 #include "pebblesim/attention.h"
 #include "pebblesim/engine.h"
+#include "pebblesim/sweep.h"
 
 Suite *monomial_suite(void);
 Suite *dag_suite(void);
@@ -27,6 +28,7 @@ Suite *sweep_suite(void);
 Suite *untrusted_suite(void);
 Suite *outputs_suite(void);
 Suite *values_suite(void);
+Suite *hostile_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
@@ -61,6 +63,19 @@ void test_engine_setup(struct ps_attention *att, struct ps_engine *eng,
 		       uint64_t n, uint64_t d, uint64_t g, int normalize,
 		       uint64_t M);
 void test_engine_teardown(struct ps_attention *att, struct ps_engine *eng);
+
+/* A fresh directory /tmp/pebblesim-NAME-XXXXXX into dir; and removed
+ * with the files in it. */
+void test_dir_make(char *dir, size_t len, const char *name);
+void test_dir_remove(const char *dir);
+
+/* A sweep row of label at value with this I/O, ran. */
+void test_sweep_row(struct ps_sweep_row *r, const char *label, uint64_t value, uint64_t io);
+
+/* Runs ps_cli_main on the NULL-terminated argv (argv[0] the program's
+ * name); its standard output and error into the buffers; the status. */
+int test_cli_run(char **argv, char *out_text, size_t out_len, char *err_text,
+		 size_t err_len);
 
 /* Seconds a test may take: generous, for sanitizer and valgrind builds. */
 #define PS_TEST_TIMEOUT 600

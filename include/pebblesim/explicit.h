@@ -24,6 +24,15 @@
 /* Largest vertices + edges materialised or read. */
 #define PS_EXPLICIT_MAX_ELEMENTS UINT64_C(4000000)
 
+/* Most <key> elements a GraphML file read through igraph may declare:
+ * pebblesim reads two (role and label), and igraph builds a table of
+ * every key for every node or edge. */
+#define PS_EXPLICIT_MAX_KEYS 64
+
+/* Longest string or other token of a GML file, in bytes: igraph's lexer
+ * takes time quadratic in a string's length. */
+#define PS_EXPLICIT_MAX_GML_TOKEN 65536
+
 struct ps_explicit {
 	struct ps_dag dag; /* first: a ps_explicit is a ps_dag */
 	igraph_t graph;

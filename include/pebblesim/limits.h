@@ -30,6 +30,13 @@ int ps_memory_fits(uint64_t bytes, const char *what, struct ps_error *err);
 void ps_memory_limit_cap(uint64_t bytes);
 
 /*
+ * Shares the limit among processes that run at once (a sweep's workers):
+ * this process then takes its limit divided by processes, and messages
+ * say so. 1 (or 0): the whole limit.
+ */
+void ps_memory_limit_share(unsigned processes);
+
+/*
  * The same from given values, for tests: phys and rlimit_as in bytes
  * (UINT64_MAX for none), cgroup the text of a memory.max file ("max\n",
  * a number) or NULL.

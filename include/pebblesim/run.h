@@ -51,6 +51,25 @@ struct ps_report {
 
 double ps_now_seconds(void);
 
+/*
+ * Progress on a stream (a terminal) for long runs and replays: moves
+ * validated, the percent when the total is known beforehand, the rate.
+ * Quiet for the first two seconds, then a line every half second,
+ * rewritten in place; ps_progress_end clears it for the report. out NULL:
+ * nothing shown.
+ */
+struct ps_progress {
+	FILE *out;
+	uint64_t total, ops; /* total: moves expected, 0 if not known */
+	double start, last;
+	bool shown;
+};
+
+void ps_progress_init(struct ps_progress *p, FILE *out, uint64_t total);
+/* After an operation of op_moves moves, moves validated in all. */
+void ps_progress_step(struct ps_progress *p, uint64_t moves, uint64_t op_moves);
+void ps_progress_end(struct ps_progress *p);
+
 /* The largest resident set of this process so far, in bytes. */
 uint64_t ps_peak_rss_bytes(void);
 

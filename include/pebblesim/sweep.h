@@ -97,12 +97,15 @@ struct ps_crossover {
 	uint64_t at; /* the smallest such swept value */
 };
 
-/* One crossover per label other than the baseline; returns how many. */
+/* One crossover per label other than the baseline; returns how many (0
+ * when memory for the baseline's index runs out). O(rows log rows). */
 size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 			   const char *baseline, struct ps_crossover *out,
 			   size_t max);
 
-/* Sorts rows by swept value, then by the order labels first appear. */
+/* Sorts rows by swept value, then by the order labels first appear, rows
+ * of the same value and label in their order; O(rows log rows), and left
+ * as they were when memory for the keys runs out. */
 void ps_sweep_sort(struct ps_sweep_row *rows, size_t count);
 
 /* The table for a terminal. */

@@ -121,6 +121,37 @@ int ps_trace_replay_values(FILE *f, const char *name, uint64_t M,
 			   struct ps_error *err);
 
 /*
+ * The elementary moves a replay makes at most unless told otherwise
+ * (docs/SECURITY.md, "Work limits"): PS_TRACE_MOVES_PER_NODE for each
+ * node of the declared DAG (products included), and never fewer than
+ * PS_TRACE_LEAST_MAX_MOVES. Every pebbling of pebblesim's strategies
+ * takes under 5 moves a node, but resident, which recomputes H for each
+ * block of query rows, takes more at small M.
+ */
+#define PS_TRACE_MOVES_PER_NODE 64
+#define PS_TRACE_LEAST_MAX_MOVES (UINT64_C(1) << 24)
+uint64_t ps_trace_default_max_moves(const struct ps_dag *dag);
+
+/* Everything a replay may be told; zero-initialised, the defaults. */
+struct ps_replay_options {
+	uint64_t M;                               /* 0: the header's */
+	const struct ps_attention_params *expect; /* the DAG the header must name */
+	const struct ps_explicit *xdag;           /* a DAG from a file */
+	bool element_only;                        /* the block path off */
+	const struct ps_values_inputs *inputs;    /* replay with values, into vals */
+	struct ps_values *vals;
+	/* moves at most: 0 the default of the declared DAG
+	 * (ps_trace_default_max_moves), UINT64_MAX none; a line that would
+	 * go past it is refused (PS_EINPUT) before it is played */
+	uint64_t max_moves;
+	FILE *progress;                           /* ps_progress on long replays */
+};
+
+/* ps_trace_replay_values with every option. */
+int ps_trace_replay_with(FILE *f, const char *name, const struct ps_replay_options *o,
+			 struct ps_replay *rep, struct ps_error *err);
+
+/*
  * Lines of single nodes in the common shape ({"op":"load","kind":"Q",
  * "i":3,"a":1}, {"op":"mac","into":12,"from":3}) are read by a reader of
  * pebblesim's own, every other line by jansson; both give the same

@@ -30,7 +30,7 @@ enum cli_option_id {
 	OPT_CASE, OPT_STRATEGY, OPT_W, OPT_TILES, OPT_ORDER,
 	OPT_DAG, OPT_DAG_FORMAT,
 	OPT_JSON, OPT_DRY_RUN, OPT_ELEMENT_PATH,
-	OPT_TRACE, OPT_TRACE_DETAIL, OPT_TRACE_LIMIT,
+	OPT_TRACE, OPT_TRACE_DETAIL, OPT_TRACE_LIMIT, OPT_MAX_MOVES,
 	OPT_FORMAT, OPT_OUTPUT,
 	OPT_ATTENTION,
 	OPT_STRATEGIES, OPT_PREDICT, OPT_CSV, OPT_PLOT, OPT_JOBS, OPT_SHARD,
@@ -71,7 +71,7 @@ struct cli_option {
 
 /* The values of every option; each command reads those of its table. */
 struct cli_args {
-	uint64_t n, d, g, M, w, trace_limit;
+	uint64_t n, d, g, M, w, trace_limit, max_moves;
 	const char *case_name, *strategy, *tiles, *order;
 	const char *dag_file, *dag_format;
 	const char *trace, *trace_detail;

@@ -21,6 +21,10 @@ const struct cli_option validate_options[] = {
 	CLI_OPT_JSON("print the report as one JSON object\n"
 		     "(docs/pebblesim.schema.json)"),
 	CLI_OPT_ELEMENT_PATH,
+	{ OPT_MAX_MOVES, 0, "max-moves", CLI_SIZE, offsetof(struct cli_args, max_moves), 0, 0, "N",
+	  "refuse a trace once it makes more than N elementary\n"
+	  "moves (default 64 a node of the declared DAG, at least\n"
+	  "16M = 16777216); 0 for no limit" },
 	CLI_OPT_VALUES_ALL("replay with numbers (docs/VALUES.md): the outputs,\n"
 			   "their distance to a direct evaluation, and epsilon"),
 	CLI_OPT_HELP,
@@ -69,10 +73,16 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 			strerror(errno));
 		return PS_EXIT_USAGE;
 	}
-	rc = ps_trace_replay_values(f, path, a->given[OPT_M] ? a->M : 0,
-				    insist ? &expect : NULL, a->dag_file ? &xdag : NULL,
-				    a->element_path, a->values ? &inputs : NULL, &vals,
-				    &replay, &err);
+	rc = ps_trace_replay_with(f, path, &(const struct ps_replay_options){
+					  .M = a->given[OPT_M] ? a->M : 0,
+					  .expect = insist ? &expect : NULL,
+					  .xdag = a->dag_file ? &xdag : NULL,
+					  .element_only = a->element_path,
+					  .inputs = a->values ? &inputs : NULL, .vals = &vals,
+					  .max_moves = !a->given[OPT_MAX_MOVES] ? 0 :
+						       a->max_moves ? a->max_moves : UINT64_MAX,
+					  .progress = cli_progress_stream(errout),
+				  }, &replay, &err);
 	if (f != stdin)
 		fclose(f);
 	if (rc) {
@@ -147,14 +157,16 @@ done:
 }
 
 const struct cli_help validate_help = {
-	"validate [-M M] [-n N -d D -g G [--no-normalize]] [--dag FILE] [--json]\n"
+	"validate [-M M] [-n N -d D -g G [--no-normalize]] [--dag FILE] [--json] [--max-moves N]\n"
 	"                 [--values [--q Q.npy --k K.npy --v V.npy | --seed S --entry-bound B] [--output A.npy]] TRACE|-",
 	"replay a trace (any program's) in the engine: its counts, or the first broken rule",
 	"Replays a trace (JSON Lines, docs/TRACE_FORMAT.md; - for standard input)\n"
 	"in the engine, one line at a time, and prints the same report as a run:\n"
 	"its counts, or the first broken rule as TRACE:LINE: move node: rule. When\n"
 	"the header names a strategy pebblesim knows, the report adds its plan,\n"
-	"prediction and upper bound for the header's parameters.\n",
+	"prediction and upper bound for the header's parameters. A line may name\n"
+	"a set over the whole DAG: past --max-moves elementary moves (by default\n"
+	"64 a node of the DAG the header declares) the trace is refused.\n",
 	"  pebblesim validate run.jsonl\n"
 	"      the counts of a trace, checked move by move\n"
 	"  pebblesim validate -M 60 run.jsonl\n"
