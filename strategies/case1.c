@@ -59,17 +59,6 @@ static int case1_tuned(const struct ps_attention *att, uint64_t M,
 	return PS_OK;
 }
 
-/* The tiling --sizes asks for, or PS_EINPUT. */
-static int case1_build(const struct ps_problem *pb, ps_tiling_build_fn *build,
-		       struct ps_error *err)
-{
-	bool tuned;
-	int rc = ps_tiling_sizes(pb, "caseI", &tuned, err);
-
-	*build = tuned ? case1_tuned : case1_tiling;
-	return rc;
-}
-
 static uint64_t case1_min_memory(const struct ps_attention *att)
 {
 	return ps_tiling_least_memory(att, case1_tiling);
@@ -82,7 +71,7 @@ static int case1_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	ps_tiling_build_fn build;
 	int rc;
 
-	if ((rc = case1_build(pb, &build, err)) ||
+	if ((rc = ps_tiling_build_for(pb, "caseI", case1_tiling, case1_tuned, &build, err)) ||
 	    (rc = ps_tiling_fitted(pb, "caseI", build, &t, err)))
 		return rc;
 	ps_tiling_plan(&t, pb->att, plan);
@@ -92,8 +81,7 @@ static int case1_plan(const struct ps_problem *pb, struct ps_plan *plan,
 			 (unsigned long long)pb->att->r, (unsigned long long)t.h_width,
 			 (unsigned long long)t.h_rows, (unsigned long long)t.n_height,
 			 (unsigned long long)t.n_width);
-		plan->bounded = false;
-		plan->sizes = "tuned";
+		ps_plan_tuned(plan);
 	} else {
 		snprintf(plan->summary, sizeof(plan->summary),
 			 "whole rows: %llu rows of Q per block, all r = %llu monomials per tile; H tiles r x %llu, output tiles %llu x %llu",
@@ -110,7 +98,7 @@ static int case1_run(const struct ps_problem *pb, struct ps_sink *sink,
 		     struct ps_error *err)
 {
 	ps_tiling_build_fn build;
-	int rc = case1_build(pb, &build, err);
+	int rc = ps_tiling_build_for(pb, "caseI", case1_tiling, case1_tuned, &build, err);
 
 	return rc ? rc : ps_tiling_emit(pb, "caseI", build, sink, err);
 }

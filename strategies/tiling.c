@@ -474,6 +474,23 @@ int ps_tiling_sizes(const struct ps_problem *pb, const char *name, bool *tuned,
 			    pb->sizes, name);
 }
 
+int ps_tiling_build_for(const struct ps_problem *pb, const char *name,
+			ps_tiling_build_fn proof, ps_tiling_build_fn tuned,
+			ps_tiling_build_fn *build, struct ps_error *err)
+{
+	bool is_tuned;
+	int rc = ps_tiling_sizes(pb, name, &is_tuned, err);
+
+	*build = is_tuned ? tuned : proof;
+	return rc;
+}
+
+void ps_plan_tuned(struct ps_plan *plan)
+{
+	plan->bounded = false;
+	plan->sizes = "tuned";
+}
+
 typedef uint64_t (*phase_peak_fn)(const struct ps_tiling *t,
 				  const struct ps_attention *att);
 typedef void (*phase_predict_fn)(const struct ps_tiling *t,

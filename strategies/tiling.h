@@ -167,6 +167,10 @@ bool ps_cheapest_offer(struct ps_cheapest *c, struct ps_tiling *t,
 int ps_tiling_sizes(const struct ps_problem *pb, const char *name, bool *tuned,
 		    struct ps_error *err);
 
+/* A tuned plan: its cost model, and no upper bound (the proofs bound
+ * their own sizes only). */
+void ps_plan_tuned(struct ps_plan *plan);
+
 /* What ps_tiling_tune may choose besides the widths and rows. */
 enum {
 	PS_TUNE_CHUNK = 1,  /* the sub-tile height (Lemma 3.3's cut) */
@@ -201,6 +205,12 @@ int ps_tiling_tune_blocks(const struct ps_attention *att, uint64_t M,
 /* Builds a strategy's tiling for M (its sizes fitted to M when it can). */
 typedef int (*ps_tiling_build_fn)(const struct ps_attention *att, uint64_t M,
 				  struct ps_tiling *t, struct ps_error *err);
+
+/* The build --sizes asks for, proof or tuned, or PS_EINPUT naming an
+ * unknown value (ps_tiling_sizes). */
+int ps_tiling_build_for(const struct ps_problem *pb, const char *name,
+			ps_tiling_build_fn proof, ps_tiling_build_fn tuned,
+			ps_tiling_build_fn *build, struct ps_error *err);
 
 /* The least M the built tiling accepts: its peak when built for M = 1. */
 uint64_t ps_tiling_least_memory(const struct ps_attention *att,

@@ -1168,8 +1168,10 @@ START_TEST(test_sizes_cli)
 	HAS(out_text, "upper bound            none: tuned sizes");
 	ck_assert_int_eq(cli("--strategy", "naive", "-n", "8", "-d", "4", "-g", "2", "-M", "400",
 			     "--sizes", "tuned", NULL), 2);
-	HAS(err_text, "pebblesim: --sizes is an option of caseI");
-	HAS(err_text, ", not of naive\n");
+	HAS(err_text, "pebblesim: --sizes is an option of generic, caseI, keylemma, subtile and matmul, not of naive\n");
+	ck_assert_int_eq(cli("--strategy", "generic", "-n", "8", "-d", "4", "-g", "2", "-M", "400",
+			     "--sizes", "tuned", "--tiles", "tall", NULL), 2);
+	HAS(err_text, "pebblesim: --tiles names the lemma's sizes; --sizes tuned chooses them: give one of the two");
 	ck_assert_int_eq(cli("--strategy", "caseI", "-n", "8", "-d", "4", "-g", "2", "-M", "400",
 			     "--sizes", "best", NULL), 2);
 	HAS(err_text, "pebblesim: unknown sizes 'best' for caseI: proof or tuned");
