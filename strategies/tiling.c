@@ -491,64 +491,120 @@ void ps_plan_tuned(struct ps_plan *plan)
 	plan->sizes = "tuned";
 }
 
-typedef uint64_t (*phase_peak_fn)(const struct ps_tiling *t,
-				  const struct ps_attention *att);
-typedef void (*phase_predict_fn)(const struct ps_tiling *t,
-				 const struct ps_attention *att,
-				 uint64_t *loads, uint64_t *saves);
+/* The two phases that ps_tiling_tune sizes apart. */
+enum phase { PHASE_H, PHASE_N };
+
+static void phase_set(struct ps_tiling *t, enum phase ph, uint64_t width,
+		      uint64_t rows)
+{
+	if (ph == PHASE_H) {
+		t->h_width = width;
+		t->h_rows = rows;
+	} else {
+		t->n_width = width;
+		t->n_height = rows;
+	}
+}
+
+static uint64_t phase_io(const struct ps_tiling *t,
+			 const struct ps_attention *att, enum phase ph)
+{
+	uint64_t loads, saves;
+
+	if (ph == PHASE_H)
+		predict_h(t, att, &loads, &saves);
+	else
+		predict_n(t, att, &loads, &saves);
+	return loads + saves;
+}
 
 /*
- * The most rows in [1, n] with peak(t) <= M, by bisection (the peak grows
- * with the rows); *rows, a member of t, is left at that, or at 1 with 0
- * returned when one row does not fit.
+ * The most rows in [1, n] with the phase's peak within M at this width, by
+ * bisection (the peak grows with the rows); 0 when one row does not fit.
+ * bound is the tiling or its peak tiles (peak_tiles).
  */
-static uint64_t most_rows(struct ps_tiling *t, const struct ps_attention *att,
-			  uint64_t M, uint64_t *rows, phase_peak_fn peak)
+static uint64_t most_rows(struct ps_tiling *bound, const struct ps_attention *att,
+			  uint64_t M, enum phase ph, uint64_t width)
 {
 	uint64_t lo = 0, hi = att->n;
 
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo + 1) / 2;
 
-		*rows = mid;
-		if (peak(t, att) <= M)
+		phase_set(bound, ph, width, mid);
+		if ((ph == PHASE_H ? peak_h(bound, att) : peak_n(bound, att)) <= M)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
-	*rows = ps_max_u64(lo, 1);
 	return lo;
 }
 
 /*
  * One phase's sizes: for every width in 1..|B| the most rows that fit M
  * (the phase's I/O never grows with its rows), the cheapest by the phase's
- * cost model, the narrowest among equals. Returns its I/O, UINT64_MAX
- * (and width and rows 1) when nothing fits.
+ * cost model, the narrowest among equals; set in t and bound. Returns its
+ * I/O, UINT64_MAX (and width and rows 1) when nothing fits.
  */
-static uint64_t tune_phase(struct ps_tiling *t, const struct ps_attention *att,
-			   uint64_t M, uint64_t *width, uint64_t *rows,
-			   phase_peak_fn peak, phase_predict_fn predict)
+static uint64_t tune_phase(struct ps_tiling *t, struct ps_tiling *bound,
+			   const struct ps_attention *att, uint64_t M,
+			   enum phase ph)
 {
 	uint64_t best = UINT64_MAX, best_width = 1, best_rows = 1;
 
 	for (uint64_t w = 1; w <= att->nb; w++) {
-		uint64_t loads, saves;
+		uint64_t rows = most_rows(bound, att, M, ph, w), io;
 
-		*width = w;
 		/* the peak grows with the width too: no wider tile fits */
-		if (!most_rows(t, att, M, rows, peak))
+		if (!rows)
 			break;
-		predict(t, att, &loads, &saves);
-		if (loads + saves < best) {
-			best = loads + saves;
+		phase_set(t, ph, w, rows);
+		io = phase_io(t, att, ph);
+		if (io < best) {
+			best = io;
 			best_width = w;
-			best_rows = *rows;
+			best_rows = rows;
 		}
 	}
-	*width = best_width;
-	*rows = best_rows;
+	phase_set(t, ph, best_width, best_rows);
+	phase_set(bound, ph, best_width, best_rows);
 	return best;
+}
+
+/* Tiles by height, cut at chunk, tallest first, then by features. */
+static int taller_first(const void *a, const void *b)
+{
+	const struct ps_agg_tile *x = a, *y = b;
+
+	if (x->count != y->count)
+		return (x->count < y->count) - (x->count > y->count);
+	return (x->gen_count < y->gen_count) - (x->gen_count > y->gen_count);
+}
+
+/*
+ * The tiles that bound t's peak, into bound (a copy of t whose tiles are
+ * out, room for t's): each tile's share of the peak grows with its height
+ * (cut at chunk) and its features, so only the tiles that no other one
+ * matches in both count. A tiling of many equal blocks keeps one or two.
+ */
+static void peak_tiles(const struct ps_tiling *t, struct ps_tiling *bound,
+		       struct ps_agg_tile *out)
+{
+	uint64_t kept = 0, most_gen = 0;
+
+	for (uint64_t k = 0; k < t->tile_count; k++) {
+		out[k] = t->tiles[k];
+		out[k].count = ps_min_u64(out[k].count, t->chunk);
+	}
+	qsort(out, t->tile_count, sizeof(*out), taller_first);
+	for (uint64_t k = 0; k < t->tile_count; k++)
+		if (kept == 0 || out[k].gen_count > most_gen) {
+			most_gen = out[k].gen_count;
+			out[kept++] = out[k];
+		}
+	*bound = *t;
+	bound->tiles = out;
+	bound->tile_count = kept;
 }
 
 static int compare_u64(const void *a, const void *b)
@@ -612,11 +668,14 @@ bool ps_tiling_tune(struct ps_tiling *t, const struct ps_attention *att,
 		    uint64_t M, unsigned vary)
 {
 	uint64_t *chunks = malloc((t->tile_count + 1) * sizeof(uint64_t));
+	struct ps_agg_tile *tops = malloc((t->tile_count + 1) * sizeof(*tops));
 	uint64_t chunk_count = 1, best_io = UINT64_MAX;
 	struct tuned_sizes best, z = { .keep_q = t->keep_q };
+	struct ps_tiling bound;
 
-	if (!chunks || peak_u(t) > M) {
+	if (!chunks || !tops || peak_u(t) > M) {
 		free(chunks);
+		free(tops);
 		least_sizes(t, att, vary);
 		return false;
 	}
@@ -630,7 +689,8 @@ bool ps_tiling_tune(struct ps_tiling *t, const struct ps_attention *att,
 		uint64_t io_h;
 
 		t->chunk = z.chunk = chunks[c];
-		io_h = tune_phase(t, att, M, &t->h_width, &t->h_rows, peak_h, predict_h);
+		peak_tiles(t, &bound, tops);
+		io_h = tune_phase(t, &bound, att, M, PHASE_H);
 		if (io_h == UINT64_MAX)
 			continue;
 		z.h_width = t->h_width;
@@ -639,9 +699,8 @@ bool ps_tiling_tune(struct ps_tiling *t, const struct ps_attention *att,
 			uint64_t io_n;
 
 			if (vary & PS_TUNE_KEEP_Q)
-				t->keep_q = q;
-			io_n = tune_phase(t, att, M, &t->n_width, &t->n_height,
-					  peak_n, predict_n);
+				t->keep_q = bound.keep_q = q;
+			io_n = tune_phase(t, &bound, att, M, PHASE_N);
 			if (io_n == UINT64_MAX || io_h + io_n >= best_io)
 				continue;
 			best_io = io_h + io_n;
@@ -652,6 +711,7 @@ bool ps_tiling_tune(struct ps_tiling *t, const struct ps_attention *att,
 		}
 	}
 	free(chunks);
+	free(tops);
 	if (best_io == UINT64_MAX) {
 		least_sizes(t, att, vary);
 		return false;
