@@ -169,6 +169,7 @@ static int keylemma_plan(const struct ps_problem *pb, struct ps_plan *plan,
 			(unsigned long long)w, (unsigned long long)ps_ceil_div(att->d, group),
 			(unsigned long long)group, (unsigned long long)tiles,
 			(unsigned long long)ps_min_u64(att->g, ps_ceil_div(att->d, group)));
+	used = ps_min_u64((uint64_t)used, sizeof(plan->summary) - 1);
 	if (tuned)
 		snprintf(plan->summary + used, sizeof(plan->summary) - (size_t)used,
 			 "tuned sizes: H tiles %llu wide over %llu rows, output tiles %llu x %llu",
