@@ -254,6 +254,38 @@ START_TEST(test_tuned_grid)
 }
 END_TEST
 
+/* --sizes proof is the default: the same plan, bound and summary, for the
+ * five tilings that take --sizes. */
+START_TEST(test_sizes_proof_is_default)
+{
+	struct ps_attention att;
+	int tilings = 0;
+
+	test_attention(&att, 96, 5, 2, 1);
+	for (size_t k = 0; k < ps_strategy_count; k++) {
+		const struct ps_strategy *s = ps_strategies[k];
+		struct ps_problem pb = { .att = &att, .M = 300 };
+		struct ps_plan plain, proof;
+		struct ps_error err;
+
+		if (!ps_strategy_takes(s, PS_TAKES_SIZES))
+			continue;
+		ck_assert_int_eq(ps_strategy_plan(s, &pb, &plain, &err), 0);
+		pb.sizes = "proof";
+		ck_assert_int_eq(ps_strategy_plan(s, &pb, &proof, &err), 0);
+		ck_assert_str_eq(proof.summary, plain.summary);
+		ck_assert_uint_eq(proof.loads, plain.loads);
+		ck_assert_uint_eq(proof.saves, plain.saves);
+		ck_assert_uint_eq(proof.peak_red, plain.peak_red);
+		ck_assert(proof.bounded && plain.bounded && !proof.sizes);
+		ck_assert_double_eq(proof.upper.value, plain.upper.value);
+		tilings++;
+	}
+	ck_assert_int_eq(tilings, 5);
+	ps_attention_free(&att);
+}
+END_TEST
+
 /* The headline: caseI's loops with tuned sizes move 590,892 (H tiles r x 6
  * over 108 rows, output tiles 401 x 1), counted by the engine. */
 START_TEST(test_tuned_headline)
@@ -530,6 +562,7 @@ Suite *strategies_suite(void)
 	tcase_add_test(each, test_cases_classified);
 	tcase_add_test(each, test_tuned_grid);
 	tcase_add_test(each, test_tuned_headline);
+	tcase_add_test(each, test_sizes_proof_is_default);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, each);
 	return s;

@@ -30,7 +30,8 @@ const struct cli_option run_options[] = {
 	  "lru (the default) or belady" },
 	{ OPT_W, 0, "w", CLI_COUNT, offsetof(struct cli_args, w), 1, CLI_ATTENTION_ONLY, "W",
 	  "keylemma, best: the generating set size (g <= W <= D,\n"
-	  "W tau(W) <= M/4) instead of the cheapest" },
+	  "W tau(W) <= M/4; with --sizes tuned any W from g to D)\n"
+	  "instead of the cheapest" },
 	{ OPT_TILES, 0, "tiles", CLI_STRING, offsetof(struct cli_args, tiles), 0, CLI_ATTENTION_ONLY, "SHAPE",
 	  "generic, best: square, tall or unit instead of the cheapest" },
 	{ OPT_SIZES, 0, "sizes", CLI_STRING, offsetof(struct cli_args, sizes), 0, CLI_ATTENTION_ONLY, "S",
