@@ -172,6 +172,8 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 				    json_integer((json_int_t)plan->param));
 	if (plan && plan->variant)
 		json_object_set_new(params, "tiles", json_string(plan->variant));
+	if (plan && plan->sizes)
+		json_object_set_new(params, "sizes", json_string(plan->sizes));
 	if (order)
 		json_object_set_new(params, "order", json_string(order));
 	if (att && att->exact)
@@ -371,6 +373,9 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	if (v && json_is_string(json_object_get(v, "tiles")))
 		snprintf(out->tiles, sizeof(out->tiles), "%s",
 			 json_string_value(json_object_get(v, "tiles")));
+	if (v && json_is_string(json_object_get(v, "sizes")))
+		snprintf(out->sizes, sizeof(out->sizes), "%s",
+			 json_string_value(json_object_get(v, "sizes")));
 	if (v && json_is_string(json_object_get(v, "order")))
 		snprintf(out->order, sizeof(out->order), "%s",
 			 json_string_value(json_object_get(v, "order")));

@@ -45,6 +45,20 @@ static int case1_tiling(const struct ps_attention *att, uint64_t M,
 	return PS_OK;
 }
 
+/* --sizes tuned: the same tile of all r monomials, its sizes by the cost
+ * model */
+static int case1_tuned(const struct ps_attention *att, uint64_t M,
+		       struct ps_tiling *t, struct ps_error *err)
+{
+	int rc = ps_tiling_blocks(t, att, att->r, err);
+
+	if (rc)
+		return rc;
+	t->keep_q = true;
+	ps_tiling_tune(t, att, M, 0);
+	return PS_OK;
+}
+
 static uint64_t case1_min_memory(const struct ps_attention *att)
 {
 	return ps_tiling_least_memory(att, case1_tiling);
@@ -54,17 +68,28 @@ static int case1_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		      struct ps_error *err)
 {
 	struct ps_tiling t;
-	int rc = ps_tiling_fitted(pb, "caseI", case1_tiling, &t, err);
+	ps_tiling_build_fn build;
+	int rc;
 
-	if (rc)
+	if ((rc = ps_tiling_build_for(pb, "caseI", case1_tiling, case1_tuned, &build, err)) ||
+	    (rc = ps_tiling_fitted(pb, "caseI", build, &t, err)))
 		return rc;
 	ps_tiling_plan(&t, pb->att, plan);
-	snprintf(plan->summary, sizeof(plan->summary),
-		 "whole rows: %llu rows of Q per block, all r = %llu monomials per tile; H tiles r x %llu, output tiles %llu x %llu",
-		 (unsigned long long)t.n_height, (unsigned long long)pb->att->r,
-		 (unsigned long long)t.h_width, (unsigned long long)t.n_height,
-		 (unsigned long long)t.n_width);
-	ps_bound_case1(pb->att, t.n_height, t.n_width, &plan->upper);
+	if (build == case1_tuned) {
+		snprintf(plan->summary, sizeof(plan->summary),
+			 "whole rows, tuned sizes: all r = %llu monomials per tile; H tiles r x %llu over %llu rows of K and V, output tiles %llu x %llu",
+			 (unsigned long long)pb->att->r, (unsigned long long)t.h_width,
+			 (unsigned long long)t.h_rows, (unsigned long long)t.n_height,
+			 (unsigned long long)t.n_width);
+		ps_plan_tuned(plan);
+	} else {
+		snprintf(plan->summary, sizeof(plan->summary),
+			 "whole rows: %llu rows of Q per block, all r = %llu monomials per tile; H tiles r x %llu, output tiles %llu x %llu",
+			 (unsigned long long)t.n_height, (unsigned long long)pb->att->r,
+			 (unsigned long long)t.h_width, (unsigned long long)t.n_height,
+			 (unsigned long long)t.n_width);
+		ps_bound_case1(pb->att, t.n_height, t.n_width, &plan->upper);
+	}
 	ps_tiling_free(&t);
 	return PS_OK;
 }
@@ -72,7 +97,10 @@ static int case1_plan(const struct ps_problem *pb, struct ps_plan *plan,
 static int case1_run(const struct ps_problem *pb, struct ps_sink *sink,
 		     struct ps_error *err)
 {
-	return ps_tiling_emit(pb, "caseI", case1_tiling, sink, err);
+	ps_tiling_build_fn build;
+	int rc = ps_tiling_build_for(pb, "caseI", case1_tiling, case1_tuned, &build, err);
+
+	return rc ? rc : ps_tiling_emit(pb, "caseI", build, sink, err);
 }
 
 const struct ps_strategy ps_strategy_case1 = {
@@ -83,4 +111,5 @@ const struct ps_strategy ps_strategy_case1 = {
 	.min_memory = case1_min_memory,
 	.plan = case1_plan,
 	.run = case1_run,
+	.takes = PS_TAKES_SIZES,
 };

@@ -13,6 +13,11 @@
  * ones column counted). A third shape, 1 x 1 tiles, serves the smallest M.
  * The plan takes the shape with the least predicted I/O among those that
  * fit in M, or the one --tiles names.
+ *
+ * --sizes tuned keeps the loops and frees the sizes: blocks of every
+ * height ceil(r/T) (and the shapes' own), each with its H and N tiles'
+ * widths and rows and the Q strip chosen by the cost model
+ * (ps_tiling_tune); the lemma's bound is then not claimed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -66,18 +71,32 @@ static uint64_t generic_min_memory(const struct ps_attention *att)
 	return peak;
 }
 
+/* --sizes tuned: blocks of size monomials, every size then tuned */
+static int block_tiling(const struct ps_attention *att, uint64_t M,
+			uint64_t size, struct ps_tiling *t, struct ps_error *err)
+{
+	(void)M;
+	return ps_tiling_blocks(t, att, size, err);
+}
+
 /*
  * The shape with the least predicted I/O among those that fit in M, or the
- * one pb->tiles names; its tiling stays in *best.
+ * one pb->tiles names, or with --sizes tuned the tuned blocks of least
+ * predicted I/O (*tuned set); its tiling stays in *best.
  */
 static int choose(const struct ps_problem *pb, struct ps_tiling *best,
-		  enum generic_shape *best_shape, struct ps_plan *plan,
-		  struct ps_error *err)
+		  enum generic_shape *best_shape, bool *tuned,
+		  struct ps_plan *plan, struct ps_error *err)
 {
 	const struct ps_attention *att = pb->att;
 	struct ps_cheapest c;
-	int forced = -1;
+	int forced = -1, rc;
 
+	if ((rc = ps_tiling_sizes(pb, "generic", tuned, err)))
+		return rc;
+	if (*tuned && pb->tiles)
+		return ps_error_set(err, PS_EINPUT,
+				    "--tiles names the lemma's sizes; --sizes tuned chooses them: give one of the two");
 	if (pb->tiles) {
 		for (int shape = 0; shape < SHAPE_COUNT; shape++)
 			if (!strcmp(pb->tiles, shape_names[shape]))
@@ -90,7 +109,6 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 	ps_cheapest_init(&c);
 	for (int shape = 0; shape < SHAPE_COUNT; shape++) {
 		struct ps_tiling t;
-		int rc;
 
 		if (forced >= 0 && shape != forced)
 			continue;
@@ -99,8 +117,16 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 				ps_tiling_free(&c.best);
 			return rc;
 		}
+		if (*tuned)
+			ps_tiling_tune(&t, att, pb->M, PS_TUNE_KEEP_Q);
 		if (ps_cheapest_offer(&c, &t, att, pb->M))
 			*best_shape = (enum generic_shape)shape;
+	}
+	if (*tuned && (rc = ps_tiling_tune_blocks(att, pb->M, block_tiling,
+						  PS_TUNE_KEEP_Q, &c, err))) {
+		if (c.found)
+			ps_tiling_free(&c.best);
+		return rc;
 	}
 	if (!c.found && forced >= 0)
 		return ps_error_set(err, PS_EINPUT,
@@ -122,10 +148,22 @@ static int generic_plan(const struct ps_problem *pb, struct ps_plan *plan,
 {
 	struct ps_tiling t;
 	enum generic_shape shape;
-	int rc = choose(pb, &t, &shape, plan, err);
+	bool tuned;
+	int rc = choose(pb, &t, &shape, &tuned, plan, err);
 
 	if (rc)
 		return rc;
+	if (tuned) {
+		snprintf(plan->summary, sizeof(plan->summary),
+			 "tuned sizes: blocks of t = %llu monomials; H tiles t x %llu over %llu rows of K and V, N tiles %llu x %llu%s",
+			 (unsigned long long)t.tiles[0].count,
+			 (unsigned long long)t.h_width, (unsigned long long)t.h_rows,
+			 (unsigned long long)t.n_height, (unsigned long long)t.n_width,
+			 t.keep_q ? "; Q strip kept per row block" : "");
+		ps_plan_tuned(plan);
+		ps_tiling_free(&t);
+		return PS_OK;
+	}
 	snprintf(plan->summary, sizeof(plan->summary),
 		 "%s tiles: blocks of t = %llu monomials; H tiles t x %llu, N tiles %llu x %llu%s",
 		 shape_names[shape], (unsigned long long)t.tiles[0].count,
@@ -145,7 +183,8 @@ static int generic_run(const struct ps_problem *pb, struct ps_sink *sink,
 	struct ps_tiling t;
 	struct ps_plan plan;
 	enum generic_shape shape;
-	int rc = choose(pb, &t, &shape, &plan, err);
+	bool tuned;
+	int rc = choose(pb, &t, &shape, &tuned, &plan, err);
 
 	if (rc)
 		return rc;
@@ -162,5 +201,5 @@ const struct ps_strategy ps_strategy_generic = {
 	.min_memory = generic_min_memory,
 	.plan = generic_plan,
 	.run = generic_run,
-	.takes = PS_TAKES_TILES,
+	.takes = PS_TAKES_TILES | PS_TAKES_SIZES,
 };

@@ -17,6 +17,11 @@
  * --w forces); when the fused mac's two slots and the kept normaliser
  * column do not fit beside the three M/4 tiles, the tile height shrinks
  * until they do.
+ *
+ * --sizes tuned keeps the group tiling and frees its sizes: every w from
+ * g to d (w tau(w) <= M/4 no longer bounds it), each with its H and N
+ * tiles' widths and rows chosen by the cost model (ps_tiling_tune); the
+ * lemma's bound is then not claimed.
  */
 #include <stdio.h>
 
@@ -28,9 +33,10 @@ static uint64_t w_lowest(const struct ps_attention *att)
 	return att->g > 0 ? att->g : 1;
 }
 
-/* 0 when w is admissible for the lemma, else PS_EINPUT with why. */
+/* 0 when w is admissible for the lemma (tuned: whatever its tau(w)), else
+ * PS_EINPUT with why. */
 static int check_w(const struct ps_attention *att, uint64_t M, uint64_t w,
-		   struct ps_error *err)
+		   bool tuned, struct ps_error *err)
 {
 	uint64_t tau = 0, wt = UINT64_MAX;
 
@@ -40,12 +46,20 @@ static int check_w(const struct ps_attention *att, uint64_t M, uint64_t w,
 				    (unsigned long long)w,
 				    (unsigned long long)w_lowest(att),
 				    (unsigned long long)att->d);
+	if (tuned)
+		return PS_OK;
 	if (ps_tau(w, att->g, &tau) || ps_mul_u64(w, tau, &wt) || wt > M / 4)
 		return ps_error_set(err, PS_EINPUT,
 				    "w = %llu is not valid for keylemma: w tau(w) = %llu > M/4 = %llu",
 				    (unsigned long long)w, (unsigned long long)wt,
 				    (unsigned long long)(M / 4));
 	return PS_OK;
+}
+
+/* the features per group: w/g */
+static uint64_t group_size(const struct ps_attention *att, uint64_t w)
+{
+	return att->g > 0 ? w / att->g : w;
 }
 
 static void set_height(struct ps_tiling *t, const struct ps_attention *att,
@@ -59,7 +73,7 @@ static void set_height(struct ps_tiling *t, const struct ps_attention *att,
 static int w_tiling(const struct ps_attention *att, uint64_t M, uint64_t w,
 		    struct ps_tiling *t, uint64_t *tiles, struct ps_error *err)
 {
-	uint64_t group = att->g > 0 ? w / att->g : w;
+	uint64_t group = group_size(att, w);
 	uint64_t h = ps_max_u64(M / (4 * w), 1);
 	int rc = ps_tiling_groups(t, att, group, tiles, err);
 
@@ -87,19 +101,21 @@ static uint64_t keylemma_min_memory(const struct ps_attention *att)
 	return ps_max_u64(4 * w * tau, peak);
 }
 
-/* The w to run (forced or cheapest) and its tiling, fitted to M. */
+/* The w to run (forced or cheapest) and its tiling, fitted to M, or with
+ * --sizes tuned (*tuned set) its sizes tuned. */
 static int choose(const struct ps_problem *pb, struct ps_tiling *best,
-		  uint64_t *best_w, uint64_t *best_tiles, struct ps_plan *plan,
-		  struct ps_error *err)
+		  uint64_t *best_w, uint64_t *best_tiles, bool *tuned,
+		  struct ps_plan *plan, struct ps_error *err)
 {
 	const struct ps_attention *att = pb->att;
-	uint64_t lo = pb->w ? pb->w : w_lowest(att);
-	uint64_t hi = pb->w ? pb->w : ps_keylemma_w_max(att, pb->M);
+	uint64_t lo = pb->w ? pb->w : w_lowest(att), hi;
 	struct ps_cheapest c;
 	int rc;
 
-	if (pb->w && (rc = check_w(att, pb->M, pb->w, err)))
+	if ((rc = ps_tiling_sizes(pb, "keylemma", tuned, err)) ||
+	    (pb->w && (rc = check_w(att, pb->M, pb->w, *tuned, err))))
 		return rc;
+	hi = pb->w ? pb->w : *tuned ? att->d : ps_keylemma_w_max(att, pb->M);
 	if (!hi)
 		return ps_error_set(err, PS_EINPUT,
 				    "keylemma needs some w with %llu <= w <= d and w tau(w) <= M/4: M >= %llu",
@@ -110,11 +126,16 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 		struct ps_tiling t;
 		uint64_t tiles;
 
+		/* tuned, the tiling depends on w through its groups alone */
+		if (*tuned && w > lo && group_size(att, w) == group_size(att, w - 1))
+			continue;
 		if ((rc = w_tiling(att, pb->M, w, &t, &tiles, err))) {
 			if (c.found)
 				ps_tiling_free(&c.best);
 			return rc;
 		}
+		if (*tuned)
+			ps_tiling_tune(&t, att, pb->M, 0);
 		if (ps_cheapest_offer(&c, &t, att, pb->M)) {
 			*best_w = w;
 			*best_tiles = tiles;
@@ -136,20 +157,35 @@ static int keylemma_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	const struct ps_attention *att = pb->att;
 	struct ps_tiling t;
 	uint64_t w, tiles, group;
-	int rc = choose(pb, &t, &w, &tiles, plan, err);
+	bool tuned;
+	int rc = choose(pb, &t, &w, &tiles, &tuned, plan, err);
+	int used;
 
 	if (rc)
 		return rc;
-	group = att->g > 0 ? w / att->g : w;
-	snprintf(plan->summary, sizeof(plan->summary),
-		 "w = %llu: %llu groups of size %llu, %llu aggregation tiles (%llu-subsets of groups); output tiles %llu x %llu",
-		 (unsigned long long)w, (unsigned long long)ps_ceil_div(att->d, group),
-		 (unsigned long long)group, (unsigned long long)tiles,
-		 (unsigned long long)ps_min_u64(att->g, ps_ceil_div(att->d, group)),
-		 (unsigned long long)t.n_height, (unsigned long long)t.n_width);
+	group = group_size(att, w);
+	used = snprintf(plan->summary, sizeof(plan->summary),
+			"w = %llu: %llu groups of size %llu, %llu aggregation tiles (%llu-subsets of groups); ",
+			(unsigned long long)w, (unsigned long long)ps_ceil_div(att->d, group),
+			(unsigned long long)group, (unsigned long long)tiles,
+			(unsigned long long)ps_min_u64(att->g, ps_ceil_div(att->d, group)));
+	used = ps_min_u64((uint64_t)used, sizeof(plan->summary) - 1);
+	if (tuned)
+		snprintf(plan->summary + used, sizeof(plan->summary) - (size_t)used,
+			 "tuned sizes: H tiles %llu wide over %llu rows, output tiles %llu x %llu",
+			 (unsigned long long)t.h_width, (unsigned long long)t.h_rows,
+			 (unsigned long long)t.n_height, (unsigned long long)t.n_width);
+	else
+		snprintf(plan->summary + used, sizeof(plan->summary) - (size_t)used,
+			 "output tiles %llu x %llu",
+			 (unsigned long long)t.n_height, (unsigned long long)t.n_width);
 	plan->param_name = "w";
 	plan->param = w;
-	ps_bound_keylemma(att, w, t.n_height, tiles, &plan->upper);
+	if (tuned) {
+		ps_plan_tuned(plan);
+	} else {
+		ps_bound_keylemma(att, w, t.n_height, tiles, &plan->upper);
+	}
 	ps_tiling_free(&t);
 	return PS_OK;
 }
@@ -160,7 +196,8 @@ static int keylemma_run(const struct ps_problem *pb, struct ps_sink *sink,
 	struct ps_tiling t;
 	struct ps_plan plan;
 	uint64_t w, tiles;
-	int rc = choose(pb, &t, &w, &tiles, &plan, err);
+	bool tuned;
+	int rc = choose(pb, &t, &w, &tiles, &tuned, &plan, err);
 
 	if (rc)
 		return rc;
@@ -177,5 +214,5 @@ const struct ps_strategy ps_strategy_keylemma = {
 	.min_memory = keylemma_min_memory,
 	.plan = keylemma_plan,
 	.run = keylemma_run,
-	.takes = PS_TAKES_W,
+	.takes = PS_TAKES_W | PS_TAKES_SIZES,
 };

@@ -8,6 +8,11 @@
  * and the output), the tiles of U2 and U1 loaded as inputs. When the mac's
  * product and the kept normaliser column do not fit beside the three
  * tiles, s shrinks until they do.
+ *
+ * --sizes tuned keeps the loops (U stored, blocks of monomials, products
+ * by tiles) and frees the sizes: blocks of every height ceil(r/T) and the
+ * proof's s, each with its H and N tiles' widths and rows chosen by the
+ * cost model (ps_tiling_tune); the theorem's bound is then not claimed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -63,6 +68,30 @@ static int least_tiling(const struct ps_attention *att, uint64_t M,
 	return side_tiling(att, 1, 1, t, err);
 }
 
+/* --sizes tuned: the cheapest tuned block height, or the least tiling
+ * when none fits (ps_tiling_fitted then says which M it needs) */
+static int matmul_tuned(const struct ps_attention *att, uint64_t M,
+			struct ps_tiling *t, struct ps_error *err)
+{
+	struct ps_cheapest c;
+	int rc;
+
+	ps_cheapest_init(&c);
+	if ((rc = matmul_tiling(att, M, t, err)))
+		return rc;
+	ps_tiling_tune(t, att, M, 0);
+	ps_cheapest_offer(&c, t, att, M);
+	if ((rc = ps_tiling_tune_blocks(att, M, side_tiling, 0, &c, err))) {
+		if (c.found)
+			ps_tiling_free(&c.best);
+		return rc;
+	}
+	if (!c.found)
+		return least_tiling(att, M, t, err);
+	*t = c.best;
+	return PS_OK;
+}
+
 static uint64_t matmul_min_memory(const struct ps_attention *att)
 {
 	return ps_tiling_least_memory(att, least_tiling);
@@ -72,18 +101,30 @@ static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		       struct ps_error *err)
 {
 	struct ps_tiling t;
-	int rc = ps_tiling_fitted(pb, "matmul", matmul_tiling, &t, err);
+	ps_tiling_build_fn build;
+	int rc;
 
-	if (rc)
+	if ((rc = ps_tiling_build_for(pb, "matmul", matmul_tiling, matmul_tuned, &build, err)) ||
+	    (rc = ps_tiling_fitted(pb, "matmul", build, &t, err)))
 		return rc;
 	ps_tiling_plan(&t, pb->att, plan);
-	snprintf(plan->summary, sizeof(plan->summary),
-		 "U1, U2 stored (%llu rows x %llu monomials per step), then square tiles of side s = %llu",
-		 (unsigned long long)t.u_rows, (unsigned long long)t.u_chunk,
-		 (unsigned long long)t.tiles[0].count);
-	plan->param_name = "s";
-	plan->param = t.tiles[0].count;
-	ps_bound_matmul(pb->att, t.tiles[0].count, &plan->upper);
+	if (build == matmul_tuned) {
+		snprintf(plan->summary, sizeof(plan->summary),
+			 "U1, U2 stored (%llu rows x %llu monomials per step), then tuned sizes: blocks of %llu monomials, H tiles %llu wide over %llu rows, N tiles %llu x %llu",
+			 (unsigned long long)t.u_rows, (unsigned long long)t.u_chunk,
+			 (unsigned long long)t.tiles[0].count,
+			 (unsigned long long)t.h_width, (unsigned long long)t.h_rows,
+			 (unsigned long long)t.n_height, (unsigned long long)t.n_width);
+		ps_plan_tuned(plan);
+	} else {
+		snprintf(plan->summary, sizeof(plan->summary),
+			 "U1, U2 stored (%llu rows x %llu monomials per step), then square tiles of side s = %llu",
+			 (unsigned long long)t.u_rows, (unsigned long long)t.u_chunk,
+			 (unsigned long long)t.tiles[0].count);
+		plan->param_name = "s";
+		plan->param = t.tiles[0].count;
+		ps_bound_matmul(pb->att, t.tiles[0].count, &plan->upper);
+	}
 	ps_tiling_free(&t);
 	return PS_OK;
 }
@@ -91,7 +132,10 @@ static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 static int matmul_run(const struct ps_problem *pb, struct ps_sink *sink,
 		      struct ps_error *err)
 {
-	return ps_tiling_emit(pb, "matmul", matmul_tiling, sink, err);
+	ps_tiling_build_fn build;
+	int rc = ps_tiling_build_for(pb, "matmul", matmul_tiling, matmul_tuned, &build, err);
+
+	return rc ? rc : ps_tiling_emit(pb, "matmul", build, sink, err);
 }
 
 const struct ps_strategy ps_strategy_matmul = {
@@ -102,4 +146,5 @@ const struct ps_strategy ps_strategy_matmul = {
 	.min_memory = matmul_min_memory,
 	.plan = matmul_plan,
 	.run = matmul_run,
+	.takes = PS_TAKES_SIZES,
 };

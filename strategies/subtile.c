@@ -12,6 +12,11 @@
  * aggregated and saved in turn ("in H, we save different sub-tiles each
  * time"). When the fused mac's slots do not fit beside the three M/4
  * tiles, the height shrinks until they do.
+ *
+ * --sizes tuned keeps the tiles and frees the sizes: the sub-tile height
+ * (1 or a tile's height: between two, the same tiles are cut), the H and
+ * N tiles' widths and rows, all by the cost model (ps_tiling_tune); the
+ * lemma's bound is then not claimed.
  */
 #include <stdio.h>
 
@@ -26,16 +31,23 @@ static void set_height(struct ps_tiling *t, const struct ps_attention *att,
 	t->chunk = h;
 }
 
-static int subtile_tiling(const struct ps_attention *att, uint64_t M,
-			  struct ps_tiling *t, struct ps_error *err)
+/* One tile per g-subset of the features. */
+static int subtile_groups(const struct ps_attention *att, struct ps_tiling *t,
+			  struct ps_error *err)
 {
-	uint64_t h = ps_max_u64(M / (4 * att->g), 1), tiles;
-	int rc;
+	uint64_t tiles;
 
 	if (att->g == 0)
 		return ps_error_set(err, PS_EINPUT,
 				    "subtile needs g >= 1: with g = 0 there is one monomial and no tile to cut");
-	rc = ps_tiling_groups(t, att, 1, &tiles, err);
+	return ps_tiling_groups(t, att, 1, &tiles, err);
+}
+
+static int subtile_tiling(const struct ps_attention *att, uint64_t M,
+			  struct ps_tiling *t, struct ps_error *err)
+{
+	uint64_t h = ps_max_u64(M / (4 * att->g), 1);
+	int rc = subtile_groups(att, t, err);
 
 	if (rc)
 		return rc;
@@ -44,6 +56,18 @@ static int subtile_tiling(const struct ps_attention *att, uint64_t M,
 	set_height(t, att, h);
 	while (ps_tiling_peak(t, att) > M && h > 1)
 		set_height(t, att, --h);
+	return PS_OK;
+}
+
+/* --sizes tuned: the same tiles, the sizes by the cost model */
+static int subtile_tuned(const struct ps_attention *att, uint64_t M,
+			 struct ps_tiling *t, struct ps_error *err)
+{
+	int rc = subtile_groups(att, t, err);
+
+	if (rc)
+		return rc;
+	ps_tiling_tune(t, att, M, PS_TUNE_CHUNK);
 	return PS_OK;
 }
 
@@ -58,21 +82,33 @@ static int subtile_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	const struct ps_attention *att = pb->att;
 	struct ps_tiling t;
 	uint64_t tiles = 0, split = 0;
-	int rc = ps_tiling_fitted(pb, "subtile", subtile_tiling, &t, err);
+	ps_tiling_build_fn build;
+	int rc;
 
-	if (rc)
+	if ((rc = ps_tiling_build_for(pb, "subtile", subtile_tiling, subtile_tuned, &build, err)) ||
+	    (rc = ps_tiling_fitted(pb, "subtile", build, &t, err)))
 		return rc;
 	/* one tile per g-subset of the features (all of them when d < g) */
 	ps_binom(att->d, ps_min_u64(att->g, att->d), &tiles);
 	for (uint64_t k = 0; k < t.tile_count; k++)
 		split += t.tiles[k].count > t.chunk;
 	ps_tiling_plan(&t, att, plan);
-	snprintf(plan->summary, sizeof(plan->summary),
-		 "w = g = %llu: %llu aggregation tiles (g-subsets of features), %llu of them cut into sub-tiles of %llu; output tiles %llu x %llu",
-		 (unsigned long long)att->g, (unsigned long long)tiles,
-		 (unsigned long long)split, (unsigned long long)t.chunk,
-		 (unsigned long long)t.n_height, (unsigned long long)t.n_width);
-	ps_bound_subtile(att, t.chunk, tiles, &plan->upper);
+	if (build == subtile_tuned) {
+		snprintf(plan->summary, sizeof(plan->summary),
+			 "w = g = %llu: %llu aggregation tiles (g-subsets of features), %llu of them cut into sub-tiles of %llu; tuned sizes: H tiles %llu wide over %llu rows, output tiles %llu x %llu",
+			 (unsigned long long)att->g, (unsigned long long)tiles,
+			 (unsigned long long)split, (unsigned long long)t.chunk,
+			 (unsigned long long)t.h_width, (unsigned long long)t.h_rows,
+			 (unsigned long long)t.n_height, (unsigned long long)t.n_width);
+		ps_plan_tuned(plan);
+	} else {
+		snprintf(plan->summary, sizeof(plan->summary),
+			 "w = g = %llu: %llu aggregation tiles (g-subsets of features), %llu of them cut into sub-tiles of %llu; output tiles %llu x %llu",
+			 (unsigned long long)att->g, (unsigned long long)tiles,
+			 (unsigned long long)split, (unsigned long long)t.chunk,
+			 (unsigned long long)t.n_height, (unsigned long long)t.n_width);
+		ps_bound_subtile(att, t.chunk, tiles, &plan->upper);
+	}
 	ps_tiling_free(&t);
 	return PS_OK;
 }
@@ -80,7 +116,10 @@ static int subtile_plan(const struct ps_problem *pb, struct ps_plan *plan,
 static int subtile_run(const struct ps_problem *pb, struct ps_sink *sink,
 		       struct ps_error *err)
 {
-	return ps_tiling_emit(pb, "subtile", subtile_tiling, sink, err);
+	ps_tiling_build_fn build;
+	int rc = ps_tiling_build_for(pb, "subtile", subtile_tiling, subtile_tuned, &build, err);
+
+	return rc ? rc : ps_tiling_emit(pb, "subtile", build, sink, err);
 }
 
 const struct ps_strategy ps_strategy_subtile = {
@@ -91,4 +130,5 @@ const struct ps_strategy ps_strategy_subtile = {
 	.min_memory = subtile_min_memory,
 	.plan = subtile_plan,
 	.run = subtile_run,
+	.takes = PS_TAKES_SIZES,
 };

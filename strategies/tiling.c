@@ -298,48 +298,73 @@ uint64_t ps_tiling_gen_total(const struct ps_tiling *t)
 
 /* ---- the bound on red pebbles ---------------------------------------- */
 
-uint64_t ps_tiling_peak(const struct ps_tiling *t,
-			const struct ps_attention *att)
+/* phase 0 (stored only): a block of rows of K or Q and its U */
+static uint64_t peak_u(const struct ps_tiling *t)
 {
-	const uint64_t slots = t->stored ? 1 : 2; /* (U regenerated +) product */
-	const uint64_t v_cols = ps_min_u64(t->h_width, att->d);
-	uint64_t phase0 = 0, phase1 = 0, inner = 0, phase2;
+	return t->stored ? t->u_rows * (t->all_count + t->u_chunk) : 0;
+}
 
-	if (t->stored)
-		phase0 = t->u_rows * (t->all_count + t->u_chunk);
+/* the fused mac's slots: the product, and U regenerated when not stored */
+static uint64_t mac_slots(const struct ps_tiling *t)
+{
+	return t->stored ? 1 : 2;
+}
+
+/* phase 1: an H tile (or sub-tile), its rows of K (or U2) and V */
+static uint64_t peak_h(const struct ps_tiling *t, const struct ps_attention *att)
+{
+	const uint64_t v_cols = ps_min_u64(t->h_width, att->d);
+	uint64_t phase1 = 0;
+
 	for (uint64_t k = 0; k < t->tile_count; k++) {
 		const struct ps_agg_tile *tile = &t->tiles[k];
 		uint64_t c = ps_min_u64(tile->count, t->chunk);
 		uint64_t src1 = t->stored ? t->h_rows * c
 					  : t->h_rows * tile->gen_count;
+
+		phase1 = ps_max_u64(phase1, c * t->h_width + src1 +
+						t->h_rows * v_cols + mac_slots(t));
+	}
+	return phase1;
+}
+
+/* phase 2: an N tile, the Q strip or a tile's Q (or U1), an H tile */
+static uint64_t peak_n(const struct ps_tiling *t, const struct ps_attention *att)
+{
+	uint64_t inner = 0;
+
+	for (uint64_t k = 0; k < t->tile_count; k++) {
+		const struct ps_agg_tile *tile = &t->tiles[k];
+		uint64_t c = ps_min_u64(tile->count, t->chunk);
 		uint64_t src2 = t->stored ? t->n_height * c :
 				t->keep_q ? 0 : t->n_height * tile->gen_count;
 
-		phase1 = ps_max_u64(phase1, c * t->h_width + src1 +
-						t->h_rows * v_cols + slots);
-		inner = ps_max_u64(inner, src2 + c * t->n_width + slots);
+		inner = ps_max_u64(inner, src2 + c * t->n_width + mac_slots(t));
 	}
 	/* a finished tile computes one column of A at a time */
 	if (att->normalize)
 		inner = ps_max_u64(inner, t->n_height);
-	phase2 = (t->keep_q ? t->n_height * t->all_count : 0) +
-		 t->n_height * t->n_width +
-		 (att->normalize && t->n_width < att->nb ? t->n_height : 0) +
-		 inner;
-	return ps_max_u64(phase0, ps_max_u64(phase1, phase2));
+	return (t->keep_q ? t->n_height * t->all_count : 0) +
+	       t->n_height * t->n_width +
+	       (att->normalize && t->n_width < att->nb ? t->n_height : 0) +
+	       inner;
+}
+
+uint64_t ps_tiling_peak(const struct ps_tiling *t,
+			const struct ps_attention *att)
+{
+	return ps_max_u64(peak_u(t), ps_max_u64(peak_h(t, att), peak_n(t, att)));
 }
 
 /* ---- the cost model -------------------------------------------------- */
 
-void ps_tiling_predict(const struct ps_tiling *t,
-		       const struct ps_attention *att, uint64_t *loads,
-		       uint64_t *saves)
+/* Phases 0 and 1 of the cost model: U stored, then H tile by tile. */
+static void predict_h(const struct ps_tiling *t, const struct ps_attention *att,
+		      uint64_t *loads, uint64_t *saves)
 {
 	const uint64_t n = att->n, d = att->d, r = att->r, nb = att->nb;
 	const uint64_t row_steps = ps_block_count(n, t->h_rows);
 	const uint64_t h_blocks = ps_block_count(nb, t->h_width);
-	const uint64_t row_blocks = ps_block_count(n, t->n_height);
-	const uint64_t n_blocks = ps_block_count(nb, t->n_width);
 	uint64_t l = 0, s = 0;
 
 	/* phase 0: each row of K and Q read once, U2 and U1 saved once */
@@ -365,7 +390,20 @@ void ps_tiling_predict(const struct ps_tiling *t,
 			s += row_steps * tile->count * nb;
 		}
 	}
-	/* phase 2: Q (strip or per tile), H once per row block, U1 when stored */
+	*loads = l;
+	*saves = s;
+}
+
+/* Phase 2 of the cost model: N and A. */
+static void predict_n(const struct ps_tiling *t, const struct ps_attention *att,
+		      uint64_t *loads, uint64_t *saves)
+{
+	const uint64_t n = att->n, d = att->d, r = att->r, nb = att->nb;
+	const uint64_t row_blocks = ps_block_count(n, t->n_height);
+	const uint64_t n_blocks = ps_block_count(nb, t->n_width);
+	uint64_t l = 0;
+
+	/* Q (strip or per tile), H once per row block, U1 when stored */
 	if (t->keep_q)
 		l += n * t->all_count;
 	else if (!t->stored)
@@ -373,9 +411,20 @@ void ps_tiling_predict(const struct ps_tiling *t,
 	l += row_blocks * r * nb;
 	if (t->stored)
 		l += n_blocks * n * r;
-	s += att->normalize ? n * d : n * nb;
 	*loads = l;
-	*saves = s;
+	*saves = att->normalize ? n * d : n * nb;
+}
+
+void ps_tiling_predict(const struct ps_tiling *t,
+		       const struct ps_attention *att, uint64_t *loads,
+		       uint64_t *saves)
+{
+	uint64_t l1, s1, l2, s2;
+
+	predict_h(t, att, &l1, &s1);
+	predict_n(t, att, &l2, &s2);
+	*loads = l1 + l2;
+	*saves = s1 + s2;
 }
 
 void ps_tiling_plan(const struct ps_tiling *t, const struct ps_attention *att,
@@ -411,6 +460,287 @@ bool ps_cheapest_offer(struct ps_cheapest *c, struct ps_tiling *t,
 	c->plan = p;
 	c->found = true;
 	return true;
+}
+
+/* ---- --sizes tuned: the loop sizes chosen by the cost model ---------- */
+
+int ps_tiling_sizes(const struct ps_problem *pb, const char *name, bool *tuned,
+		    struct ps_error *err)
+{
+	*tuned = pb->sizes && !strcmp(pb->sizes, "tuned");
+	if (!pb->sizes || *tuned || !strcmp(pb->sizes, "proof"))
+		return PS_OK;
+	return ps_error_set(err, PS_EINPUT, "unknown sizes '%s' for %s: proof or tuned",
+			    pb->sizes, name);
+}
+
+int ps_tiling_build_for(const struct ps_problem *pb, const char *name,
+			ps_tiling_build_fn proof, ps_tiling_build_fn tuned,
+			ps_tiling_build_fn *build, struct ps_error *err)
+{
+	bool is_tuned;
+	int rc = ps_tiling_sizes(pb, name, &is_tuned, err);
+
+	*build = is_tuned ? tuned : proof;
+	return rc;
+}
+
+void ps_plan_tuned(struct ps_plan *plan)
+{
+	plan->bounded = false;
+	plan->sizes = "tuned";
+}
+
+/* The two phases that ps_tiling_tune sizes apart. */
+enum phase { PHASE_H, PHASE_N };
+
+static void phase_set(struct ps_tiling *t, enum phase ph, uint64_t width,
+		      uint64_t rows)
+{
+	if (ph == PHASE_H) {
+		t->h_width = width;
+		t->h_rows = rows;
+	} else {
+		t->n_width = width;
+		t->n_height = rows;
+	}
+}
+
+static uint64_t phase_io(const struct ps_tiling *t,
+			 const struct ps_attention *att, enum phase ph)
+{
+	uint64_t loads, saves;
+
+	if (ph == PHASE_H)
+		predict_h(t, att, &loads, &saves);
+	else
+		predict_n(t, att, &loads, &saves);
+	return loads + saves;
+}
+
+/*
+ * The most rows in [1, n] with the phase's peak within M at this width, by
+ * bisection (the peak grows with the rows); 0 when one row does not fit.
+ * bound is the tiling or its peak tiles (peak_tiles).
+ */
+static uint64_t most_rows(struct ps_tiling *bound, const struct ps_attention *att,
+			  uint64_t M, enum phase ph, uint64_t width)
+{
+	uint64_t lo = 0, hi = att->n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+
+		phase_set(bound, ph, width, mid);
+		if ((ph == PHASE_H ? peak_h(bound, att) : peak_n(bound, att)) <= M)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/*
+ * One phase's sizes: for every width in 1..|B| the most rows that fit M
+ * (the phase's I/O never grows with its rows), the cheapest by the phase's
+ * cost model, the narrowest among equals; set in t and bound. Returns its
+ * I/O, UINT64_MAX (and width and rows 1) when nothing fits.
+ */
+static uint64_t tune_phase(struct ps_tiling *t, struct ps_tiling *bound,
+			   const struct ps_attention *att, uint64_t M,
+			   enum phase ph)
+{
+	uint64_t best = UINT64_MAX, best_width = 1, best_rows = 1;
+
+	for (uint64_t w = 1; w <= att->nb; w++) {
+		uint64_t rows = most_rows(bound, att, M, ph, w), io;
+
+		/* the peak grows with the width too: no wider tile fits */
+		if (!rows)
+			break;
+		phase_set(t, ph, w, rows);
+		io = phase_io(t, att, ph);
+		if (io < best) {
+			best = io;
+			best_width = w;
+			best_rows = rows;
+		}
+	}
+	phase_set(t, ph, best_width, best_rows);
+	phase_set(bound, ph, best_width, best_rows);
+	return best;
+}
+
+/* Tiles by height, cut at chunk, tallest first, then by features. */
+static int taller_first(const void *a, const void *b)
+{
+	const struct ps_agg_tile *x = a, *y = b;
+
+	if (x->count != y->count)
+		return (x->count < y->count) - (x->count > y->count);
+	return (x->gen_count < y->gen_count) - (x->gen_count > y->gen_count);
+}
+
+/*
+ * The tiles that bound t's peak, into bound (a copy of t whose tiles are
+ * out, room for t's): each tile's share of the peak grows with its height
+ * (cut at chunk) and its features, so only the tiles that no other one
+ * matches in both count. A tiling of many equal blocks keeps one or two.
+ */
+static void peak_tiles(const struct ps_tiling *t, struct ps_tiling *bound,
+		       struct ps_agg_tile *out)
+{
+	uint64_t kept = 0, most_gen = 0;
+
+	for (uint64_t k = 0; k < t->tile_count; k++) {
+		out[k] = t->tiles[k];
+		out[k].count = ps_min_u64(out[k].count, t->chunk);
+	}
+	qsort(out, t->tile_count, sizeof(*out), taller_first);
+	for (uint64_t k = 0; k < t->tile_count; k++)
+		if (kept == 0 || out[k].gen_count > most_gen) {
+			most_gen = out[k].gen_count;
+			out[kept++] = out[k];
+		}
+	*bound = *t;
+	bound->tiles = out;
+	bound->tile_count = kept;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The sub-tile heights worth trying: 1 and each tile's height; between
+ * two of them the same tiles are cut, and the lower peaks less. */
+static uint64_t chunk_candidates(const struct ps_tiling *t, uint64_t *out)
+{
+	uint64_t count = 1, kept = 1;
+
+	out[0] = 1;
+	for (uint64_t k = 0; k < t->tile_count; k++)
+		out[count++] = t->tiles[k].count;
+	qsort(out, count, sizeof(uint64_t), compare_u64);
+	for (uint64_t k = 1; k < count; k++)
+		if (out[k] != out[kept - 1])
+			out[kept++] = out[k];
+	return kept;
+}
+
+/* The loop sizes of a tuned tiling. */
+struct tuned_sizes {
+	uint64_t chunk, h_width, h_rows, n_width, n_height;
+	bool keep_q;
+};
+
+static void sizes_set(struct ps_tiling *t, const struct tuned_sizes *z)
+{
+	t->chunk = z->chunk;
+	t->h_width = z->h_width;
+	t->h_rows = z->h_rows;
+	t->n_width = z->n_width;
+	t->n_height = z->n_height;
+	t->keep_q = z->keep_q;
+}
+
+/* Nothing fits: the sizes of the least peak, for the message that says
+ * which M the tiling needs. */
+static void least_sizes(struct ps_tiling *t, const struct ps_attention *att,
+			unsigned vary)
+{
+	struct tuned_sizes z = { t->chunk, 1, 1, 1, 1, t->keep_q };
+
+	if (vary & PS_TUNE_CHUNK)
+		z.chunk = 1;
+	sizes_set(t, &z);
+	if (vary & PS_TUNE_KEEP_Q) {
+		uint64_t with = (t->keep_q = true, ps_tiling_peak(t, att));
+
+		t->keep_q = false;
+		t->keep_q = with < ps_tiling_peak(t, att);
+	}
+}
+
+bool ps_tiling_tune(struct ps_tiling *t, const struct ps_attention *att,
+		    uint64_t M, unsigned vary)
+{
+	uint64_t *chunks = malloc((t->tile_count + 1) * sizeof(uint64_t));
+	struct ps_agg_tile *tops = malloc((t->tile_count + 1) * sizeof(*tops));
+	uint64_t chunk_count = 1, best_io = UINT64_MAX;
+	struct tuned_sizes best, z = { .keep_q = t->keep_q };
+	struct ps_tiling bound;
+
+	if (!chunks || !tops || peak_u(t) > M) {
+		free(chunks);
+		free(tops);
+		least_sizes(t, att, vary);
+		return false;
+	}
+	if (vary & PS_TUNE_CHUNK)
+		chunk_count = chunk_candidates(t, chunks);
+	else
+		chunks[0] = t->chunk;
+	/* phase 1 and phase 2 peak and cost apart; the sub-tile height and
+	 * the Q strip are tried whole */
+	for (uint64_t c = 0; c < chunk_count; c++) {
+		uint64_t io_h;
+
+		t->chunk = z.chunk = chunks[c];
+		peak_tiles(t, &bound, tops);
+		io_h = tune_phase(t, &bound, att, M, PHASE_H);
+		if (io_h == UINT64_MAX)
+			continue;
+		z.h_width = t->h_width;
+		z.h_rows = t->h_rows;
+		for (int q = 0; q < ((vary & PS_TUNE_KEEP_Q) ? 2 : 1); q++) {
+			uint64_t io_n;
+
+			if (vary & PS_TUNE_KEEP_Q)
+				t->keep_q = bound.keep_q = q;
+			io_n = tune_phase(t, &bound, att, M, PHASE_N);
+			if (io_n == UINT64_MAX || io_h + io_n >= best_io)
+				continue;
+			best_io = io_h + io_n;
+			z.n_width = t->n_width;
+			z.n_height = t->n_height;
+			z.keep_q = t->keep_q;
+			best = z;
+		}
+	}
+	free(chunks);
+	free(tops);
+	if (best_io == UINT64_MAX) {
+		least_sizes(t, att, vary);
+		return false;
+	}
+	sizes_set(t, &best);
+	return true;
+}
+
+int ps_tiling_tune_blocks(const struct ps_attention *att, uint64_t M,
+			  ps_tiling_setup_fn setup, unsigned vary,
+			  struct ps_cheapest *c, struct ps_error *err)
+{
+	uint64_t last = 0;
+
+	for (uint64_t tiles = 1; tiles <= att->r; tiles++) {
+		uint64_t size = ps_ceil_div(att->r, tiles);
+		struct ps_tiling t;
+		int rc;
+
+		/* an H tile of size monomials needs size red pebbles */
+		if (size == last || size > M)
+			continue;
+		last = size;
+		if ((rc = setup(att, M, size, &t, err)))
+			return rc;
+		ps_tiling_tune(&t, att, M, vary);
+		ps_cheapest_offer(c, &t, att, M);
+	}
+	return PS_OK;
 }
 
 uint64_t ps_tiling_least_memory(const struct ps_attention *att,

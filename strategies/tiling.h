@@ -160,9 +160,57 @@ void ps_cheapest_init(struct ps_cheapest *c);
 bool ps_cheapest_offer(struct ps_cheapest *c, struct ps_tiling *t,
 		       const struct ps_attention *att, uint64_t M);
 
+/*
+ * --sizes: "proof" (or NULL), the proof's sizes, or "tuned"; *tuned says
+ * which, PS_EINPUT names an unknown value and the strategy.
+ */
+int ps_tiling_sizes(const struct ps_problem *pb, const char *name, bool *tuned,
+		    struct ps_error *err);
+
+/* A tuned plan: its cost model, and no upper bound (the proofs bound
+ * their own sizes only). */
+void ps_plan_tuned(struct ps_plan *plan);
+
+/* What ps_tiling_tune may choose besides the widths and rows. */
+enum {
+	PS_TUNE_CHUNK = 1,  /* the sub-tile height (Lemma 3.3's cut) */
+	PS_TUNE_KEEP_Q = 2, /* whether phase 2 keeps the Q strip */
+};
+
+/*
+ * --sizes tuned: the sizes of t's loops that minimise its cost model
+ * within M, its aggregation tiles kept: H tiles' width and rows, N tiles'
+ * width and height, and what vary adds. Phase 1 and phase 2 are searched
+ * apart, as their peaks and costs are: every width in 1..|B| with the most
+ * rows that fit (bisection on the peak). Returns false, with the sizes of
+ * the least peak, when nothing fits.
+ */
+bool ps_tiling_tune(struct ps_tiling *t, const struct ps_attention *att,
+		    uint64_t M, unsigned vary);
+
+/* Sets up contiguous blocks of size monomials, with their loop structure. */
+typedef int (*ps_tiling_setup_fn)(const struct ps_attention *att, uint64_t M,
+				  uint64_t size, struct ps_tiling *t,
+				  struct ps_error *err);
+
+/*
+ * --sizes tuned over block heights: for every count T of tiles, blocks of
+ * ceil(r/T) monomials (the evenest cut into T) set up and tuned, each
+ * offered to c.
+ */
+int ps_tiling_tune_blocks(const struct ps_attention *att, uint64_t M,
+			  ps_tiling_setup_fn setup, unsigned vary,
+			  struct ps_cheapest *c, struct ps_error *err);
+
 /* Builds a strategy's tiling for M (its sizes fitted to M when it can). */
 typedef int (*ps_tiling_build_fn)(const struct ps_attention *att, uint64_t M,
 				  struct ps_tiling *t, struct ps_error *err);
+
+/* The build --sizes asks for, proof or tuned, or PS_EINPUT naming an
+ * unknown value (ps_tiling_sizes). */
+int ps_tiling_build_for(const struct ps_problem *pb, const char *name,
+			ps_tiling_build_fn proof, ps_tiling_build_fn tuned,
+			ps_tiling_build_fn *build, struct ps_error *err);
 
 /* The least M the built tiling accepts: its peak when built for M = 1. */
 uint64_t ps_tiling_least_memory(const struct ps_attention *att,

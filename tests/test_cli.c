@@ -884,6 +884,12 @@ START_TEST(test_json_schema)
 	output_valid("report");
 	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "100", "--json", "--dry-run", NULL), 0);
 	output_valid("dry_run");
+	ck_assert_int_eq(cli("--strategy", "caseI", "--sizes", "tuned", "-n", "64", "-d", "4", "-g", "2",
+			     "-M", "400", "--json", NULL), 0);
+	output_valid("report");
+	ck_assert_int_eq(cli("--strategy", "caseI", "--sizes", "tuned", "-n", "64", "-d", "4", "-g", "2",
+			     "-M", "400", "--json", "--dry-run", NULL), 0);
+	output_valid("dry_run");
 	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--json", "--dry-run", NULL), 0);
 	output_valid("dry_run");
 	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", "--json", NULL), 0);
@@ -1097,6 +1103,70 @@ static void write_npy(const char *path, const double *x, uint64_t rows, uint64_t
 	fclose(f);
 }
 
+/* The report up to its time line, which differs from run to run. */
+static void report_untimed(char *buf, size_t len)
+{
+	char *time_line;
+
+	snprintf(buf, len, "%s", out_text);
+	time_line = strstr(buf, "\ntime ");
+	ck_assert_ptr_nonnull(time_line);
+	time_line[1] = '\0';
+}
+
+/* --sizes: proof is the default; tuned prints its cost model, no bound,
+ * in words, JSON and a trace's header; a strategy without it refuses it. */
+START_TEST(test_sizes_cli)
+{
+	static char plain[1 << 16], given[1 << 16];
+	char trace[64];
+	json_t *root;
+
+	ck_assert_int_eq(cli("--strategy", "caseI", "-n", "64", "-d", "4", "-g", "2", "-M", "400", NULL), 0);
+	report_untimed(plain, sizeof(plain));
+	HAS(plain, "[I/O / upper = ");
+	ck_assert_int_eq(cli("--strategy", "caseI", "-n", "64", "-d", "4", "-g", "2", "-M", "400",
+			     "--sizes", "proof", NULL), 0);
+	report_untimed(given, sizeof(given));
+	ck_assert_str_eq(given, plain);
+	temp_path(trace, sizeof(trace), ".jsonl");
+	ck_assert_int_eq(cli("--strategy", "caseI", "-n", "64", "-d", "4", "-g", "2", "-M", "400",
+			     "--sizes", "tuned", "--trace", trace, NULL), 0);
+	HAS(out_text, "whole rows, tuned sizes: ");
+	HAS(out_text, "(cost model agrees)");
+	HAS(out_text, "upper bound            none: tuned sizes, the cost model is the plan's figure");
+	ck_assert_ptr_null(strstr(out_text, "I/O / upper"));
+	ck_assert_int_eq(cli("validate", trace, NULL), 0);
+	HAS(out_text, "tuned sizes");
+	HAS(out_text, "(cost model agrees)");
+	ck_assert_ptr_null(strstr(out_text, "I/O / upper"));
+	unlink(trace);
+	ck_assert_int_eq(cli("--strategy", "caseI", "-n", "64", "-d", "4", "-g", "2", "-M", "400",
+			     "--sizes", "tuned", "--json", NULL), 0);
+	root = out_json();
+	ck_assert_str_eq(json_string_value(json_object_get(root, "sizes")), "tuned");
+	ck_assert_ptr_null(json_object_get(json_object_get(root, "bounds"), "upper"));
+	ck_assert_ptr_null(json_object_get(json_object_get(root, "ratios"), "io_to_upper"));
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "io")),
+			 json_integer_value(json_object_get(root, "predicted_io")));
+	json_decref(root);
+	ck_assert_int_eq(cli("--strategy", "caseI", "-n", "64", "-d", "4", "-g", "2", "-M", "400",
+			     "--sizes", "tuned", "--dry-run", NULL), 0);
+	HAS(out_text, "upper bound            none: tuned sizes");
+	ck_assert_int_eq(cli("--strategy", "naive", "-n", "8", "-d", "4", "-g", "2", "-M", "400",
+			     "--sizes", "tuned", NULL), 2);
+	HAS(err_text, "pebblesim: --sizes is an option of generic, caseI, keylemma, subtile and matmul, not of naive\n");
+	ck_assert_int_eq(cli("--strategy", "generic", "-n", "8", "-d", "4", "-g", "2", "-M", "400",
+			     "--sizes", "tuned", "--tiles", "tall", NULL), 2);
+	HAS(err_text, "pebblesim: --tiles names the lemma's sizes; --sizes tuned chooses them: give one of the two");
+	ck_assert_int_eq(cli("--strategy", "caseI", "-n", "8", "-d", "4", "-g", "2", "-M", "400",
+			     "--sizes", "best", NULL), 2);
+	HAS(err_text, "pebblesim: unknown sizes 'best' for caseI: proof or tuned");
+	ck_assert_int_eq(cli("--dag", "examples/tree.graphml", "-M", "5", "--sizes", "tuned", NULL), 2);
+	HAS(err_text, "--sizes");
+}
+END_TEST
+
 /* Runs with values from the command line (docs/VALUES.md). */
 START_TEST(test_values_cli)
 {
@@ -1240,6 +1310,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_exact_attention_cli);
 	tcase_add_test(tc, test_sweep_cli);
 	tcase_add_test(tc, test_values_cli);
+	tcase_add_test(tc, test_sizes_cli);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -61,10 +61,11 @@ START_TEST(test_golden_counts)
 		memset(&pb, 0, sizeof(pb));
 		pb.att = &att;
 		pb.M = json_integer_value(json_object_get(entry, "M"));
-		snprintf(what, sizeof(what), "%s n=%llu d=%llu g=%llu%s M=%llu",
+		pb.sizes = json_string_value(json_object_get(entry, "sizes"));
+		snprintf(what, sizeof(what), "%s n=%llu d=%llu g=%llu%s M=%llu%s",
 			 s->name, (unsigned long long)att.n, (unsigned long long)att.d,
 			 (unsigned long long)att.g, att.normalize ? "" : " unnormalised",
-			 (unsigned long long)pb.M);
+			 (unsigned long long)pb.M, pb.sizes ? " sizes tuned" : "");
 		ck_assert_int_eq(ps_run(&pb, s, NULL, &rep, &err), 0);
 		ck_assert_msg(rep.valid, "%s: %s", what, rep.violation);
 		moved += compare(what, entry, "loads", rep.counts.loads);

@@ -27,13 +27,15 @@ static const struct ps_strategy *find(const char *name)
 	return s;
 }
 
-/* Runs s; checks everything a run must satisfy, and a failure names the
- * strategy and the parameters. Returns its I/O, or UINT64_MAX when s
- * refuses the DAG as beyond its documented size limit. */
-static uint64_t check_run(const struct ps_attention *att,
-			  const struct ps_strategy *s, uint64_t M)
+/* Runs s with --sizes (NULL: the proof's); checks everything a run must
+ * satisfy, and a failure names the strategy and the parameters. Returns
+ * its I/O, or UINT64_MAX when s refuses the DAG as beyond its documented
+ * size limit. */
+static uint64_t check_sized(const struct ps_attention *att,
+			    const struct ps_strategy *s, uint64_t M,
+			    const char *sizes)
 {
-	struct ps_problem pb = { .att = att, .M = M };
+	struct ps_problem pb = { .att = att, .M = M, .sizes = sizes };
 	struct ps_plan plan;
 	struct ps_report rep;
 	struct ps_lower_bounds lb;
@@ -43,10 +45,10 @@ static uint64_t check_run(const struct ps_attention *att,
 	uint64_t io;
 	int rc;
 
-	snprintf(what, sizeof(what), "%s n=%llu d=%llu g=%llu%s M=%llu", s->name,
+	snprintf(what, sizeof(what), "%s n=%llu d=%llu g=%llu%s M=%llu%s", s->name,
 		 (unsigned long long)att->n, (unsigned long long)att->d,
 		 (unsigned long long)att->g, att->normalize ? "" : " unnormalised",
-		 (unsigned long long)M);
+		 (unsigned long long)M, sizes ? " sizes tuned" : "");
 	ps_error_clear(&err);
 	ck_assert_msg(ps_strategy_plan(s, &pb, &plan, &err) == 0, "%s: %s", what, err.msg);
 	rc = ps_run(&pb, s, NULL, &rep, &err);
@@ -57,9 +59,13 @@ static uint64_t check_run(const struct ps_attention *att,
 	ck_assert_msg(rc == 0, "%s: %s", what, err.msg);
 	ck_assert_msg(rep.valid, "%s: %s", what, rep.violation);
 	io = rep.counts.loads + rep.counts.saves;
-	/* only the baselines go without a cost model and a bound */
-	ck_assert_msg((plan.predicted && plan.bounded) || (s->flags & PS_STRATEGY_BASELINE),
-		      "%s: no cost model or no bound", what);
+	/* only the baselines go without a cost model and a bound; tuned
+	 * sizes have the cost model alone */
+	ck_assert_msg((plan.predicted && plan.bounded == !sizes) ||
+		      (s->flags & PS_STRATEGY_BASELINE),
+		      "%s: no cost model, or a bound where none is proved", what);
+	ck_assert_msg(!sizes || (plan.sizes && !strcmp(plan.sizes, "tuned")),
+		      "%s: the plan does not say its sizes are tuned", what);
 	ck_assert_msg(!plan.predicted ||
 		      (rep.counts.loads == plan.loads && rep.counts.saves == plan.saves),
 		      "%s: measured %llu+%llu, predicted %llu+%llu", what,
@@ -92,6 +98,12 @@ static uint64_t check_run(const struct ps_attention *att,
 	return io;
 }
 
+static uint64_t check_run(const struct ps_attention *att,
+			  const struct ps_strategy *s, uint64_t M)
+{
+	return check_sized(att, s, M, NULL);
+}
+
 static int full_grid;
 
 /*
@@ -117,6 +129,21 @@ static bool affordable(const struct ps_attention *att,
 	       (full_grid ? UINT64_C(400000000) : UINT64_C(20000000));
 }
 
+/* The Ms of the grid: the minimum, the cases' thresholds, and beyond
+ * Case I; each differs from the one before it or is 0. */
+static void grid_memories(const struct ps_attention *att, uint64_t min_m,
+			  uint64_t Ms[5])
+{
+	Ms[0] = min_m;
+	Ms[1] = min_m + 1;
+	Ms[2] = ps_max_u64(min_m, 4 * att->g * att->g + 4);
+	Ms[3] = ps_max_u64(min_m, 64 * att->nb);
+	Ms[4] = ps_max_u64(min_m, 4 * att->d * att->r + 8 * att->nb * att->nb);
+	for (int q = 4; q > 0; q--)
+		if (Ms[q] == Ms[q - 1])
+			Ms[q] = 0;
+}
+
 static void check_params(uint64_t n, uint64_t d, uint64_t g, int norm)
 {
 	struct ps_attention att;
@@ -135,14 +162,9 @@ static void check_params(uint64_t n, uint64_t d, uint64_t g, int norm)
 		if ((s->flags & PS_STRATEGY_BASELINE) && !full_grid &&
 		    att.n * att.r * att.nb > 200000)
 			continue;
-		/* the minimum, the cases' thresholds, and beyond Case I */
-		Ms[0] = min_m;
-		Ms[1] = min_m + 1;
-		Ms[2] = ps_max_u64(min_m, 4 * g * g + 4);
-		Ms[3] = ps_max_u64(min_m, 64 * att.nb);
-		Ms[4] = ps_max_u64(min_m, 4 * att.d * att.r + 8 * att.nb * att.nb);
+		grid_memories(&att, min_m, Ms);
 		for (int q = 0; q < 5; q++)
-			if ((q == 0 || Ms[q] != Ms[q - 1]) && affordable(&att, s, Ms[q]) &&
+			if (Ms[q] && affordable(&att, s, Ms[q]) &&
 			    check_run(&att, s, Ms[q]) == UINT64_MAX)
 				break; /* beyond its size limit at every M */
 		pb.M = min_m - 1;
@@ -176,6 +198,121 @@ START_TEST(test_grid)
 				if (products <= 200000)
 					check_params(ns[a], ds[b], gs[c], 0);
 			}
+}
+END_TEST
+
+/* ---- --sizes tuned -------------------------------------------------- */
+
+/* The tilings that take --sizes: every tuned plan validated, its cost
+ * model equal to the count and its peak within M, never above the proof's
+ * sizes where those fit. */
+static void check_tuned(uint64_t n, uint64_t d, uint64_t g, int norm)
+{
+	struct ps_attention att;
+
+	test_attention(&att, n, d, g, norm);
+	for (size_t k = 0; k < ps_strategy_count; k++) {
+		const struct ps_strategy *s = ps_strategies[k];
+		uint64_t min_m = ps_strategy_min_memory(s, &att), Ms[5];
+
+		if (!ps_strategy_takes(s, PS_TAKES_SIZES) || min_m == UINT64_MAX)
+			continue;
+		grid_memories(&att, min_m, Ms);
+		for (int q = 0; q < 5; q++) {
+			struct ps_problem pb = { .att = &att, .M = Ms[q] };
+			struct ps_plan proof;
+			struct ps_error err;
+
+			if (!Ms[q])
+				continue;
+			/* the proof's own runs are checked by test_grid */
+			ck_assert_int_eq(ps_strategy_plan(s, &pb, &proof, &err), 0);
+			ck_assert_uint_le(check_sized(&att, s, Ms[q], "tuned"),
+					  proof.loads + proof.saves);
+		}
+	}
+	ps_attention_free(&att);
+}
+
+START_TEST(test_tuned_grid)
+{
+	static const uint64_t ns[] = { 1, 5, 64, 200 };
+	static const uint64_t ds[] = { 1, 2, 5, 8 };
+	static const uint64_t gs[] = { 0, 1, 2, 3 };
+
+	for (size_t a = 0; a < 4; a++)
+		for (size_t b = 0; b < 4; b++)
+			for (size_t c = 0; c < 4; c++) {
+				uint64_t r;
+
+				ps_tau(ds[b], gs[c], &r);
+				if (ns[a] * r * (ds[b] + 1) > 200000)
+					continue;
+				check_tuned(ns[a], ds[b], gs[c], 1);
+				check_tuned(ns[a], ds[b], gs[c], 0);
+			}
+}
+END_TEST
+
+/* --sizes proof is the default: the same plan, bound and summary, for the
+ * five tilings that take --sizes. */
+START_TEST(test_sizes_proof_is_default)
+{
+	struct ps_attention att;
+	int tilings = 0;
+
+	test_attention(&att, 96, 5, 2, 1);
+	for (size_t k = 0; k < ps_strategy_count; k++) {
+		const struct ps_strategy *s = ps_strategies[k];
+		struct ps_problem pb = { .att = &att, .M = 300 };
+		struct ps_plan plain, proof;
+		struct ps_error err;
+
+		if (!ps_strategy_takes(s, PS_TAKES_SIZES))
+			continue;
+		ck_assert_int_eq(ps_strategy_plan(s, &pb, &plain, &err), 0);
+		pb.sizes = "proof";
+		ck_assert_int_eq(ps_strategy_plan(s, &pb, &proof, &err), 0);
+		ck_assert_str_eq(proof.summary, plain.summary);
+		ck_assert_uint_eq(proof.loads, plain.loads);
+		ck_assert_uint_eq(proof.saves, plain.saves);
+		ck_assert_uint_eq(proof.peak_red, plain.peak_red);
+		ck_assert(proof.bounded && plain.bounded && !proof.sizes);
+		ck_assert_double_eq(proof.upper.value, plain.upper.value);
+		tilings++;
+	}
+	ck_assert_int_eq(tilings, 5);
+	ps_attention_free(&att);
+}
+END_TEST
+
+/* The headline: caseI's loops with tuned sizes move 590,892 (H tiles r x 6
+ * over 108 rows, output tiles 401 x 1), counted by the engine. */
+START_TEST(test_tuned_headline)
+{
+	struct ps_attention att;
+	struct ps_problem pb = { .att = &att, .M = 8192, .sizes = "tuned" };
+	struct ps_plan plan, proof;
+	struct ps_report rep;
+	struct ps_error err;
+
+	test_attention(&att, 4096, 16, 3, 1);
+	ck_assert_int_eq(ps_strategy_plan(find("caseI"), &pb, &plan, &err), 0);
+	ck_assert_uint_le(plan.loads + plan.saves, 590892);
+	ck_assert(!plan.bounded);
+	ck_assert_int_eq(ps_run(&pb, find("caseI"), NULL, &rep, &err), 0);
+	ck_assert(rep.valid);
+	ck_assert_uint_eq(rep.counts.loads, plan.loads);
+	ck_assert_uint_eq(rep.counts.saves, plan.saves);
+	ck_assert_uint_le(rep.counts.peak_red, 8192);
+	pb.sizes = "proof";
+	ck_assert_int_eq(ps_strategy_plan(find("caseI"), &pb, &proof, &err), 0);
+	ck_assert_uint_eq(proof.loads + proof.saves, 1330041);
+	ck_assert(proof.bounded);
+	pb.sizes = "tight";
+	ck_assert_int_eq(ps_strategy_plan(find("caseI"), &pb, &plan, &err), PS_EINPUT);
+	ck_assert_str_eq(err.msg, "unknown sizes 'tight' for caseI: proof or tuned");
+	ps_attention_free(&att);
 }
 END_TEST
 
@@ -423,6 +560,9 @@ Suite *strategies_suite(void)
 	tcase_add_test(each, test_keylemma_forced_w);
 	tcase_add_test(each, test_best_takes_the_least);
 	tcase_add_test(each, test_cases_classified);
+	tcase_add_test(each, test_tuned_grid);
+	tcase_add_test(each, test_tuned_headline);
+	tcase_add_test(each, test_sizes_proof_is_default);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, each);
 	return s;

@@ -35,6 +35,7 @@ struct ps_problem {
 	const char *tiles; /* generic: "square", "tall" or "unit"; NULL: cheapest */
 	uint64_t w;        /* keylemma: the generating set size; 0: cheapest */
 	const char *order; /* explicit DAGs: "topo" (default) or "dfs" */
+	const char *sizes; /* tilings: "proof" (NULL) or "tuned" (--sizes) */
 	bool element_only; /* validate move by move, without the block path */
 	FILE *progress;    /* where to show progress on long runs, or NULL */
 	struct ps_values *values; /* run with values (values.h), or NULL */
@@ -57,6 +58,7 @@ struct ps_plan {
 	const char *param_name; /* the parameter it chose: "w", "s", or NULL */
 	uint64_t param;
 	const char *variant;    /* generic: the tiles, "square", "tall", "unit" */
+	const char *sizes;      /* "tuned": sizes by the cost model, no bound */
 	bool predicted;         /* loads and saves come from a cost model */
 	bool bounded;           /* upper holds the strategy's upper bound */
 	const struct ps_strategy *chosen; /* auto: the strategy it runs */
@@ -103,6 +105,7 @@ enum {
 	PS_TAKES_W = 1,     /* pb->w: the generating set size (--w) */
 	PS_TAKES_TILES = 2, /* pb->tiles: the tile shape (--tiles) */
 	PS_TAKES_ORDER = 4, /* pb->order: the compute order (--order) */
+	PS_TAKES_SIZES = 8, /* pb->sizes: the tile sizes (--sizes) */
 };
 
 /* The cheapest of some candidates by their cost models. */

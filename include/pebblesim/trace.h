@@ -35,6 +35,7 @@ struct ps_trace_header {
 	char strategy[64];
 	uint64_t w;      /* params.w, or 0 */
 	char tiles[16];  /* params.tiles, or "" */
+	char sizes[8];   /* params.sizes, or "" */
 	char order[8];   /* params.order, or "" */
 };
 

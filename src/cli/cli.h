@@ -27,7 +27,7 @@ int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout);
 /* Every option any command knows; each command's table lists its own. */
 enum cli_option_id {
 	OPT_N, OPT_D, OPT_G, OPT_M, OPT_NO_NORMALIZE,
-	OPT_CASE, OPT_STRATEGY, OPT_W, OPT_TILES, OPT_ORDER,
+	OPT_CASE, OPT_STRATEGY, OPT_W, OPT_TILES, OPT_SIZES, OPT_ORDER,
 	OPT_DAG, OPT_DAG_FORMAT,
 	OPT_JSON, OPT_DRY_RUN, OPT_ELEMENT_PATH,
 	OPT_TRACE, OPT_TRACE_DETAIL, OPT_TRACE_LIMIT, OPT_MAX_MOVES,
@@ -72,7 +72,7 @@ struct cli_option {
 /* The values of every option; each command reads those of its table. */
 struct cli_args {
 	uint64_t n, d, g, M, w, trace_limit, max_moves;
-	const char *case_name, *strategy, *tiles, *order;
+	const char *case_name, *strategy, *tiles, *sizes, *order;
 	const char *dag_file, *dag_format;
 	const char *trace, *trace_detail;
 	const char *format, *output;

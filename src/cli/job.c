@@ -82,6 +82,7 @@ void cli_problem(const struct cli_args *a, const struct ps_attention *att,
 	pb->xdag = xdag;
 	pb->M = a->M;
 	pb->tiles = a->tiles;
+	pb->sizes = a->sizes;
 	pb->w = a->w;
 	pb->order = a->order;
 	pb->element_only = a->element_path;
@@ -100,6 +101,7 @@ static const struct {
 	unsigned takes;
 } strategy_options[] = {
 	{ OPT_TILES, PS_TAKES_TILES },
+	{ OPT_SIZES, PS_TAKES_SIZES },
 	{ OPT_W, PS_TAKES_W },
 	{ OPT_ORDER, PS_TAKES_ORDER },
 };

@@ -88,6 +88,13 @@ static json_t *values_json(const struct ps_report *rep)
 	return obj;
 }
 
+/* In place of the upper bound: a tuned plan has its cost model only. */
+static void tuned_print(FILE *out)
+{
+	fprintf(out, "upper bound            none: tuned sizes, the cost model is the plan's figure\n"
+		     "                       (the theorem's bound is proved for the proof's sizes)\n");
+}
+
 void cli_report_print(const struct ps_report *rep, FILE *out)
 {
 	const struct ps_attention *att = rep->att;
@@ -158,6 +165,8 @@ void cli_report_print(const struct ps_report *rep, FILE *out)
 		fprintf(out, "upper bound            %.0f  [I/O / upper = %.3f]\n",
 			rep->plan.upper.value, ratio(io, rep->plan.upper.value));
 		fprintf(out, "  %-20s %s\n", rep->plan.upper.name, rep->plan.upper.formula);
+	} else if (rep->has_plan && rep->plan.sizes) {
+		tuned_print(out);
 	}
 	cli_lower_bounds_print(&rep->lower, io, rep->valid, out);
 	if (ps_report_bound_violated(rep))
@@ -268,6 +277,8 @@ int cli_report_print_json(const struct ps_report *rep, FILE *out)
 		json_object_set_new(root, "chosen", json_string(rep->plan.chosen->name));
 	if (rep->has_plan)
 		json_object_set_new(root, "plan", json_string(rep->plan.summary));
+	if (rep->has_plan && rep->plan.sizes)
+		json_object_set_new(root, "sizes", json_string(rep->plan.sizes));
 	if (rep->source) {
 		json_object_set_new(root, "trace", json_string(rep->source));
 		json_object_set_new(root, "lines", json_integer((json_int_t)rep->lines));
@@ -356,6 +367,8 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out)
 				(json_int_t)rep->plan.saves, "io", (json_int_t)io));
 		if (rep->plan.bounded)
 			json_object_set_new(bounds, "upper", bound_json(&rep->plan.upper));
+		if (rep->plan.sizes)
+			json_object_set_new(root, "sizes", json_string(rep->plan.sizes));
 		json_object_set_new(root, "bounds", bounds);
 		print_json_line(root, out);
 		return;
@@ -387,6 +400,8 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out)
 	if (rep->plan.bounded)
 		fprintf(out, "upper bound            %.0f (%s)\n", rep->plan.upper.value,
 			rep->plan.upper.name);
+	else if (rep->plan.sizes)
+		tuned_print(out);
 	cli_lower_bounds_print(&rep->lower, 0, false, out);
 }
 
@@ -506,7 +521,8 @@ void cli_list_print(bool json, FILE *out)
 		unsigned takes;
 		const char *option;
 	} options[] = {
-		{ PS_TAKES_W, "w" }, { PS_TAKES_TILES, "tiles" }, { PS_TAKES_ORDER, "order" },
+		{ PS_TAKES_W, "w" }, { PS_TAKES_TILES, "tiles" }, { PS_TAKES_SIZES, "sizes" },
+		{ PS_TAKES_ORDER, "order" },
 	};
 	int width = 0;
 

@@ -30,12 +30,18 @@ const struct cli_option run_options[] = {
 	  "lru (the default) or belady" },
 	{ OPT_W, 0, "w", CLI_COUNT, offsetof(struct cli_args, w), 1, CLI_ATTENTION_ONLY, "W",
 	  "keylemma, best: the generating set size (g <= W <= D,\n"
-	  "W tau(W) <= M/4) instead of the cheapest" },
+	  "W tau(W) <= M/4; with --sizes tuned any W from g to D)\n"
+	  "instead of the cheapest" },
 	{ OPT_TILES, 0, "tiles", CLI_STRING, offsetof(struct cli_args, tiles), 0, CLI_ATTENTION_ONLY, "SHAPE",
 	  "generic, best: square, tall or unit instead of the cheapest" },
+	{ OPT_SIZES, 0, "sizes", CLI_STRING, offsetof(struct cli_args, sizes), 0, CLI_ATTENTION_ONLY, "S",
+	  "caseI, generic, keylemma, subtile, matmul: proof (the\n"
+	  "default: the proof's M/4 sizes and its upper bound) or\n"
+	  "tuned (each tile size chosen by the cost model within M;\n"
+	  "no bound is claimed)" },
 	CLI_OPT_DAG("a DAG from a file (GraphML, GML or an edge list;\n"
 		    "- for standard input) instead of the attention DAG:\n"
-		    "-n, -d, -g, --case, --w, --tiles do not apply"),
+		    "-n, -d, -g, --case, --w, --tiles, --sizes do not apply"),
 	CLI_OPT_DAG_FORMAT,
 	{ OPT_ORDER, 0, "order", CLI_STRING, offsetof(struct cli_args, order), 0, 0, "O",
 	  "lru, belady: topo (igraph's topological sort, the default)\n"

@@ -127,6 +127,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 			.xdag = a->dag_file ? &xdag : NULL, .M = replay.header.planned_M,
 			.tiles = replay.header.tiles[0] ? replay.header.tiles : NULL,
 			.w = replay.header.w,
+			.sizes = replay.header.sizes[0] ? replay.header.sizes : NULL,
 			.order = replay.header.order[0] ? replay.header.order : NULL,
 		};
 		struct ps_error ignored;

@@ -1,6 +1,7 @@
 /*
  * make golden: recomputes tests/golden/io_counts.json, the exact counts of
- * every strategy on a grid of parameters across the four cases. The file
+ * every strategy on a grid of parameters across the four cases, and of
+ * the tilings with --sizes tuned ("sizes": "tuned"). The file
  * is data the tests compare with exactly; regenerate it only for a
  * deliberate change, and review its diff like code.
  *
@@ -36,6 +37,51 @@ static const struct {
 	{ 64, 8, 3, 16, 0 },
 };
 
+/* Runs st on att with --sizes (NULL: the proof's) and appends its counts;
+ * 0, or 1 after saying why it failed. */
+static int add_entry(json_t *entries, const struct ps_attention *att,
+		     uint64_t M, const struct ps_strategy *st, const char *sizes)
+{
+	struct ps_problem pb = { .att = att, .M = M, .sizes = sizes };
+	struct ps_report rep;
+	struct ps_error err;
+	json_t *entry;
+	int rc;
+
+	if (M < ps_strategy_min_memory(st, att))
+		return 0;
+	ps_error_clear(&err);
+	rc = ps_run(&pb, st, NULL, &rep, &err);
+	/* naive-belady's limit on the next uses it keeps (cache.h): the
+	 * entry is left out, as the tests leave it out */
+	if (rc == PS_ENOMEM && (st->flags & PS_STRATEGY_BASELINE)) {
+		fprintf(stderr, "pebblesim-golden: %s on n = %llu, d = %llu, g = %llu left out: %s\n",
+			st->name, (unsigned long long)att->n,
+			(unsigned long long)att->d, (unsigned long long)att->g,
+			err.msg);
+		return 0;
+	}
+	if (rc || !rep.valid) {
+		fprintf(stderr, "pebblesim-golden: %s on n = %llu: %s%s\n",
+			st->name, (unsigned long long)att->n, err.msg,
+			rep.violation);
+		return 1;
+	}
+	entry = json_pack("{s:s, s:I, s:I, s:I, s:b, s:I, s:s, s:I, s:I, s:I, s:I}",
+			  "strategy", st->name, "n", (json_int_t)att->n,
+			  "d", (json_int_t)att->d, "g", (json_int_t)att->g,
+			  "normalize", att->normalize, "M", (json_int_t)M,
+			  "case", rep.case_name,
+			  "loads", (json_int_t)rep.counts.loads,
+			  "saves", (json_int_t)rep.counts.saves,
+			  "peak_red", (json_int_t)rep.counts.peak_red,
+			  "macs", (json_int_t)rep.counts.macs);
+	if (sizes)
+		json_object_set_new(entry, "sizes", json_string(sizes));
+	json_array_append_new(entries, entry);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	json_t *entries = json_array();
@@ -44,56 +90,32 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: pebblesim-golden OUT.json\n");
 		return 2;
 	}
-	for (size_t k = 0; k < sizeof(grid) / sizeof(grid[0]); k++) {
-		struct ps_attention_params p = {
-			.n = grid[k].n, .d = grid[k].d, .g = grid[k].g,
-			.normalize = grid[k].normalize != 0,
-		};
-		struct ps_attention att;
-		struct ps_error err;
+	/* the proof's sizes for every strategy, then the tuned sizes of the
+	 * tilings that take --sizes */
+	for (int tuned = 0; tuned < 2; tuned++)
+		for (size_t k = 0; k < sizeof(grid) / sizeof(grid[0]); k++) {
+			struct ps_attention_params p = {
+				.n = grid[k].n, .d = grid[k].d, .g = grid[k].g,
+				.normalize = grid[k].normalize != 0,
+			};
+			struct ps_attention att;
+			struct ps_error err;
 
-		if (ps_attention_init(&att, &p, &err)) {
-			fprintf(stderr, "pebblesim-golden: %s\n", err.msg);
-			return 1;
-		}
-		for (size_t s = 0; s < ps_strategy_count; s++) {
-			const struct ps_strategy *st = ps_strategies[s];
-			struct ps_problem pb = { .att = &att, .M = grid[k].M };
-			struct ps_report rep;
-			int rc;
-
-			if (grid[k].M < ps_strategy_min_memory(st, &att))
-				continue;
-			ps_error_clear(&err);
-			rc = ps_run(&pb, st, NULL, &rep, &err);
-			/* naive-belady's limit on the next uses it keeps (cache.h):
-			 * the entry is left out, as the tests leave it out */
-			if (rc == PS_ENOMEM && (st->flags & PS_STRATEGY_BASELINE)) {
-				fprintf(stderr, "pebblesim-golden: %s on n = %llu, d = %llu, g = %llu left out: %s\n",
-					st->name, (unsigned long long)p.n,
-					(unsigned long long)p.d, (unsigned long long)p.g,
-					err.msg);
-				continue;
-			}
-			if (rc || !rep.valid) {
-				fprintf(stderr, "pebblesim-golden: %s on n = %llu: %s%s\n",
-					st->name, (unsigned long long)p.n, err.msg,
-					rep.violation);
+			if (ps_attention_init(&att, &p, &err)) {
+				fprintf(stderr, "pebblesim-golden: %s\n", err.msg);
 				return 1;
 			}
-			json_array_append_new(entries, json_pack(
-				"{s:s, s:I, s:I, s:I, s:b, s:I, s:s, s:I, s:I, s:I, s:I}",
-				"strategy", st->name, "n", (json_int_t)p.n,
-				"d", (json_int_t)p.d, "g", (json_int_t)p.g,
-				"normalize", p.normalize, "M", (json_int_t)grid[k].M,
-				"case", rep.case_name,
-				"loads", (json_int_t)rep.counts.loads,
-				"saves", (json_int_t)rep.counts.saves,
-				"peak_red", (json_int_t)rep.counts.peak_red,
-				"macs", (json_int_t)rep.counts.macs));
+			for (size_t s = 0; s < ps_strategy_count; s++) {
+				const struct ps_strategy *st = ps_strategies[s];
+
+				if (tuned && !ps_strategy_takes(st, PS_TAKES_SIZES))
+					continue;
+				if (add_entry(entries, &att, grid[k].M, st,
+					      tuned ? "tuned" : NULL))
+					return 1;
+			}
+			ps_attention_free(&att);
 		}
-		ps_attention_free(&att);
-	}
 	if (json_dump_file(entries, argv[1], JSON_INDENT(1) | JSON_PRESERVE_ORDER)) {
 		fprintf(stderr, "pebblesim-golden: cannot write '%s'\n", argv[1]);
 		return 1;
