@@ -6,11 +6,14 @@
  * DAGs, with products that take a slot during a mac and without; and the
  * search's own sequence must replay in the engine with its I/O.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests.h"
 
+#include "../src/cli/cli.h"
 #include "pebblesim/explicit.h"
 #include "pebblesim/ops.h"
 #include "pebblesim/optimal.h"
@@ -413,6 +416,78 @@ START_TEST(test_too_large)
 }
 END_TEST
 
+/* ---- the command --------------------------------------------------------------- */
+
+/* Runs the command line with args (NULL-ended); its output in out. */
+static int run_cli(char *out, size_t len, const char *first, ...)
+{
+	char *argv[32];
+	int argc = 0, rc;
+	FILE *o = tmpfile(), *e = tmpfile();
+	va_list ap;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_ptr_nonnull(e);
+	argv[argc++] = (char *)"pebblesim";
+	va_start(ap, first);
+	for (const char *s = first; s && argc < 31; s = va_arg(ap, const char *))
+		argv[argc++] = (char *)s;
+	va_end(ap);
+	argv[argc] = NULL;
+	rc = ps_cli_main(argc, argv, o, e);
+	test_slurp(o, out, len);
+	fclose(e);
+	return rc;
+}
+
+/* The optimum with its trace, which validate replays with the same count;
+ * a strategy proven optimal; the JSON report. */
+START_TEST(test_command)
+{
+	char out[16384], trace[] = "/tmp/pebblesim-optimal-XXXXXX";
+	int fd = mkstemp(trace);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "optimal", "--attention", "exact", "-n", "1",
+				 "-d", "2", "-M", "4", "--trace", trace, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "optimal                8 I/O\n"));
+	ck_assert_ptr_nonnull(strstr(out, "(validated)"));
+	ck_assert_int_eq(run_cli(out, sizeof(out), "validate", trace, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "I/O                    8\n"));
+	ck_assert_int_eq(run_cli(out, sizeof(out), "optimal", "--dag", "examples/tree.graphml",
+				 "-M", "4", "--json", "--trace", trace, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"status\":\"optimal\",\"optimum\":11"));
+	ck_assert_ptr_nonnull(strstr(out, "\"upper_from_strategy\":true"));
+	ck_assert_ptr_nonnull(strstr(out, "\"bugs\":[]"));
+	ck_assert_int_eq(run_cli(out, sizeof(out), "validate", "--dag", "examples/tree.graphml",
+				 trace, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "I/O                    11\n"));
+	ck_assert_int_eq(run_cli(out, sizeof(out), "optimal", "-n", "1", "-d", "1", "-g", "1",
+				 "-M", "3", NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "infeasible"));
+	unlink(trace);
+}
+END_TEST
+
+/* Options of other commands, the sweep's, and a DAG beyond the search. */
+START_TEST(test_command_refuses)
+{
+	char out[4096];
+
+	ck_assert_int_eq(run_cli(out, sizeof(out), "optimal", "-n", "1", "-d", "1", "-g", "1",
+				 "-M", "4", "--strategy", "naive", NULL), 2);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "optimal", "--sweep", "-M", "4", NULL), 2);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "optimal", "-n", "1", "-d", "1", "-g", "1", NULL), 2);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "optimal", "-n", "64", "-d", "4", "-g", "2",
+				 "-M", "100", NULL), 2);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "optimal", "-n", "1", "-d", "1", "-g", "1",
+				 "-M", "4", "--time-limit", "-1", NULL), 2);
+	ck_assert_int_eq(run_cli(out, sizeof(out), "optimal", "--attention", "exact", "-n", "1",
+				 "-d", "1", "-g", "1", "-M", "4", NULL), 2);
+}
+END_TEST
+
 Suite *optimal_suite(void)
 {
 	Suite *s = suite_create("optimal");
@@ -424,6 +499,8 @@ Suite *optimal_suite(void)
 	tcase_add_test(tc, test_given_upper_bound);
 	tcase_add_test(tc, test_limits_bracket);
 	tcase_add_test(tc, test_too_large);
+	tcase_add_test(tc, test_command);
+	tcase_add_test(tc, test_command_refuses);
 	suite_add_tcase(s, tc);
 	return s;
 }
