@@ -217,8 +217,9 @@ static bool output_done(const struct graph *gr, const uint64_t *s, uint32_t o)
 
 /*
  * The heuristic (docs/OPTIMAL.md, proved there): one save for every
- * output not yet in slow memory complete, and one load for every input
- * that is not red and that the unfinished outputs still require. A node
+ * output not yet in slow memory complete, and one load for every input,
+ * and every sum in slow memory only, that the unfinished outputs still
+ * require and that is not red. A node
  * is required when an output that is not done needs it, through plain
  * nodes that hold no pebble and through the in-edges a sum still lacks.
  */
@@ -256,6 +257,9 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 				VISIT(gr->par[p]);
 			break;
 		case PS_ROLE_SUM:
+			/* only a load makes a sum with a blue pebble red again */
+			if (BLUE(gr, s, v) && !RED(gr, s, v))
+				h++;
 			for (uint32_t e = gr->first[v]; e < gr->end[v]; e++) {
 				if (EDGE(gr, s, e))
 					continue;
