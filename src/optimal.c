@@ -723,7 +723,8 @@ static int run_search(struct search *sr, const struct ps_optimal_limits *lim,
 			return PS_OK;
 		}
 		res->lower = f;
-		if ((res->expanded & 1023) == 0 && lim->seconds > 0 &&
+		/* an expansion of a DAG of 1024 nodes takes milliseconds */
+		if ((res->expanded & 15) == 0 && lim->seconds > 0 &&
 		    ps_now_seconds() - t0 > lim->seconds) {
 			res->status = PS_OPTIMAL_BRACKETED;
 			res->stopped_by = "time limit";
@@ -774,10 +775,10 @@ int ps_optimal_search(const struct ps_dag *dag, uint64_t M,
 	sr.delete_from = (uint32_t)ps_min_u64(M > sr.gr.transient ? M - sr.gr.transient : 0,
 					      UINT32_MAX);
 	sr.st.words = sr.gr.words;
-	/* h counts inputs and outputs, each once */
+	/* h counts outputs, inputs and sums, each once */
 	sr.st.span = sr.gr.output_count + 1;
 	for (uint32_t v = 0; v < sr.gr.nodes; v++)
-		sr.st.span += sr.gr.role[v] == PS_ROLE_INPUT;
+		sr.st.span += sr.gr.role[v] == PS_ROLE_INPUT || sr.gr.role[v] == PS_ROLE_SUM;
 	sr.st.limit = limits->bytes;
 	sr.scratch = calloc(2 * (size_t)sr.gr.words + 1, 8);
 	s = calloc(sr.gr.words + 1, 8);
