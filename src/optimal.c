@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bits.h"
 #include "pebblesim/ops.h"
 #include "pebblesim/run.h"
 
@@ -166,11 +167,6 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 
 /* ---- states --------------------------------------------------------------- */
 
-static inline bool bit(const uint64_t *s, uint32_t k)
-{
-	return (s[k >> 6] >> (k & 63)) & 1;
-}
-
 static inline void bit_set(uint64_t *s, uint32_t k)
 {
 	s[k >> 6] |= UINT64_C(1) << (k & 63);
@@ -181,38 +177,53 @@ static inline void bit_clear(uint64_t *s, uint32_t k)
 	s[k >> 6] &= ~(UINT64_C(1) << (k & 63));
 }
 
-#define RED(gr, s, v) bit(s, v)
-#define BLUE(gr, s, v) bit(s, (gr)->nodes + (v))
-#define EDGE(gr, s, e) bit(s, 2 * (gr)->nodes + (e))
+/* The layout of a state: red bits, blue bits, then the in-edges' bits. */
+static inline bool is_red(const struct graph *gr, const uint64_t *s, uint32_t v)
+{
+	(void)gr;
+	return ps_bits_test(s, v);
+}
+
+static inline bool is_blue(const struct graph *gr, const uint64_t *s, uint32_t v)
+{
+	return ps_bits_test(s, gr->nodes + v);
+}
+
+static inline bool has_edge(const struct graph *gr, const uint64_t *s, uint32_t e)
+{
+	return ps_bits_test(s, 2 * (uint64_t)gr->nodes + e);
+}
 
 static uint32_t red_count(const struct graph *gr, const uint64_t *s)
 {
-	uint32_t count = 0, full = gr->nodes / 64;
-
-	for (uint32_t w = 0; w < full; w++)
-		count += (uint32_t)__builtin_popcountll(s[w]);
-	if (gr->nodes % 64)
-		count += (uint32_t)__builtin_popcountll(s[full] & ((UINT64_C(1) << (gr->nodes % 64)) - 1));
-	return count;
+	return (uint32_t)ps_bits_count(s, 0, gr->nodes);
 }
 
 static bool complete(const struct graph *gr, const uint64_t *s, uint32_t v)
 {
-	for (uint32_t e = gr->first[v]; e < gr->end[v]; e++)
-		if (!EDGE(gr, s, e))
-			return false;
-	return true;
+	uint64_t at = 2 * (uint64_t)gr->nodes;
+
+	return ps_bits_count(s, at + gr->first[v], at + gr->end[v]) == gr->end[v] - gr->first[v];
 }
 
 /* A value a move may read: red, and complete if it is a sum. */
 static bool ready(const struct graph *gr, const uint64_t *s, uint32_t v)
 {
-	return RED(gr, s, v) && (gr->role[v] != PS_ROLE_SUM || complete(gr, s, v));
+	return is_red(gr, s, v) && (gr->role[v] != PS_ROLE_SUM || complete(gr, s, v));
 }
 
 static bool output_done(const struct graph *gr, const uint64_t *s, uint32_t o)
 {
-	return BLUE(gr, s, o) && (gr->role[o] != PS_ROLE_SUM || complete(gr, s, o));
+	return is_blue(gr, s, o) && (gr->role[o] != PS_ROLE_SUM || complete(gr, s, o));
+}
+
+/* Pushes u on the heuristic's walk, once a state. */
+static inline void visit(struct graph *gr, uint32_t *top, uint32_t u)
+{
+	if (gr->seen[u] != gr->stamp) {
+		gr->seen[u] = gr->stamp;
+		gr->stack[(*top)++] = u;
+	}
 }
 
 /*
@@ -243,34 +254,31 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 	while (top) {
 		uint32_t v = gr->stack[--top];
 
-#define VISIT(u) do { uint32_t u_ = (u); \
-		if (gr->seen[u_] != gr->stamp) { gr->seen[u_] = gr->stamp; gr->stack[top++] = u_; } } while (0)
 		switch (gr->role[v]) {
 		case PS_ROLE_INPUT:
-			if (!RED(gr, s, v))
+			if (!is_red(gr, s, v))
 				h++;
 			break;
 		case PS_ROLE_PLAIN:
-			if (RED(gr, s, v) || BLUE(gr, s, v))
+			if (is_red(gr, s, v) || is_blue(gr, s, v))
 				break;
 			for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
-				VISIT(gr->par[p]);
+				visit(gr, &top, gr->par[p]);
 			break;
 		case PS_ROLE_SUM:
 			/* only a load makes a sum with a blue pebble red again */
-			if (BLUE(gr, s, v) && !RED(gr, s, v))
+			if (is_blue(gr, s, v) && !is_red(gr, s, v))
 				h++;
 			for (uint32_t e = gr->first[v]; e < gr->end[v]; e++) {
-				if (EDGE(gr, s, e))
+				if (has_edge(gr, s, e))
 					continue;
 				for (unsigned q = 0; q < gr->edge_par_count[e]; q++)
-					VISIT(gr->edge_par[2 * e + q]);
+					visit(gr, &top, gr->edge_par[2 * e + q]);
 			}
 			break;
 		default:
 			break;
 		}
-#undef VISIT
 	}
 	return h;
 }
@@ -359,6 +367,17 @@ static bool fits(const struct store *st, uint64_t more)
 
 /* Room for one more state: PS_OK, or PS_ENOMEM when the arrays cannot
  * grow within the limit or the machine's memory. */
+/* realloc in place of *p: PS_OK, or PS_ENOMEM with *p unchanged. */
+static int resize(void **p, uint64_t bytes)
+{
+	void *q = realloc(*p, (size_t)bytes);
+
+	if (!q)
+		return PS_ENOMEM;
+	*p = q;
+	return PS_OK;
+}
+
 static uint64_t slots_for(uint64_t cap)
 {
 	uint64_t slots = 2048;
@@ -372,7 +391,6 @@ static uint64_t slots_for(uint64_t cap)
 static int store_grow(struct store *st)
 {
 	uint64_t cap = st->cap ? 2 * (uint64_t)st->cap : 1024;
-	void *p;
 
 	if (st->count < st->cap)
 		return PS_OK;
@@ -384,13 +402,10 @@ static int store_grow(struct store *st)
 		cap = st->cap + (cap - st->cap) / 2;
 	if (cap <= st->cap)
 		return PS_ENOMEM;
-#define GROW(field, size) do { p = realloc(st->field, cap * (size)); if (!p) return PS_ENOMEM; st->field = p; } while (0)
-	GROW(bits, (uint64_t)st->words * 8);
-	GROW(parent, 4);
-	GROW(move, 4);
-	GROW(g, 4);
-	GROW(closed, 1);
-#undef GROW
+	if (resize((void **)&st->bits, cap * st->words * 8) ||
+	    resize((void **)&st->parent, cap * 4) || resize((void **)&st->move, cap * 4) ||
+	    resize((void **)&st->g, cap * 4) || resize((void **)&st->closed, cap))
+		return PS_ENOMEM;
 	st->cap = (uint32_t)cap;
 	if (st->slots < slots_for(cap)) {
 		uint64_t slots = slots_for(cap);
@@ -541,9 +556,9 @@ static int try_move(struct search *sr, const uint64_t *state, uint32_t from,
 	case MV_DELETE:
 		bit_clear(s, arg);
 		/* a sum without a copy in slow memory loses its set */
-		if (gr->role[arg] == PS_ROLE_SUM && !BLUE(gr, s, arg))
-			for (uint32_t e = gr->first[arg]; e < gr->end[arg]; e++)
-				bit_clear(s, 2 * gr->nodes + e);
+		if (gr->role[arg] == PS_ROLE_SUM && !is_blue(gr, s, arg))
+			ps_bits_fill(s, 2 * (uint64_t)gr->nodes + gr->first[arg],
+				     2 * (uint64_t)gr->nodes + gr->end[arg], false);
 		break;
 	case MV_MAC: {
 		uint32_t v = gr->edge_sum[arg];
@@ -579,7 +594,7 @@ static int expand(struct search *sr, uint32_t id)
 	 * in-edge whose product can be formed now, is made at once */
 	for (uint32_t e = 0; e < gr->edges; e++) {
 		uint32_t v = gr->edge_sum[e];
-		bool can = !EDGE(gr, s, e) && RED(gr, s, v) && !BLUE(gr, s, v) &&
+		bool can = !has_edge(gr, s, e) && is_red(gr, s, v) && !is_blue(gr, s, v) &&
 			   red + gr->edge_transient[e] <= M;
 
 		for (unsigned q = 0; can && q < gr->edge_par_count[e]; q++)
@@ -592,22 +607,22 @@ static int expand(struct search *sr, uint32_t id)
 	for (uint32_t k = 0; k < gr->output_count; k++) {
 		uint32_t o = gr->outputs[k];
 
-		if (RED(gr, s, o) && !BLUE(gr, s, o) &&
+		if (is_red(gr, s, o) && !is_blue(gr, s, o) &&
 		    (gr->role[o] != PS_ROLE_SUM || complete(gr, s, o)))
 			return try_move(sr, s, id, g, MV_SAVE, o);
 	}
 	if (red >= sr->delete_from)
 		for (uint32_t v = 0; v < gr->nodes; v++)
-			if (RED(gr, s, v) && (rc = try_move(sr, s, id, g, MV_DELETE, v)))
+			if (is_red(gr, s, v) && (rc = try_move(sr, s, id, g, MV_DELETE, v)))
 				return rc;
 	for (uint32_t v = 0; v < gr->nodes && red + 1 <= M; v++)
-		if (BLUE(gr, s, v) && !RED(gr, s, v) && (rc = try_move(sr, s, id, g, MV_LOAD, v)))
+		if (is_blue(gr, s, v) && !is_red(gr, s, v) && (rc = try_move(sr, s, id, g, MV_LOAD, v)))
 			return rc;
 	for (uint32_t v = 0; v < gr->nodes; v++)
-		if (RED(gr, s, v) && !BLUE(gr, s, v) && (rc = try_move(sr, s, id, g, MV_SAVE, v)))
+		if (is_red(gr, s, v) && !is_blue(gr, s, v) && (rc = try_move(sr, s, id, g, MV_SAVE, v)))
 			return rc;
 	for (uint32_t v = 0; v < gr->nodes && red + 1 <= M; v++) {
-		bool can = gr->role[v] == PS_ROLE_PLAIN && !RED(gr, s, v);
+		bool can = gr->role[v] == PS_ROLE_PLAIN && !is_red(gr, s, v);
 
 		for (uint32_t p = gr->first[v]; can && p < gr->end[v]; p++)
 			can = ready(gr, s, gr->par[p]);
@@ -616,8 +631,8 @@ static int expand(struct search *sr, uint32_t id)
 	}
 	for (uint32_t e = 0; e < gr->edges; e++) {
 		uint32_t v = gr->edge_sum[e];
-		bool can = !EDGE(gr, s, e) && (RED(gr, s, v) || !BLUE(gr, s, v));
-		uint64_t need = red + gr->edge_transient[e] + !RED(gr, s, v);
+		bool can = !has_edge(gr, s, e) && (is_red(gr, s, v) || !is_blue(gr, s, v));
+		uint64_t need = red + gr->edge_transient[e] + !is_red(gr, s, v);
 
 		for (unsigned q = 0; can && q < gr->edge_par_count[e]; q++)
 			can = ready(gr, s, gr->edge_par[2 * e + q]);
