@@ -35,6 +35,11 @@ struct graph {
 	unsigned transient;   /* 1 when some product takes a slot */
 	/* the heuristic's scratch */
 	uint32_t *stack, *seen, stamp;
+	/* the uses of each node, for rule R5: the nodes that read it (a
+	 * plain child, or the sum of a product it is a parent of), and the
+	 * nodes in an order where every node comes after its parents */
+	uint32_t *use_start, *use, *order;
+	uint8_t *is_output, *dead;
 };
 
 static void graph_free(struct graph *gr)
@@ -51,6 +56,11 @@ static void graph_free(struct graph *gr)
 	free(gr->outputs);
 	free(gr->stack);
 	free(gr->seen);
+	free(gr->use_start);
+	free(gr->use);
+	free(gr->order);
+	free(gr->is_output);
+	free(gr->dead);
 	memset(gr, 0, sizeof(*gr));
 }
 
@@ -77,6 +87,84 @@ static int read_edge(struct graph *gr, const struct ps_dag *dag, ps_node sum,
 	if (p.transient)
 		gr->transient = 1;
 	return PS_OK;
+}
+
+/* Calls fn(gr, parent, child, ctx) for every pair where child reads parent. */
+static void each_use(struct graph *gr, void (*fn)(struct graph *, uint32_t, uint32_t, void *),
+		     void *ctx)
+{
+	for (uint32_t v = 0; v < gr->nodes; v++) {
+		if (gr->role[v] == PS_ROLE_PLAIN)
+			for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
+				fn(gr, gr->par[p], v, ctx);
+		if (gr->role[v] == PS_ROLE_SUM)
+			for (uint32_t e = gr->first[v]; e < gr->end[v]; e++)
+				for (unsigned q = 0; q < gr->edge_par_count[e]; q++)
+					fn(gr, gr->edge_par[2 * e + q], v, ctx);
+	}
+}
+
+static void count_use(struct graph *gr, uint32_t parent, uint32_t child, void *ctx)
+{
+	uint32_t *indegree = ctx;
+
+	gr->use_start[parent + 1]++;
+	indegree[child]++;
+}
+
+static void put_use(struct graph *gr, uint32_t parent, uint32_t child, void *ctx)
+{
+	uint32_t *next = ctx;
+
+	gr->use[next[parent]++] = child;
+}
+
+/* The uses of every node and an order with parents first (Kahn's). */
+static int graph_uses(struct graph *gr, struct ps_error *err)
+{
+	uint32_t S = gr->nodes, head = 0, tail = 0;
+	uint32_t *indegree = calloc(S + 1, sizeof(uint32_t));
+	uint32_t *next = calloc(S + 1, sizeof(uint32_t));
+	int rc = PS_OK;
+
+	gr->use_start = calloc(S + 2, sizeof(uint32_t));
+	gr->order = calloc(S + 1, sizeof(uint32_t));
+	gr->is_output = calloc(S + 1, 1);
+	gr->dead = calloc(S + 1, 1);
+	if (!indegree || !next || !gr->use_start || !gr->order || !gr->is_output || !gr->dead) {
+		rc = ps_error_set(err, PS_ENOMEM, "out of memory");
+		goto out;
+	}
+	each_use(gr, count_use, indegree);
+	for (uint32_t v = 0; v < S; v++)
+		gr->use_start[v + 1] += gr->use_start[v];
+	gr->use = calloc((size_t)gr->use_start[S] + 1, sizeof(uint32_t));
+	if (!gr->use) {
+		rc = ps_error_set(err, PS_ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(next, gr->use_start, S * sizeof(uint32_t));
+	each_use(gr, put_use, next);
+	for (uint32_t v = 0; v < S; v++)
+		if (!indegree[v])
+			gr->order[tail++] = v;
+	while (head < tail) {
+		uint32_t v = gr->order[head++];
+
+		for (uint32_t k = gr->use_start[v]; k < gr->use_start[v + 1]; k++)
+			if (--indegree[gr->use[k]] == 0)
+				gr->order[tail++] = gr->use[k];
+	}
+	if (tail != S)
+		rc = ps_error_set(err, PS_EINPUT, "the DAG has a cycle");
+	for (uint32_t k = 0; k < gr->output_count; k++)
+		gr->is_output[gr->outputs[k]] = 1;
+out:
+	free(indegree);
+	free(next);
+	if (rc)
+		graph_free(gr);
+	return rc;
 }
 
 static int graph_build(struct graph *gr, const struct ps_dag *dag,
@@ -162,7 +250,7 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 		}
 		gr->outputs[gr->output_count++] = (uint32_t)o;
 	}
-	return PS_OK;
+	return graph_uses(gr, err);
 }
 
 /* ---- states --------------------------------------------------------------- */
@@ -215,6 +303,27 @@ static bool ready(const struct graph *gr, const uint64_t *s, uint32_t v)
 static bool output_done(const struct graph *gr, const uint64_t *s, uint32_t o)
 {
 	return is_blue(gr, s, o) && (gr->role[o] != PS_ROLE_SUM || complete(gr, s, o));
+}
+
+/*
+ * R5's dead nodes: an output done, or a node that is no output and whose
+ * every use is dead (docs/OPTIMAL.md). Done is for good (a blue pebble of
+ * a plain node, or of a complete sum, is never removed), so dead is too.
+ */
+static void mark_dead(struct graph *gr, const uint64_t *s)
+{
+	for (uint32_t k = gr->nodes; k-- > 0;) {
+		uint32_t v = gr->order[k];
+		bool dead = true;
+
+		if (gr->is_output[v]) {
+			gr->dead[v] = output_done(gr, s, v);
+			continue;
+		}
+		for (uint32_t u = gr->use_start[v]; u < gr->use_start[v + 1] && dead; u++)
+			dead = gr->dead[gr->use[u]];
+		gr->dead[v] = dead;
+	}
 }
 
 /* Pushes u on the heuristic's walk, once a state. */
@@ -576,12 +685,14 @@ static int try_move(struct search *sr, const uint64_t *state, uint32_t from,
 /*
  * Every move of MODEL.md section 2 that is legal in state and that the
  * pruning rules keep (docs/OPTIMAL.md): R1, no save of a node already in
- * slow memory; R2, deletes only with at least delete_from red pebbles.
+ * slow memory; R2, deletes only with at least delete_from red pebbles;
+ * R3, R4 and R5 make one move at once where they apply; and no move
+ * gives a dead node a pebble.
  * Pushed in the reverse of the order they are wanted, deletes first.
  */
 static int expand(struct search *sr, uint32_t id)
 {
-	const struct graph *gr = &sr->gr;
+	struct graph *gr = &sr->gr;
 	const uint64_t *s = sr->st.bits + (uint64_t)id * gr->words;
 	uint32_t g = sr->st.g[id], red = red_count(gr, s);
 	uint64_t M = sr->M;
@@ -590,6 +701,11 @@ static int expand(struct search *sr, uint32_t id)
 	/* the store may move while successors are added: work on a copy */
 	memcpy(sr->scratch + gr->words, s, (size_t)gr->words * 8);
 	s = sr->scratch + gr->words;
+	/* R5: a red node that nothing can use any more is deleted at once */
+	mark_dead(gr, s);
+	for (uint32_t v = 0; v < gr->nodes; v++)
+		if (gr->dead[v] && is_red(gr, s, v))
+			return try_move(sr, s, id, g, MV_DELETE, v);
 	/* R3: a mac into a sum that is red and not in slow memory, of an
 	 * in-edge whose product can be formed now, is made at once */
 	for (uint32_t e = 0; e < gr->edges; e++) {
@@ -616,13 +732,14 @@ static int expand(struct search *sr, uint32_t id)
 			if (is_red(gr, s, v) && (rc = try_move(sr, s, id, g, MV_DELETE, v)))
 				return rc;
 	for (uint32_t v = 0; v < gr->nodes && red + 1 <= M; v++)
-		if (is_blue(gr, s, v) && !is_red(gr, s, v) && (rc = try_move(sr, s, id, g, MV_LOAD, v)))
+		if (is_blue(gr, s, v) && !is_red(gr, s, v) && !gr->dead[v] &&
+		    (rc = try_move(sr, s, id, g, MV_LOAD, v)))
 			return rc;
 	for (uint32_t v = 0; v < gr->nodes; v++)
 		if (is_red(gr, s, v) && !is_blue(gr, s, v) && (rc = try_move(sr, s, id, g, MV_SAVE, v)))
 			return rc;
 	for (uint32_t v = 0; v < gr->nodes && red + 1 <= M; v++) {
-		bool can = gr->role[v] == PS_ROLE_PLAIN && !is_red(gr, s, v);
+		bool can = gr->role[v] == PS_ROLE_PLAIN && !is_red(gr, s, v) && !gr->dead[v];
 
 		for (uint32_t p = gr->first[v]; can && p < gr->end[v]; p++)
 			can = ready(gr, s, gr->par[p]);
@@ -631,7 +748,8 @@ static int expand(struct search *sr, uint32_t id)
 	}
 	for (uint32_t e = 0; e < gr->edges; e++) {
 		uint32_t v = gr->edge_sum[e];
-		bool can = !has_edge(gr, s, e) && (is_red(gr, s, v) || !is_blue(gr, s, v));
+		bool can = !has_edge(gr, s, e) && (is_red(gr, s, v) || !is_blue(gr, s, v)) &&
+			   !gr->dead[v];
 		uint64_t need = red + gr->edge_transient[e] + !is_red(gr, s, v);
 
 		for (unsigned q = 0; can && q < gr->edge_par_count[e]; q++)

@@ -249,13 +249,17 @@ static void print_text(const struct optimal_job *job, const char *trace, FILE *o
 	const struct ps_lower_bounds *lb = &job->head.lower;
 	uint64_t ref = res->upper;
 
-	if (job->head.att)
-		fprintf(out, "dag                    %s n=%llu d=%llu%s%.0llu %s\n",
-			ps_attention_kind_name(job->head.att),
-			(unsigned long long)job->head.att->n, (unsigned long long)job->head.att->d,
-			job->head.att->exact ? "" : " g=", (unsigned long long)job->head.att->g,
-			job->head.att->normalize ? "normalized" : "not normalized");
-	else
+	if (job->head.att) {
+		const struct ps_attention *att = job->head.att;
+		char g[32] = "";
+
+		if (!att->exact)
+			snprintf(g, sizeof(g), " g=%llu", (unsigned long long)att->g);
+		fprintf(out, "dag                    %s n=%llu d=%llu%s %s\n",
+			ps_attention_kind_name(att), (unsigned long long)att->n,
+			(unsigned long long)att->d, g,
+			att->normalize ? "normalized" : "not normalized");
+	} else
 		fprintf(out, "dag                    %s (%llu vertices, %llu edges)\n",
 			job->head.dag_name, (unsigned long long)job->head.xdag->vertices,
 			(unsigned long long)job->head.xdag->edges);
