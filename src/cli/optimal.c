@@ -7,7 +7,7 @@
  */
 #include "cli.h"
 
-#include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
