@@ -356,8 +356,9 @@ START_TEST(test_smallest_attention)
 END_TEST
 
 /* An upper bound equal to the start's heuristic is optimal with no
- * search (resident's 16 on n = 2, d = 2, g = 2, M = 23); one below the
- * optimum is never reached and the search says infeasible below it. */
+ * search (resident's 16 on n = 2, d = 2, g = 2, M = 23); one equal to the
+ * optimum is proven so, with no sequence of the search's own; one above
+ * it is beaten. */
 START_TEST(test_given_upper_bound)
 {
 	struct ps_optimal_result res = search_attention(2, 2, 2, 23, 16);
@@ -367,10 +368,17 @@ START_TEST(test_given_upper_bound)
 	ck_assert_uint_eq(res.lower, 16);
 	ck_assert_uint_eq(res.expanded, 0);
 	ps_optimal_result_free(&res);
-	res = search_attention(1, 1, 1, 4, 9);
+	res = search_attention(1, 2, 1, 8, 8);
 	ck_assert_int_eq(res.status, PS_OPTIMAL_FOUND);
 	ck_assert(res.upper_is_given);
 	ck_assert_uint_eq(res.move_count, 0);
+	ps_optimal_result_free(&res);
+	/* an upper bound above the optimum is beaten by the search's own */
+	res = search_attention(1, 2, 1, 8, 12);
+	ck_assert_int_eq(res.status, PS_OPTIMAL_FOUND);
+	ck_assert(!res.upper_is_given);
+	ck_assert_uint_eq(res.upper, 8);
+	ck_assert_uint_gt(res.move_count, 0);
 	ps_optimal_result_free(&res);
 }
 END_TEST
