@@ -10,6 +10,7 @@
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
 #   make docs-plot  regenerate docs/exact-crossover.svg (docs/EXACT.md) with gnuplot
 #   make check-full the whole strategy grid (longer than make check)
+#   make optimal-grid the exact optima of docs/OPTIMAL.md's table, 60 s an instance
 #   make install    PREFIX=/usr/local DESTDIR=: the binary, the static and shared
 #                   libraries, the headers, pebblesim.pc, the man page, the bash
 #                   completion, the docs and examples
@@ -94,7 +95,7 @@ API_EXAMPLES := $(wildcard examples/api/*.c)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: docs-plot all run check check-flags check-install check-full bench golden install uninstall clean deps FORCE
+.PHONY: docs-plot all run check check-flags check-install check-full optimal-grid bench golden install uninstall clean deps FORCE
 all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 
 deps:
@@ -203,6 +204,15 @@ check-install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 # timeouts are multiplied for it
 check-full: $(BIN) $(TESTS)
 	CK_TIMEOUT_MULTIPLIER=6 PS_TEST_GRID=full PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
+
+# the table of docs/OPTIMAL.md: the built-in grid of attention instances and
+# the DAG files, each searched for 60 s in at most 1 GiB (make check runs the
+# small cases: tests/test_optimal.c)
+optimal-grid: $(BIN)
+	./$(BIN) optimal --sweep --time-limit 60 --memory-limit 1G > $(BUILD)/optimal-grid.csv
+	for M in 3 4 5; do ./$(BIN) optimal --dag examples/tree.graphml -M $$M --time-limit 60 --memory-limit 1G; done > $(BUILD)/optimal-dags.txt
+	for M in 4 5 6; do ./$(BIN) optimal --dag examples/matmul2.graphml -M $$M --time-limit 60 --memory-limit 1G; done >> $(BUILD)/optimal-dags.txt
+	@cat $(BUILD)/optimal-grid.csv
 
 # regenerates the golden counts: a deliberate change, reviewed as a diff
 golden: $(GOLDEN)

@@ -13,6 +13,9 @@
 
 #include "tests.h"
 
+/* tests/test_optimal.c: the exact optimum against exhaustive search */
+Suite *optimal_suite(void);
+
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 		    uint64_t g, int normalize)
 {
@@ -162,6 +165,7 @@ int main(void)
 	srunner_add_suite(sr, untrusted_suite());
 	srunner_add_suite(sr, outputs_suite());
 	srunner_add_suite(sr, hostile_suite());
+	srunner_add_suite(sr, optimal_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

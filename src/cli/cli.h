@@ -36,6 +36,7 @@ enum cli_option_id {
 	OPT_STRATEGIES, OPT_PREDICT, OPT_CSV, OPT_PLOT, OPT_JOBS, OPT_SHARD,
 	OPT_MERGE, OPT_BASELINE,
 	OPT_VALUES, OPT_Q, OPT_K, OPT_V, OPT_SEED, OPT_ENTRY_BOUND, OPT_VALUES_OUTPUT,
+	OPT_TIME_LIMIT, OPT_MEMORY_LIMIT, OPT_SWEEP, /* optimal */
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -84,6 +85,9 @@ struct cli_args {
 	const char *q_file, *k_file, *v_file, *values_output;
 	uint64_t seed;
 	double entry_bound;
+	double time_limit;     /* optimal: seconds */
+	uint64_t memory_limit; /* optimal: bytes */
+	bool sweep;            /* optimal: the grid */
 	const char *text[CLI_OPTION_COUNT]; /* a number's text as given */
 	bool no_normalize, json, dry_run, element_path, help;
 	bool given[CLI_OPTION_COUNT];
@@ -119,12 +123,12 @@ extern const size_t cli_command_count;
 
 /* One file per command: its function, option table and help. */
 cli_fn cmd_run, cmd_compare, cmd_validate, cmd_dag, cmd_list, cmd_help,
-	cmd_sweep;
+	cmd_sweep, cmd_optimal;
 extern const struct cli_option run_options[], compare_options[],
 	validate_options[], dag_options[], list_options[], help_options[],
-	sweep_options[];
+	sweep_options[], optimal_options[];
 extern const struct cli_help run_help, compare_help, validate_help,
-	dag_help, list_help, help_help, sweep_help;
+	dag_help, list_help, help_help, sweep_help, optimal_help;
 
 /* Default of --trace-limit: lines of any trace, set or elementary. */
 #define CLI_TRACE_MAX_LINES UINT64_C(20000000)

@@ -391,7 +391,8 @@ void cli_print_help(FILE *out)
 	      "Documentation: README.md and docs/, installed in " PS_DOCDIR ".\n"
 	      "docs/ has the model (MODEL.md), bounds (BOUNDS.md), strategies\n"
 	      "(STRATEGIES.md), exact attention (EXACT.md), runs with values and\n"
-	      "epsilon (VALUES.md), commands and JSON schema\n"
+	      "epsilon (VALUES.md), the exact optimum of small instances (OPTIMAL.md),\n"
+	      "commands and JSON schema\n"
 	      "(CLI.md, pebblesim.schema.json), traces (TRACE_FORMAT.md), DAG files\n"
 	      "(DAG_FILES.md), performance (PERFORMANCE.md), architecture\n"
 	      "(ARCHITECTURE.md).\n", out);

@@ -1,0 +1,1005 @@
+/*
+ * The exact optimum of small instances by A* (include/pebblesim/optimal.h,
+ * docs/OPTIMAL.md). A state is one bitset: a red bit and a blue bit for
+ * every node that holds pebbles, then a bit for every in-edge of every
+ * sum (in the sum's set or not). States are stored once, in an arena,
+ * found again through an open-addressing hash table, and opened in
+ * buckets by f = g + h, the last one pushed first within a bucket.
+ */
+#include "pebblesim/optimal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bits.h"
+#include "pebblesim/ops.h"
+#include "pebblesim/run.h"
+
+/* The DAG as the search reads it: built once from the DAG seam. */
+struct graph {
+	uint32_t nodes;       /* ids [0, nodes) hold pebbles */
+	uint32_t edges;       /* sums' in-edges, sum after sum */
+	uint32_t words;       /* 64-bit words a state takes */
+	uint8_t *role;        /* [nodes] enum ps_role */
+	uint32_t *first, *end; /* [nodes]: a plain node's parents in par[],
+				* a sum's in-edges as edge numbers */
+	uint32_t *par;        /* plain nodes' parents */
+	uint32_t *edge_sum;   /* [edges] the sum an in-edge feeds */
+	uint32_t *edge_par;   /* [2 edges] its product's parents */
+	uint8_t *edge_par_count;
+	uint8_t *edge_transient; /* the product takes a slot during the mac */
+	ps_node *edge_product;   /* the product's id, for the trace */
+	uint32_t *outputs;
+	uint32_t output_count;
+	unsigned transient;   /* 1 when some product takes a slot */
+	/* the heuristic's scratch */
+	uint32_t *stack, *seen, stamp;
+	/* the uses of each node, for rule R5: the nodes that read it (a
+	 * plain child, or the sum of a product it is a parent of), and the
+	 * nodes in an order where every node comes after its parents */
+	uint32_t *use_start, *use, *order;
+	uint8_t *is_output, *dead;
+};
+
+static void graph_free(struct graph *gr)
+{
+	free(gr->role);
+	free(gr->first);
+	free(gr->end);
+	free(gr->par);
+	free(gr->edge_sum);
+	free(gr->edge_par);
+	free(gr->edge_par_count);
+	free(gr->edge_transient);
+	free(gr->edge_product);
+	free(gr->outputs);
+	free(gr->stack);
+	free(gr->seen);
+	free(gr->use_start);
+	free(gr->use);
+	free(gr->order);
+	free(gr->is_output);
+	free(gr->dead);
+	memset(gr, 0, sizeof(*gr));
+}
+
+/* A product's parents and its slot, checked against the node range. */
+static int read_edge(struct graph *gr, const struct ps_dag *dag, ps_node sum,
+		     uint64_t k, uint32_t e, struct ps_error *err)
+{
+	struct ps_product p;
+
+	ps_dag_product(dag, ps_dag_parent(dag, sum, k), &p);
+	if (p.parent_count > 2 || p.sum != sum || p.edge != k)
+		return ps_error_set(err, PS_EINPUT, "in-edge %llu of node %llu is no product of it",
+				    (unsigned long long)k, (unsigned long long)sum);
+	for (unsigned q = 0; q < p.parent_count; q++) {
+		if (p.parent[q] >= gr->nodes)
+			return ps_error_set(err, PS_EINPUT, "a parent of node %llu holds no pebble",
+					    (unsigned long long)sum);
+		gr->edge_par[2 * e + q] = (uint32_t)p.parent[q];
+	}
+	gr->edge_sum[e] = (uint32_t)sum;
+	gr->edge_par_count[e] = (uint8_t)p.parent_count;
+	gr->edge_transient[e] = p.transient ? 1 : 0;
+	gr->edge_product[e] = p.id;
+	if (p.transient)
+		gr->transient = 1;
+	return PS_OK;
+}
+
+/* Calls fn(gr, parent, child, ctx) for every pair where child reads parent. */
+static void each_use(struct graph *gr, void (*fn)(struct graph *, uint32_t, uint32_t, void *),
+		     void *ctx)
+{
+	for (uint32_t v = 0; v < gr->nodes; v++) {
+		if (gr->role[v] == PS_ROLE_PLAIN)
+			for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
+				fn(gr, gr->par[p], v, ctx);
+		if (gr->role[v] == PS_ROLE_SUM)
+			for (uint32_t e = gr->first[v]; e < gr->end[v]; e++)
+				for (unsigned q = 0; q < gr->edge_par_count[e]; q++)
+					fn(gr, gr->edge_par[2 * e + q], v, ctx);
+	}
+}
+
+static void count_use(struct graph *gr, uint32_t parent, uint32_t child, void *ctx)
+{
+	uint32_t *indegree = ctx;
+
+	gr->use_start[parent + 1]++;
+	indegree[child]++;
+}
+
+static void put_use(struct graph *gr, uint32_t parent, uint32_t child, void *ctx)
+{
+	uint32_t *next = ctx;
+
+	gr->use[next[parent]++] = child;
+}
+
+/* The uses of every node and an order with parents first (Kahn's). */
+static int graph_uses(struct graph *gr, struct ps_error *err)
+{
+	uint32_t S = gr->nodes, head = 0, tail = 0;
+	uint32_t *indegree = calloc(S + 1, sizeof(uint32_t));
+	uint32_t *next = calloc(S + 1, sizeof(uint32_t));
+	int rc = PS_OK;
+
+	gr->use_start = calloc(S + 2, sizeof(uint32_t));
+	gr->order = calloc(S + 1, sizeof(uint32_t));
+	gr->is_output = calloc(S + 1, 1);
+	gr->dead = calloc(S + 1, 1);
+	if (!indegree || !next || !gr->use_start || !gr->order || !gr->is_output || !gr->dead) {
+		rc = ps_error_set(err, PS_ENOMEM, "out of memory");
+		goto out;
+	}
+	each_use(gr, count_use, indegree);
+	for (uint32_t v = 0; v < S; v++)
+		gr->use_start[v + 1] += gr->use_start[v];
+	gr->use = calloc((size_t)gr->use_start[S] + 1, sizeof(uint32_t));
+	if (!gr->use) {
+		rc = ps_error_set(err, PS_ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(next, gr->use_start, S * sizeof(uint32_t));
+	each_use(gr, put_use, next);
+	for (uint32_t v = 0; v < S; v++)
+		if (!indegree[v])
+			gr->order[tail++] = v;
+	while (head < tail) {
+		uint32_t v = gr->order[head++];
+
+		for (uint32_t k = gr->use_start[v]; k < gr->use_start[v + 1]; k++)
+			if (--indegree[gr->use[k]] == 0)
+				gr->order[tail++] = gr->use[k];
+	}
+	if (tail != S)
+		rc = ps_error_set(err, PS_EINPUT, "the DAG has a cycle");
+	for (uint32_t k = 0; k < gr->output_count; k++)
+		gr->is_output[gr->outputs[k]] = 1;
+out:
+	free(indegree);
+	free(next);
+	if (rc)
+		graph_free(gr);
+	return rc;
+}
+
+static int graph_build(struct graph *gr, const struct ps_dag *dag,
+		       struct ps_error *err)
+{
+	uint64_t plain_parents = 0, edges = 0;
+	uint32_t S;
+
+	memset(gr, 0, sizeof(*gr));
+	if (dag->state_count > PS_OPTIMAL_MAX_NODES)
+		return ps_error_set(err, PS_EINPUT,
+				    "the DAG has %llu nodes that hold pebbles; the search takes at most %d",
+				    (unsigned long long)dag->state_count, PS_OPTIMAL_MAX_NODES);
+	S = (uint32_t)dag->state_count;
+	for (uint32_t v = 0; v < S; v++) {
+		enum ps_role role = ps_dag_role(dag, v);
+		uint64_t count = ps_dag_parent_count(dag, v);
+
+		if (role == PS_ROLE_PRODUCT)
+			return ps_error_set(err, PS_EINPUT, "node %u is a product among the nodes that hold pebbles", v);
+		if (role == PS_ROLE_PLAIN)
+			plain_parents += count;
+		else if (role == PS_ROLE_SUM)
+			edges += count;
+		if (edges > PS_OPTIMAL_MAX_EDGES || plain_parents > PS_OPTIMAL_MAX_EDGES)
+			return ps_error_set(err, PS_EINPUT,
+					    "the DAG has more than %d in-edges of sums (or parents of plain nodes); the search takes at most that many",
+					    PS_OPTIMAL_MAX_EDGES);
+	}
+	gr->nodes = S;
+	gr->edges = (uint32_t)edges;
+	gr->words = (uint32_t)((2 * (uint64_t)S + edges + 63) / 64);
+	gr->role = calloc(S + 1, 1);
+	gr->first = calloc(S + 1, sizeof(uint32_t));
+	gr->end = calloc(S + 1, sizeof(uint32_t));
+	gr->par = calloc(plain_parents + 1, sizeof(uint32_t));
+	gr->edge_sum = calloc(edges + 1, sizeof(uint32_t));
+	gr->edge_par = calloc(2 * edges + 2, sizeof(uint32_t));
+	gr->edge_par_count = calloc(edges + 1, 1);
+	gr->edge_transient = calloc(edges + 1, 1);
+	gr->edge_product = calloc(edges + 1, sizeof(ps_node));
+	gr->outputs = calloc(dag->output_count + 1, sizeof(uint32_t));
+	gr->stack = calloc(S + 1, sizeof(uint32_t));
+	gr->seen = calloc(S + 1, sizeof(uint32_t));
+	if (!gr->role || !gr->first || !gr->end || !gr->par || !gr->edge_sum || !gr->edge_par ||
+	    !gr->edge_par_count || !gr->edge_transient || !gr->edge_product ||
+	    !gr->outputs || !gr->stack || !gr->seen) {
+		graph_free(gr);
+		return ps_error_set(err, PS_ENOMEM, "out of memory");
+	}
+	{
+		uint32_t p = 0, e = 0;
+
+		for (uint32_t v = 0; v < S; v++) {
+			enum ps_role role = ps_dag_role(dag, v);
+			uint64_t count = ps_dag_parent_count(dag, v);
+
+			gr->role[v] = (uint8_t)role;
+			gr->first[v] = role == PS_ROLE_SUM ? e : p;
+			for (uint64_t k = 0; k < count && role == PS_ROLE_PLAIN; k++) {
+				ps_node u = ps_dag_parent(dag, v, k);
+
+				if (u >= S) {
+					graph_free(gr);
+					return ps_error_set(err, PS_EINPUT, "a parent of node %u holds no pebble", v);
+				}
+				gr->par[p++] = (uint32_t)u;
+			}
+			for (uint64_t k = 0; k < count && role == PS_ROLE_SUM; k++, e++)
+				if (read_edge(gr, dag, v, k, e, err)) {
+					graph_free(gr);
+					return err->code;
+				}
+			gr->end[v] = role == PS_ROLE_SUM ? e : p;
+		}
+	}
+	for (uint64_t k = 0; k < dag->output_count; k++) {
+		ps_node o = ps_dag_output(dag, k);
+
+		if (o >= S) {
+			graph_free(gr);
+			return ps_error_set(err, PS_EINPUT, "output %llu holds no pebble", (unsigned long long)o);
+		}
+		gr->outputs[gr->output_count++] = (uint32_t)o;
+	}
+	return graph_uses(gr, err);
+}
+
+/* ---- states --------------------------------------------------------------- */
+
+static inline void bit_set(uint64_t *s, uint32_t k)
+{
+	s[k >> 6] |= UINT64_C(1) << (k & 63);
+}
+
+static inline void bit_clear(uint64_t *s, uint32_t k)
+{
+	s[k >> 6] &= ~(UINT64_C(1) << (k & 63));
+}
+
+/* The layout of a state: red bits, blue bits, then the in-edges' bits. */
+static inline bool is_red(const struct graph *gr, const uint64_t *s, uint32_t v)
+{
+	(void)gr;
+	return ps_bits_test(s, v);
+}
+
+static inline bool is_blue(const struct graph *gr, const uint64_t *s, uint32_t v)
+{
+	return ps_bits_test(s, gr->nodes + v);
+}
+
+static inline bool has_edge(const struct graph *gr, const uint64_t *s, uint32_t e)
+{
+	return ps_bits_test(s, 2 * (uint64_t)gr->nodes + e);
+}
+
+static uint32_t red_count(const struct graph *gr, const uint64_t *s)
+{
+	return (uint32_t)ps_bits_count(s, 0, gr->nodes);
+}
+
+static bool complete(const struct graph *gr, const uint64_t *s, uint32_t v)
+{
+	uint64_t at = 2 * (uint64_t)gr->nodes;
+
+	return ps_bits_count(s, at + gr->first[v], at + gr->end[v]) == gr->end[v] - gr->first[v];
+}
+
+/* A value a move may read: red, and complete if it is a sum. */
+static bool ready(const struct graph *gr, const uint64_t *s, uint32_t v)
+{
+	return is_red(gr, s, v) && (gr->role[v] != PS_ROLE_SUM || complete(gr, s, v));
+}
+
+static bool output_done(const struct graph *gr, const uint64_t *s, uint32_t o)
+{
+	return is_blue(gr, s, o) && (gr->role[o] != PS_ROLE_SUM || complete(gr, s, o));
+}
+
+/*
+ * R5's dead nodes: an output done, or a node that is no output and whose
+ * every use is dead (docs/OPTIMAL.md). Done is for good (a blue pebble of
+ * a plain node, or of a complete sum, is never removed), so dead is too.
+ */
+static void mark_dead(struct graph *gr, const uint64_t *s)
+{
+	for (uint32_t k = gr->nodes; k-- > 0;) {
+		uint32_t v = gr->order[k];
+		bool dead = true;
+
+		if (gr->is_output[v]) {
+			gr->dead[v] = output_done(gr, s, v);
+			continue;
+		}
+		for (uint32_t u = gr->use_start[v]; u < gr->use_start[v + 1] && dead; u++)
+			dead = gr->dead[gr->use[u]];
+		gr->dead[v] = dead;
+	}
+}
+
+/* Pushes u on the heuristic's walk, once a state. */
+static inline void visit(struct graph *gr, uint32_t *top, uint32_t u)
+{
+	if (gr->seen[u] != gr->stamp) {
+		gr->seen[u] = gr->stamp;
+		gr->stack[(*top)++] = u;
+	}
+}
+
+/*
+ * The heuristic (docs/OPTIMAL.md, proved there): one save for every
+ * output not yet in slow memory complete, and one load for every input,
+ * and every sum in slow memory only, that the unfinished outputs still
+ * require and that is not red. A node
+ * is required when an output that is not done needs it, through plain
+ * nodes that hold no pebble and through the in-edges a sum still lacks.
+ */
+static uint32_t heuristic(struct graph *gr, const uint64_t *s)
+{
+	uint32_t h = 0, top = 0;
+
+	if (++gr->stamp == 0) {
+		memset(gr->seen, 0, gr->nodes * sizeof(uint32_t));
+		gr->stamp = 1;
+	}
+	for (uint32_t k = 0; k < gr->output_count; k++) {
+		uint32_t o = gr->outputs[k];
+
+		if (output_done(gr, s, o) || gr->seen[o] == gr->stamp)
+			continue;
+		h++;
+		gr->seen[o] = gr->stamp;
+		gr->stack[top++] = o;
+	}
+	while (top) {
+		uint32_t v = gr->stack[--top];
+
+		switch (gr->role[v]) {
+		case PS_ROLE_INPUT:
+			if (!is_red(gr, s, v))
+				h++;
+			break;
+		case PS_ROLE_PLAIN:
+			if (is_red(gr, s, v) || is_blue(gr, s, v))
+				break;
+			for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
+				visit(gr, &top, gr->par[p]);
+			break;
+		case PS_ROLE_SUM:
+			/* only a load makes a sum with a blue pebble red again */
+			if (is_blue(gr, s, v) && !is_red(gr, s, v))
+				h++;
+			for (uint32_t e = gr->first[v]; e < gr->end[v]; e++) {
+				if (has_edge(gr, s, e))
+					continue;
+				for (unsigned q = 0; q < gr->edge_par_count[e]; q++)
+					visit(gr, &top, gr->edge_par[2 * e + q]);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return h;
+}
+
+/* ---- the store: states, their hash table, the open buckets --------------- */
+
+#define NO_STATE UINT32_MAX
+
+enum move_code { MV_LOAD, MV_SAVE, MV_DELETE, MV_COMPUTE, MV_MAC };
+
+/* A move as stored: its code in the top 3 bits, a node or an in-edge. */
+#define MOVE(code, arg) (((uint32_t)(code) << 29) | (arg))
+#define MOVE_CODE(m) ((enum move_code)((m) >> 29))
+#define MOVE_ARG(m) ((m) & ((UINT32_C(1) << 29) - 1))
+
+struct open_entry {
+	uint32_t state, g;
+};
+
+struct bucket {
+	struct open_entry *e;
+	size_t len, cap;
+};
+
+struct store {
+	uint32_t words;
+	uint64_t *bits;      /* [cap * words] */
+	uint32_t *parent;    /* [cap] the state it was reached from */
+	uint32_t *move;      /* [cap] the move that reached it */
+	uint32_t *g;         /* [cap] I/O so far, the least known */
+	uint8_t *closed;     /* [cap] expanded with its g */
+	uint32_t count, cap;
+	uint32_t *slot;      /* [slots] state + 1, 0 empty */
+	uint64_t slots;
+	/* open states by f, and within an f by h, fewest first: of two
+	 * states equally promising the one nearer the end is opened first */
+	struct bucket *open; /* [fcap] by f * span + h */
+	uint32_t fcap, span;
+	uint32_t low;        /* no bucket below it holds an entry */
+	uint64_t open_bytes;
+	uint64_t limit;      /* bytes, 0 none */
+};
+
+/* A state's bytes: bits, parent, move, g, closed; hash slots apart. */
+static uint64_t state_bytes(uint32_t words)
+{
+	return (uint64_t)words * 8 + 4 + 4 + 4 + 1;
+}
+
+static uint64_t store_bytes(const struct store *st)
+{
+	return (uint64_t)st->cap * state_bytes(st->words) + st->slots * 4 +
+	       st->open_bytes;
+}
+
+static void store_free(struct store *st)
+{
+	free(st->bits);
+	free(st->parent);
+	free(st->move);
+	free(st->g);
+	free(st->closed);
+	free(st->slot);
+	for (uint32_t f = 0; f < st->fcap; f++)
+		free(st->open[f].e);
+	free(st->open);
+	memset(st, 0, sizeof(*st));
+}
+
+static uint64_t hash_state(const uint64_t *s, uint32_t words)
+{
+	uint64_t h = UINT64_C(0x9e3779b97f4a7c15);
+
+	for (uint32_t w = 0; w < words; w++) {
+		h ^= s[w];
+		h *= UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+static bool fits(const struct store *st, uint64_t more)
+{
+	return !st->limit || store_bytes(st) + more <= st->limit;
+}
+
+/* Room for one more state: PS_OK, or PS_ENOMEM when the arrays cannot
+ * grow within the limit or the machine's memory. */
+/* realloc in place of *p: PS_OK, or PS_ENOMEM with *p unchanged. */
+static int resize(void **p, uint64_t bytes)
+{
+	void *q = realloc(*p, (size_t)bytes);
+
+	if (!q)
+		return PS_ENOMEM;
+	*p = q;
+	return PS_OK;
+}
+
+static uint64_t slots_for(uint64_t cap)
+{
+	uint64_t slots = 2048;
+
+	/* at most three quarters full */
+	while (slots / 4 * 3 < cap)
+		slots *= 2;
+	return slots;
+}
+
+static int store_grow(struct store *st)
+{
+	uint64_t cap = st->cap ? 2 * (uint64_t)st->cap : 1024;
+
+	if (st->count < st->cap)
+		return PS_OK;
+	if (cap > NO_STATE - 1)
+		cap = NO_STATE - 1;
+	/* within the limit: the arrays and the hash table they need */
+	while (st->limit && cap > st->cap &&
+	       cap * state_bytes(st->words) + slots_for(cap) * 4 + st->open_bytes > st->limit)
+		cap = st->cap + (cap - st->cap) / 2;
+	if (cap <= st->cap)
+		return PS_ENOMEM;
+	if (resize((void **)&st->bits, cap * st->words * 8) ||
+	    resize((void **)&st->parent, cap * 4) || resize((void **)&st->move, cap * 4) ||
+	    resize((void **)&st->g, cap * 4) || resize((void **)&st->closed, cap))
+		return PS_ENOMEM;
+	st->cap = (uint32_t)cap;
+	if (st->slots < slots_for(cap)) {
+		uint64_t slots = slots_for(cap);
+		uint32_t *slot = calloc(slots, 4);
+
+		if (!slot)
+			return PS_ENOMEM;
+		for (uint32_t k = 0; k < st->count; k++) {
+			uint64_t at = hash_state(st->bits + (uint64_t)k * st->words, st->words) & (slots - 1);
+
+			while (slot[at])
+				at = (at + 1) & (slots - 1);
+			slot[at] = k + 1;
+		}
+		free(st->slot);
+		st->slot = slot;
+		st->slots = slots;
+	}
+	return PS_OK;
+}
+
+/* The state equal to s, or NO_STATE; *at gets the slot to fill. */
+static uint32_t store_find(const struct store *st, const uint64_t *s, uint64_t *at)
+{
+	uint64_t k = hash_state(s, st->words) & (st->slots - 1);
+
+	for (; st->slot[k]; k = (k + 1) & (st->slots - 1)) {
+		uint32_t id = st->slot[k] - 1;
+
+		if (!memcmp(st->bits + (uint64_t)id * st->words, s, (size_t)st->words * 8))
+			return id;
+	}
+	*at = k;
+	return NO_STATE;
+}
+
+static int open_push(struct store *st, uint32_t g, uint32_t h, uint32_t state)
+{
+	uint64_t key = ((uint64_t)g + h) * st->span + h;
+	uint32_t f;
+	struct bucket *b;
+
+	if (key >= UINT32_MAX)
+		return PS_ENOMEM;
+	f = (uint32_t)key;
+
+	if (f >= st->fcap) {
+		uint32_t cap = st->fcap ? st->fcap : 64;
+		struct bucket *open;
+
+		while (cap <= f)
+			cap *= 2;
+		open = realloc(st->open, cap * sizeof(*open));
+		if (!open)
+			return PS_ENOMEM;
+		memset(open + st->fcap, 0, (cap - st->fcap) * sizeof(*open));
+		st->open = open;
+		st->fcap = cap;
+	}
+	b = &st->open[f];
+	if (f < st->low)
+		st->low = f;
+	if (b->len == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		struct open_entry *e;
+
+		if (!fits(st, (cap - b->cap) * sizeof(*e)))
+			return PS_ENOMEM;
+		e = realloc(b->e, cap * sizeof(*e));
+		if (!e)
+			return PS_ENOMEM;
+		st->open_bytes += (cap - b->cap) * sizeof(*e);
+		b->e = e;
+		b->cap = cap;
+	}
+	b->e[b->len++] = (struct open_entry){ state, g };
+	return PS_OK;
+}
+
+/* ---- the search ------------------------------------------------------------ */
+
+struct search {
+	struct graph gr;
+	struct store st;
+	uint64_t M;
+	uint32_t delete_from; /* deletes only from this many red pebbles */
+	uint64_t upper;       /* best I/O known */
+	uint32_t goal;        /* the state that reached it, or NO_STATE */
+	uint64_t *scratch;
+};
+
+/*
+ * Stores the successor s (reached from `from` by move at I/O g): new, or
+ * reached again more cheaply. A state whose f cannot beat the best known
+ * I/O is dropped: it leads to nothing better than what is known.
+ */
+static int reach(struct search *sr, const uint64_t *s, uint32_t from,
+		 uint32_t move, uint32_t g)
+{
+	struct store *st = &sr->st;
+	uint64_t at = 0;
+	uint32_t id = store_find(st, s, &at), h;
+	int rc;
+
+	if (id != NO_STATE && st->g[id] <= g)
+		return PS_OK;
+	h = heuristic(&sr->gr, s);
+	if (sr->upper != PS_OPTIMAL_NONE && (uint64_t)g + h >= sr->upper)
+		return PS_OK;
+	if (id == NO_STATE) {
+		if ((rc = store_grow(st)))
+			return rc;
+		/* the table may have been rebuilt: find the slot again */
+		store_find(st, s, &at);
+		id = st->count++;
+		memcpy(st->bits + (uint64_t)id * st->words, s, (size_t)st->words * 8);
+		st->slot[at] = id + 1;
+	}
+	st->parent[id] = from;
+	st->move[id] = move;
+	st->g[id] = g;
+	st->closed[id] = 0;
+	if (h == 0) {
+		/* every output is done: a complete sequence */
+		sr->upper = g;
+		sr->goal = id;
+		return PS_OK;
+	}
+	return open_push(st, g, h, id);
+}
+
+/* Applies move to a copy of state and reaches the result. */
+static int try_move(struct search *sr, const uint64_t *state, uint32_t from,
+		    uint32_t g, enum move_code code, uint32_t arg)
+{
+	const struct graph *gr = &sr->gr;
+	uint64_t *s = sr->scratch;
+
+	memcpy(s, state, (size_t)gr->words * 8);
+	switch (code) {
+	case MV_LOAD:
+	case MV_COMPUTE:
+		bit_set(s, arg);
+		break;
+	case MV_SAVE:
+		bit_set(s, gr->nodes + arg);
+		break;
+	case MV_DELETE:
+		bit_clear(s, arg);
+		/* a sum without a copy in slow memory loses its set */
+		if (gr->role[arg] == PS_ROLE_SUM && !is_blue(gr, s, arg))
+			ps_bits_fill(s, 2 * (uint64_t)gr->nodes + gr->first[arg],
+				     2 * (uint64_t)gr->nodes + gr->end[arg], false);
+		break;
+	case MV_MAC: {
+		uint32_t v = gr->edge_sum[arg];
+
+		bit_set(s, 2 * gr->nodes + arg);
+		bit_set(s, v);
+		bit_clear(s, gr->nodes + v); /* the copy in slow memory is stale */
+		break;
+	}
+	}
+	return reach(sr, s, from, MOVE(code, arg),
+		     g + (code == MV_LOAD || code == MV_SAVE));
+}
+
+/*
+ * Every move of MODEL.md section 2 that is legal in state and that the
+ * pruning rules keep (docs/OPTIMAL.md): R1, no save of a node already in
+ * slow memory; R2, deletes only with at least delete_from red pebbles;
+ * R3, R4 and R5 make one move at once where they apply; and no move
+ * gives a dead node a pebble.
+ * Pushed in the reverse of the order they are wanted, deletes first.
+ */
+static int expand(struct search *sr, uint32_t id)
+{
+	struct graph *gr = &sr->gr;
+	const uint64_t *s = sr->st.bits + (uint64_t)id * gr->words;
+	uint32_t g = sr->st.g[id], red = red_count(gr, s);
+	uint64_t M = sr->M;
+	int rc;
+
+	/* the store may move while successors are added: work on a copy */
+	memcpy(sr->scratch + gr->words, s, (size_t)gr->words * 8);
+	s = sr->scratch + gr->words;
+	/* R5: a red node that nothing can use any more is deleted at once */
+	mark_dead(gr, s);
+	for (uint32_t v = 0; v < gr->nodes; v++)
+		if (gr->dead[v] && is_red(gr, s, v))
+			return try_move(sr, s, id, g, MV_DELETE, v);
+	/* R3: a mac into a sum that is red and not in slow memory, of an
+	 * in-edge whose product can be formed now, is made at once */
+	for (uint32_t e = 0; e < gr->edges; e++) {
+		uint32_t v = gr->edge_sum[e];
+		bool can = !has_edge(gr, s, e) && is_red(gr, s, v) && !is_blue(gr, s, v) &&
+			   red + gr->edge_transient[e] <= M;
+
+		for (unsigned q = 0; can && q < gr->edge_par_count[e]; q++)
+			can = ready(gr, s, gr->edge_par[2 * e + q]);
+		if (can)
+			return try_move(sr, s, id, g, MV_MAC, e);
+	}
+	/* R4: an output that is red and complete, with no blue pebble, is
+	 * saved at once (outputs are sinks: nothing else reads them) */
+	for (uint32_t k = 0; k < gr->output_count; k++) {
+		uint32_t o = gr->outputs[k];
+
+		if (is_red(gr, s, o) && !is_blue(gr, s, o) &&
+		    (gr->role[o] != PS_ROLE_SUM || complete(gr, s, o)))
+			return try_move(sr, s, id, g, MV_SAVE, o);
+	}
+	if (red >= sr->delete_from)
+		for (uint32_t v = 0; v < gr->nodes; v++)
+			if (is_red(gr, s, v) && (rc = try_move(sr, s, id, g, MV_DELETE, v)))
+				return rc;
+	for (uint32_t v = 0; v < gr->nodes && red + 1 <= M; v++)
+		if (is_blue(gr, s, v) && !is_red(gr, s, v) && !gr->dead[v] &&
+		    (rc = try_move(sr, s, id, g, MV_LOAD, v)))
+			return rc;
+	for (uint32_t v = 0; v < gr->nodes; v++)
+		if (is_red(gr, s, v) && !is_blue(gr, s, v) && (rc = try_move(sr, s, id, g, MV_SAVE, v)))
+			return rc;
+	for (uint32_t v = 0; v < gr->nodes && red + 1 <= M; v++) {
+		bool can = gr->role[v] == PS_ROLE_PLAIN && !is_red(gr, s, v) && !gr->dead[v];
+
+		for (uint32_t p = gr->first[v]; can && p < gr->end[v]; p++)
+			can = ready(gr, s, gr->par[p]);
+		if (can && (rc = try_move(sr, s, id, g, MV_COMPUTE, v)))
+			return rc;
+	}
+	for (uint32_t e = 0; e < gr->edges; e++) {
+		uint32_t v = gr->edge_sum[e];
+		bool can = !has_edge(gr, s, e) && (is_red(gr, s, v) || !is_blue(gr, s, v)) &&
+			   !gr->dead[v];
+		uint64_t need = red + gr->edge_transient[e] + !is_red(gr, s, v);
+
+		for (unsigned q = 0; can && q < gr->edge_par_count[e]; q++)
+			can = ready(gr, s, gr->edge_par[2 * e + q]);
+		if (can && need <= M && (rc = try_move(sr, s, id, g, MV_MAC, e)))
+			return rc;
+	}
+	return PS_OK;
+}
+
+/* The moves from the start to state id, in order. */
+static int path_of(const struct search *sr, uint32_t id,
+		   struct ps_optimal_result *res)
+{
+	const struct graph *gr = &sr->gr;
+	size_t count = 0;
+
+	for (uint32_t k = id; sr->st.parent[k] != NO_STATE; k = sr->st.parent[k])
+		count++;
+	res->moves = calloc(count + 1, sizeof(*res->moves));
+	if (!res->moves)
+		return PS_ENOMEM;
+	res->move_count = count;
+	for (uint32_t k = id; sr->st.parent[k] != NO_STATE; k = sr->st.parent[k]) {
+		uint32_t m = sr->st.move[k], arg = MOVE_ARG(m);
+		struct ps_optimal_move *out = &res->moves[--count];
+
+		switch (MOVE_CODE(m)) {
+		case MV_LOAD: out->move = PS_MOVE_LOAD; out->node = arg; break;
+		case MV_SAVE: out->move = PS_MOVE_SAVE; out->node = arg; break;
+		case MV_DELETE: out->move = PS_MOVE_DELETE; out->node = arg; break;
+		case MV_COMPUTE: out->move = PS_MOVE_COMPUTE; out->node = arg; break;
+		case MV_MAC: out->move = PS_MOVE_MAC; out->node = gr->edge_product[arg]; break;
+		}
+	}
+	return PS_OK;
+}
+
+static void start_state(const struct graph *gr, uint64_t *s)
+{
+	memset(s, 0, (size_t)gr->words * 8);
+	for (uint32_t v = 0; v < gr->nodes; v++)
+		if (gr->role[v] == PS_ROLE_INPUT)
+			bit_set(s, gr->nodes + v);
+}
+
+int ps_optimal_start_bound(const struct ps_dag *dag, uint64_t *bound,
+			   struct ps_error *err)
+{
+	struct graph gr;
+	uint64_t *s;
+	int rc;
+
+	if ((rc = graph_build(&gr, dag, err)))
+		return rc;
+	s = calloc(gr.words + 1, 8);
+	if (!s) {
+		graph_free(&gr);
+		return ps_error_set(err, PS_ENOMEM, "out of memory");
+	}
+	start_state(&gr, s);
+	*bound = heuristic(&gr, s);
+	free(s);
+	graph_free(&gr);
+	return PS_OK;
+}
+
+/* The smallest key (f * span + h) with an entry still to expand, or
+ * UINT64_MAX. */
+static uint64_t open_min(struct search *sr)
+{
+	struct store *st = &sr->st;
+
+	for (uint32_t f = st->low; f < st->fcap; f++) {
+		struct bucket *b = &st->open[f];
+
+		/* drop the entries made stale by a cheaper path */
+		while (b->len && (st->closed[b->e[b->len - 1].state] ||
+				  st->g[b->e[b->len - 1].state] != b->e[b->len - 1].g))
+			b->len--;
+		if (b->len)
+			return st->low = f;
+	}
+	st->low = st->fcap;
+	return UINT64_MAX;
+}
+
+static int run_search(struct search *sr, const struct ps_optimal_limits *lim,
+		      struct ps_optimal_result *res, double t0)
+{
+	struct store *st = &sr->st;
+	uint64_t f = 0;
+	int rc;
+
+	for (;;) {
+		struct open_entry top;
+		uint64_t key = open_min(sr);
+
+		f = key == UINT64_MAX ? key : key / st->span;
+		if (f == UINT64_MAX || (sr->upper != PS_OPTIMAL_NONE && f >= sr->upper)) {
+			res->lower = sr->upper;
+			res->status = sr->upper == PS_OPTIMAL_NONE ? PS_OPTIMAL_INFEASIBLE
+								   : PS_OPTIMAL_FOUND;
+			return PS_OK;
+		}
+		res->lower = f;
+		/* an expansion of a DAG of 1024 nodes takes milliseconds */
+		if ((res->expanded & 15) == 0 && lim->seconds > 0 &&
+		    ps_now_seconds() - t0 > lim->seconds) {
+			res->status = PS_OPTIMAL_BRACKETED;
+			res->stopped_by = "time limit";
+			return PS_OK;
+		}
+		top = st->open[key].e[--st->open[key].len];
+		st->closed[top.state] = 1;
+		res->expanded++;
+		rc = expand(sr, top.state);
+		if (rc == PS_ENOMEM) {
+			/* what is open still brackets the optimum */
+			key = open_min(sr);
+			f = key == UINT64_MAX ? key : key / st->span;
+			if (top.state < st->count) {
+				/* the state not fully expanded stays open */
+				st->closed[top.state] = 0;
+				f = ps_min_u64(f, top.g + heuristic(&sr->gr, st->bits + (uint64_t)top.state * st->words));
+			}
+			res->lower = ps_min_u64(f, sr->upper);
+			res->status = res->lower == sr->upper ? PS_OPTIMAL_FOUND : PS_OPTIMAL_BRACKETED;
+			res->stopped_by = res->status == PS_OPTIMAL_FOUND ? NULL : "memory limit";
+			return PS_OK;
+		}
+		if (rc)
+			return rc;
+	}
+}
+
+int ps_optimal_search(const struct ps_dag *dag, uint64_t M,
+		      const struct ps_optimal_limits *limits,
+		      struct ps_optimal_result *res, struct ps_error *err)
+{
+	struct search sr;
+	double t0 = ps_now_seconds();
+	uint64_t *s;
+	uint32_t h;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	memset(&sr, 0, sizeof(sr));
+	if ((rc = graph_build(&sr.gr, dag, err)))
+		return rc;
+	sr.M = M;
+	sr.upper = limits->upper;
+	sr.goal = NO_STATE;
+	/* R2: a delete only where the next move may lack room, that is with
+	 * at least M - 1 red pebbles (M when no product takes a slot) */
+	sr.delete_from = (uint32_t)ps_min_u64(M > sr.gr.transient ? M - sr.gr.transient : 0,
+					      UINT32_MAX);
+	sr.st.words = sr.gr.words;
+	/* h counts outputs, inputs and sums, each once */
+	sr.st.span = sr.gr.output_count + 1;
+	for (uint32_t v = 0; v < sr.gr.nodes; v++)
+		sr.st.span += sr.gr.role[v] == PS_ROLE_INPUT || sr.gr.role[v] == PS_ROLE_SUM;
+	sr.st.limit = limits->bytes;
+	sr.scratch = calloc(2 * (size_t)sr.gr.words + 1, 8);
+	s = calloc(sr.gr.words + 1, 8);
+	if (!sr.scratch || !s) {
+		rc = ps_error_set(err, PS_ENOMEM, "out of memory");
+		goto out;
+	}
+	start_state(&sr.gr, s);
+	h = heuristic(&sr.gr, s);
+	res->start_bound = h;
+	res->lower = h;
+	if (store_grow(&sr.st)) {
+		rc = ps_error_set(err, PS_ENOMEM, "the memory limit leaves no room for the search");
+		goto out;
+	}
+	{
+		uint64_t at = 0;
+
+		store_find(&sr.st, s, &at);
+		sr.st.slot[at] = 1;
+		memcpy(sr.st.bits, s, (size_t)sr.gr.words * 8);
+		sr.st.parent[0] = NO_STATE;
+		sr.st.move[0] = 0;
+		sr.st.g[0] = 0;
+		sr.st.closed[0] = 0;
+		sr.st.count = 1;
+	}
+	if (h == 0) {
+		sr.upper = 0;
+		sr.goal = 0;
+	} else if (sr.upper == PS_OPTIMAL_NONE || h < sr.upper) {
+		if (open_push(&sr.st, 0, h, 0)) {
+			rc = ps_error_set(err, PS_ENOMEM, "the memory limit leaves no room for the search");
+			goto out;
+		}
+	}
+	if ((rc = run_search(&sr, limits, res, t0))) {
+		ps_error_set(err, rc, "out of memory");
+		goto out;
+	}
+	res->upper = sr.upper;
+	res->upper_is_given = sr.goal == NO_STATE && sr.upper != PS_OPTIMAL_NONE;
+	if (res->status == PS_OPTIMAL_INFEASIBLE)
+		res->lower = PS_OPTIMAL_NONE;
+	if (sr.goal != NO_STATE && (rc = path_of(&sr, sr.goal, res)))
+		ps_error_set(err, rc, "out of memory");
+out:
+	res->states = sr.st.count;
+	res->bytes = store_bytes(&sr.st);
+	res->seconds = ps_now_seconds() - t0;
+	free(s);
+	free(sr.scratch);
+	store_free(&sr.st);
+	graph_free(&sr.gr);
+	return rc;
+}
+
+void ps_optimal_result_free(struct ps_optimal_result *res)
+{
+	free(res->moves);
+	res->moves = NULL;
+	res->move_count = 0;
+}
+
+int ps_optimal_check(const struct ps_dag *dag, uint64_t M,
+		     const struct ps_optimal_move *moves, size_t count,
+		     struct ps_counts *counts, struct ps_error *err)
+{
+	struct ps_engine e;
+	int rc;
+
+	if ((rc = ps_engine_init(&e, dag, M, err)))
+		return rc;
+	for (size_t k = 0; k < count && !rc; k++) {
+		ps_engine_set_position(&e, k + 1);
+		rc = ps_engine_apply(&e, moves[k].move, moves[k].node);
+	}
+	if (!rc)
+		rc = ps_engine_finish(&e);
+	if (rc == PS_EINVALID) {
+		char text[PS_ERROR_MAX], prefix[40];
+
+		snprintf(prefix, sizeof(prefix), "move %llu: ",
+			 (unsigned long long)e.violation.position);
+		ps_violation_format(&e.violation, prefix, text, sizeof(text));
+		ps_error_set(err, PS_EINVALID, "%s", text);
+	}
+	*counts = e.c;
+	ps_engine_free(&e);
+	return rc;
+}
