@@ -1662,6 +1662,7 @@ static void rows_repeat(struct ps_rows *b, uint64_t columns)
 		}
 	}
 	b->periodic = true;
+	b->step = 64 % b->width;
 	b->repeated[0] = lo;
 	b->repeated[1] = hi;
 }
@@ -1878,12 +1879,23 @@ static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plan
 				bits &= (UINT64_C(1) << (end & 63)) - 1;
 			if (bits && (rc = gather(s, p, what, &at_word, &at_mask, w, bits, count)))
 				return rc;
-			phase = (phase + (next - a)) % b->width;
+			/* past the row's first word, a word's step: no division */
+			phase = next - a == 64 ? phase + b->step : (phase + (next - a)) % b->width;
+			if (phase >= b->width)
+				phase -= b->width;
 			a = next;
 		}
 	}
 	for (uint64_t x = 0; !b->periodic && x < n; x++) {
 		const ps_node row = b->first + ps_coordset_at(&b->rows, x) * b->width;
+		const uint64_t page = (row + (b->run ? b->lo : b->first_word << 6)) >> PS_PAGE_SHIFT;
+
+		/* a row within a page the plane lacks has no node with the
+		 * flag */
+		if ((what == ROWS_NONE || what == ROWS_COUNT) && !p->page[page] &&
+		    (row + (b->run ? b->hi : (b->first_word + b->words) << 6) - 1) >> PS_PAGE_SHIFT ==
+			    page)
+			continue;
 
 		for (uint64_t a = row + b->lo, end = row + b->hi; b->run && a < end;) {
 			const uint64_t w = a >> 6, stop = ps_min_u64(end, (w + 1) << 6);

@@ -186,6 +186,7 @@ struct ps_rows {
 	 * at once, whatever its phase */
 	bool periodic;
 	uint64_t repeated[2];
+	uint64_t step; /* the phase a word on: 64 mod width */
 };
 
 /* PS_OK, or PS_ENOMEM (the mask not allocated). */
