@@ -9,6 +9,14 @@
 #include <stdint.h>
 #include <string.h>
 
+/* For the small steps of a loop that the compiler would rather call:
+ * inlined, so that what a caller fixes (an operation) is known inside. */
+#if defined(__GNUC__)
+#define PS_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define PS_ALWAYS_INLINE inline
+#endif
+
 /* Bits [lo, hi) of one word, 0 <= lo < hi <= 64. */
 static inline uint64_t ps_bits_word_mask(unsigned lo, unsigned hi)
 {
@@ -87,6 +95,16 @@ static inline unsigned ps_popcount64(uint64_t x)
 	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
 	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
 	return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
+/* The lowest bit set in x, not 0. */
+static inline unsigned ps_lowest_bit64(uint64_t x)
+{
+#if defined(__GNUC__)
+	return (unsigned)__builtin_ctzll(x);
+#else
+	return ps_popcount64((x & -x) - 1);
+#endif
 }
 
 /* Bits set in [lo, hi). */

@@ -222,6 +222,14 @@ static uint32_t *index_slot(struct ps_engine_state *s, ps_node v, bool make)
 	return &(*pg)[v & (PS_INDEX_SIZE - 1)];
 }
 
+/* The record number of sum v (0: none). */
+static uint32_t index_first(const struct ps_engine_state *s, ps_node v)
+{
+	const uint32_t *pg = s->index[v >> PS_INDEX_SHIFT];
+
+	return pg ? pg[v & (PS_INDEX_SIZE - 1)] : 0;
+}
+
 /* A new, empty record, unheld: its number (1-based), or 0 when out of
  * memory. Free records are chained through their count. */
 static uint32_t rec_alloc(struct ps_engine_state *s, uint64_t in_degree)
@@ -248,12 +256,61 @@ static uint32_t rec_alloc(struct ps_engine_state *s, uint64_t in_degree)
 	return at;
 }
 
-/* Sum v's entry of the index changes: the uniform run no longer holds if
- * it had v. */
+/* Do the sums first + r width + c (r in [r0, r1), c in [c0, c1)) lie in a
+ * block known to hold one record? Then *at is its number. One row is
+ * looked up wherever it lies in a block; more rows, in a block of the same
+ * rows' layout. */
+static bool uniform_known(const struct ps_engine_state *s, ps_node first, uint64_t width,
+			  uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1, uint32_t *at)
+{
+	const ps_node lo = first + r0 * width + c0;
+
+	for (unsigned k = 0; k < PS_UNIFORM_MAX; k++) {
+		const struct ps_uniform *u = &s->uniform[k];
+		uint64_t row, c;
+
+		if (u->r0 >= u->r1 || lo < u->first)
+			continue;
+		row = (lo - u->first) / u->width;
+		c = (lo - u->first) % u->width;
+		if (r1 - r0 == 1 ? row >= u->r0 && row < u->r1 && c >= u->c0 && c + (c1 - c0) <= u->c1 :
+		    first == u->first && width == u->width && r0 >= u->r0 && r1 <= u->r1 &&
+		    c0 >= u->c0 && c1 <= u->c1) {
+			*at = u->at;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The block's sums all hold record at, found now. */
+static void uniform_note(struct ps_engine_state *s, ps_node first, uint64_t width, uint64_t r0,
+			 uint64_t r1, uint64_t c0, uint64_t c1, uint32_t at)
+{
+	struct ps_uniform *u = &s->uniform[s->uniform_next];
+
+	s->uniform_next = (s->uniform_next + 1) % PS_UNIFORM_MAX;
+	u->first = first;
+	u->width = width;
+	u->r0 = r0;
+	u->r1 = r1;
+	u->c0 = c0;
+	u->c1 = c1;
+	u->at = at;
+}
+
+/* Sum v's entry of the index changes: no block that has v is known
+ * uniform any more. */
 static void index_changed(struct ps_engine_state *s, ps_node v)
 {
-	if (v >= s->uniform_lo && v < s->uniform_hi)
-		s->uniform_lo = s->uniform_hi = 0;
+	for (unsigned k = 0; k < PS_UNIFORM_MAX; k++) {
+		struct ps_uniform *u = &s->uniform[k];
+
+		if (u->r0 < u->r1 && v >= u->first + u->r0 * u->width + u->c0 &&
+		    v < u->first + (u->r1 - 1) * u->width + u->c1 &&
+		    (v - u->first) % u->width >= u->c0 && (v - u->first) % u->width < u->c1)
+			u->r0 = u->r1 = 0;
+	}
 }
 
 /* Sum v (holding no record) holds record at, shared or not. */
@@ -1272,7 +1329,7 @@ int ps_engine_copy(struct ps_engine *dst, const struct ps_engine *src)
 	d->done = s->done;
 	d->tiles_lo = s->tiles_lo;
 	d->tiles_hi = s->tiles_hi;
-	d->uniform_lo = d->uniform_hi = 0;
+	memset(d->uniform, 0, sizeof(d->uniform));
 	dst->c = src->c;
 	dst->position = src->position;
 	dst->failed = src->failed;
@@ -1390,6 +1447,17 @@ bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
 				 ps_engine_flags(e, v));
 			return false;
 		}
+	}
+	for (unsigned k = 0; k < PS_UNIFORM_MAX; k++) {
+		const struct ps_uniform *u = &e->st->uniform[k];
+
+		for (uint64_t r = u->r0; r < u->r1; r++)
+			for (uint64_t c = u->c0; c < u->c1; c++)
+				if (index_first(e->st, u->first + r * u->width + c) != u->at) {
+					snprintf(why, len, "%s: not of record %u, its block's",
+						 NAME(u->first + r * u->width + c), (unsigned)u->at);
+					return false;
+				}
 	}
 	if (red != e->c.red || partial != e->st->partial_count) {
 		snprintf(why, len, "%llu red flags for a count of %llu; %llu records for %llu",
@@ -1565,27 +1633,6 @@ void ps_edges_free(struct ps_edges *ed)
 	ed->mask = NULL;
 }
 
-/*
- * A row's columns given as a mask (ps_edges): fn on each word of the plane
- * they meet, with the mask's bits moved into place. Mask word k covers the
- * columns [64 (first_word + k), +64), so the nodes first + those: a word
- * of the plane or two.
- */
-#define MASK_WORDS(first, ed, word, bits, ...)                                      \
-	for (uint64_t k_ = 0; k_ < (ed)->words; k_++) {                                \
-		const uint64_t o_ = (first) + 64 * ((ed)->first_word + k_);            \
-		const unsigned sh_ = (unsigned)(o_ & 63);                              \
-		const uint64_t m_ = (ed)->mask[k_];                                    \
-		for (int half_ = 0; half_ < 2; half_++) {                              \
-			const uint64_t bits = half_ ? (sh_ ? m_ >> (64 - sh_) : 0)     \
-						    : m_ << sh_;                       \
-			const uint64_t word = (o_ >> 6) + (uint64_t)half_;            \
-			if (!bits)                                                     \
-				continue;                                              \
-			__VA_ARGS__;                                                   \
-		}                                                                      \
-	}
-
 /* The page word of plane p that holds plane word w, or NULL (no page,
  * and make false). */
 static inline uint64_t *plane_word(struct ps_plane *p, uint64_t w, bool make)
@@ -1597,42 +1644,317 @@ static inline uint64_t *plane_word(struct ps_plane *p, uint64_t w, bool make)
 	return pg ? &pg[(k & (PS_PAGE_BITS - 1)) >> 6] : NULL;
 }
 
-bool ps_row_fresh_entries(const struct ps_engine *e, ps_node first,
-			  const struct ps_edges *ed, uint64_t *computed)
+/* ---- blocks of rows, a word at a time ------------------------------------------ */
+
+/* The block's rows, of width at most 64, have the columns of one word:
+ * repeated every width bits. */
+static void rows_repeat(struct ps_rows *b, uint64_t columns)
 {
-	struct ps_plane *red = &e->st->red, *done = &e->st->computed;
-	uint64_t again = 0;
+	uint64_t lo = columns, hi = 0;
 
-	if (!ed->mask) {
-		if (!ps_row_none(e, PS_PLANE_RED, first, ed->set, UINT64_MAX))
-			return false;
-		*computed += ps_row_count(e, PS_PLANE_COMPUTED, first, ed->set, UINT64_MAX);
-		return true;
+	/* the first span bits repeat: twice as many, 128 bits at a time */
+	for (uint64_t span = b->width; span < 128; span *= 2) {
+		if (span >= 64) {
+			hi |= lo << (span - 64);
+		} else {
+			hi |= (hi << span) | (lo >> (64 - span));
+			lo |= lo << span;
+		}
 	}
-	MASK_WORDS(first, ed, w, bits, {
-		const uint64_t *r = plane_word(red, w, false), *c = plane_word(done, w, false);
+	b->periodic = true;
+	b->step = 64 % b->width;
+	b->repeated[0] = lo;
+	b->repeated[1] = hi;
+}
 
-		if (r && (*r & bits))
+/* Bits [phase, phase + 64) of the repeated columns, phase < 64. */
+static inline uint64_t rows_phase(const struct ps_rows *b, uint64_t phase)
+{
+	return phase ? (b->repeated[0] >> phase) | (b->repeated[1] << (64 - phase)) :
+		       b->repeated[0];
+}
+
+int ps_rows_init(struct ps_rows *b, ps_node first, uint64_t width,
+		 const struct ps_coordset *rows, const struct ps_coordset *cols, uint64_t limit)
+{
+	const struct ps_coordset c = below(cols, limit);
+	size_t len = c.len;
+
+	memset(b, 0, sizeof(*b));
+	b->first = first;
+	b->width = width;
+	b->rows = *rows;
+	if (rows->list && rows->len && rows->list[rows->len - 1] - rows->list[0] + 1 == rows->len)
+		b->rows = ps_range(rows->list[0], rows->list[rows->len - 1] + 1); /* increasing */
+	b->run = true;
+	while (c.list && len && c.list[len - 1] >= limit)
+		len--;
+	if (c.list && !len)
+		b->rows = ps_range(0, 0); /* no column below limit */
+	if (!c.list || !len || c.list[len - 1] - c.list[0] + 1 == len) {
+		b->lo = c.list ? (len ? c.list[0] : 0) : c.lo;
+		b->hi = c.list ? (len ? c.list[len - 1] + 1 : 0) : c.hi;
+		if (!b->rows.list && b->lo == 0 && b->hi == width && ps_coordset_size(&b->rows)) {
+			/* consecutive rows covered whole: one run of nodes */
+			b->first += b->rows.lo * width;
+			b->hi = ps_coordset_size(&b->rows) * width;
+			b->rows = ps_range(0, 1);
+			return PS_OK;
+		}
+		if (b->lo < b->hi && width <= 64 && ps_coordset_size(&b->rows) > 1)
+			rows_repeat(b, ps_bits_word_mask((unsigned)b->lo, (unsigned)b->hi));
+		return PS_OK;
+	}
+	b->run = false;
+	b->first_word = c.list[0] / 64;
+	b->words = c.list[len - 1] / 64 - b->first_word + 1;
+	if (b->words > sizeof(b->small) / sizeof(b->small[0]) &&
+	    !(b->heap = calloc(b->words, sizeof(uint64_t))))
+		return PS_ENOMEM;
+	for (size_t q = 0; q < len; q++)
+		(b->heap ? b->heap : b->small)[c.list[q] / 64 - b->first_word] |=
+			UINT64_C(1) << (c.list[q] % 64);
+	if (width <= 64 && ps_coordset_size(&b->rows) > 1)
+		rows_repeat(b, b->small[0]);
+	return PS_OK;
+}
+
+void ps_rows_free(struct ps_rows *b)
+{
+	free(b->heap);
+	b->heap = NULL;
+}
+
+enum rows_do {
+	ROWS_ALL, ROWS_NONE, ROWS_COUNT, ROWS_SET, ROWS_ADD, ROWS_CLEAR, ROWS_DELETE,
+	ROWS_OPEN, /* sums: none in slow memory only, none complete; count the not red */
+	ROWS_TAKE, /* sums: red, their blue copies stale */
+};
+
+/* Deletes the red pebbles of the nodes mask of plane word w: the sums
+ * among them without a blue copy start again from nothing. */
+static void word_delete(struct ps_engine_state *s, uint64_t w, uint64_t mask)
+{
+	uint64_t *red = plane_word(&s->red, w, false), *complete;
+	const uint64_t *blue = plane_word(&s->blue, w, false);
+	uint64_t gone = mask & ~(blue ? *blue : 0);
+
+	if (red)
+		*red &= ~mask;
+	if (gone && (complete = plane_word(&s->complete, w, false)))
+		*complete &= ~gone;
+	for (; gone && s->partial_count; gone &= gone - 1)
+		partial_drop(s, (w << 6) + ps_lowest_bit64(gone));
+}
+
+/* what the open sums of a word are: none in slow memory only, none
+ * complete; *count adds those not red */
+static PS_ALWAYS_INLINE int word_open(struct ps_engine_state *s, uint64_t w, uint64_t mask,
+				      uint64_t *count)
+{
+	const uint64_t *red = plane_word(&s->red, w, false);
+	const uint64_t *blue = plane_word(&s->blue, w, false);
+	const uint64_t *complete = plane_word(&s->complete, w, false);
+	const uint64_t r = red ? *red & mask : 0;
+
+	if ((blue && (*blue & mask & ~r)) || (complete && (*complete & mask)))
+		return 1;
+	*count += ps_popcount64(mask & ~r);
+	return PS_OK;
+}
+
+/* what, on the nodes mask of plane word w of p: PS_OK to go on, 1 to stop
+ * (all: a node without the flag; none: one with it), or PS_ENOMEM. */
+static PS_ALWAYS_INLINE int word_do(struct ps_engine_state *s, struct ps_plane *p, enum rows_do what,
+			  uint64_t w, uint64_t mask, uint64_t *count)
+{
+	uint64_t *word;
+
+	switch (what) {
+	case ROWS_ALL:
+		word = plane_word(p, w, false);
+		return !word || (*word & mask) != mask;
+	case ROWS_NONE:
+		word = plane_word(p, w, false);
+		return word && (*word & mask);
+	case ROWS_COUNT:
+		if ((word = plane_word(p, w, false)))
+			*count += ps_popcount64(*word & mask);
+		return PS_OK;
+	case ROWS_SET:
+		if (!(word = plane_word(p, w, true)))
+			return PS_ENOMEM;
+		*word |= mask;
+		return PS_OK;
+	case ROWS_ADD:
+		if (!(word = plane_word(p, w, true)))
+			return PS_ENOMEM;
+		if (*word & mask)
+			*count += ps_popcount64(*word & mask);
+		*word |= mask;
+		return PS_OK;
+	case ROWS_CLEAR:
+		if ((word = plane_word(p, w, false)))
+			*word &= ~mask;
+		return PS_OK;
+	case ROWS_DELETE:
+		word_delete(s, w, mask);
+		return PS_OK;
+	case ROWS_OPEN:
+		return word_open(s, w, mask, count);
+	case ROWS_TAKE:
+		if (!(word = plane_word(&s->red, w, true)))
+			return PS_ENOMEM;
+		*word |= mask;
+		if ((word = plane_word(&s->blue, w, false)))
+			*word &= ~mask;
+		return PS_OK;
+	}
+	return PS_OK;
+}
+
+/* The words a block's rows meet, in increasing order: the bits of word w
+ * are gathered into *at_mask while the rows stay in it, and what is done
+ * on the word once they leave it. */
+static PS_ALWAYS_INLINE int gather(struct ps_engine_state *s, struct ps_plane *p, enum rows_do what,
+			 uint64_t *at_word, uint64_t *at_mask, uint64_t w, uint64_t mask,
+			 uint64_t *count)
+{
+	int rc = PS_OK;
+
+	if (w == *at_word) {
+		*at_mask |= mask;
+		return PS_OK;
+	}
+	if (*at_mask)
+		rc = word_do(s, p, what, *at_word, *at_mask, count);
+	*at_word = w;
+	*at_mask = mask;
+	return rc;
+}
+
+/* Has plane p no page where the block's nodes lie? Then none of them has
+ * the flag, whatever the rows. */
+static bool rows_pageless(const struct ps_plane *p, const struct ps_rows *b)
+{
+	const uint64_t n = ps_coordset_size(&b->rows);
+	const uint64_t lo = b->run ? b->lo : b->first_word * 64;
+	const uint64_t hi = b->run ? b->hi : (b->first_word + b->words) * 64;
+	uint64_t page, last;
+
+	if (!n)
+		return true;
+	page = (b->first + ps_coordset_at(&b->rows, 0) * b->width + lo) >> PS_PAGE_SHIFT;
+	last = (b->first + ps_coordset_at(&b->rows, n - 1) * b->width + hi - 1) >> PS_PAGE_SHIFT;
+	for (last = ps_min_u64(last, p->pages - 1); page <= last; page++)
+		if (p->page[page])
 			return false;
-		if (c)
-			again += ps_popcount64(*c & bits);
-	});
-	*computed += again;
 	return true;
 }
 
-int ps_row_mark_computed(struct ps_engine *e, ps_node first, const struct ps_edges *ed)
+static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plane *p,
+			     const struct ps_rows *b, enum rows_do what, uint64_t *count)
 {
-	if (!ed->mask)
-		return ps_row_flag(e, PS_PLANE_COMPUTED, first, ed->set, UINT64_MAX, true);
-	MASK_WORDS(first, ed, w, bits, {
-		uint64_t *c = plane_word(&e->st->computed, w, true);
+	const uint64_t *mask = b->heap ? b->heap : b->small;
+	const uint64_t n = ps_coordset_size(&b->rows);
+	uint64_t at_word = UINT64_MAX, at_mask = 0;
+	int rc;
 
-		if (!c)
-			return PS_ENOMEM;
-		*c |= bits;
-	});
-	return PS_OK;
+	if ((what == ROWS_NONE || what == ROWS_COUNT) && rows_pageless(p, b))
+		return PS_OK;
+
+	for (uint64_t x = 0, y; b->periodic && x < n; x = y) {
+		/* consecutive rows [x, y): their nodes a word at a time, the
+		 * columns read off the repeated ones at the word's phase */
+		const uint64_t r0 = ps_coordset_at(&b->rows, x);
+		uint64_t a = b->first + r0 * b->width, end, phase = 0;
+
+		for (y = x + 1; y < n && ps_coordset_at(&b->rows, y) == r0 + (y - x); y++)
+			;
+		for (end = a + (y - x) * b->width; a < end;) {
+			const uint64_t w = a >> 6, next = (w + 1) << 6;
+			uint64_t bits = rows_phase(b, phase) << (a & 63);
+
+			if (end < next)
+				bits &= (UINT64_C(1) << (end & 63)) - 1;
+			if (bits && (rc = gather(s, p, what, &at_word, &at_mask, w, bits, count)))
+				return rc;
+			/* past the row's first word, a word's step: no division */
+			phase = next - a == 64 ? phase + b->step : (phase + (next - a)) % b->width;
+			if (phase >= b->width)
+				phase -= b->width;
+			a = next;
+		}
+	}
+	for (uint64_t x = 0; !b->periodic && x < n; x++) {
+		const ps_node row = b->first + ps_coordset_at(&b->rows, x) * b->width;
+		const uint64_t page = (row + (b->run ? b->lo : b->first_word << 6)) >> PS_PAGE_SHIFT;
+
+		/* a row within a page the plane lacks has no node with the
+		 * flag */
+		if ((what == ROWS_NONE || what == ROWS_COUNT) && !p->page[page] &&
+		    (row + (b->run ? b->hi : (b->first_word + b->words) << 6) - 1) >> PS_PAGE_SHIFT ==
+			    page)
+			continue;
+
+		for (uint64_t a = row + b->lo, end = row + b->hi; b->run && a < end;) {
+			const uint64_t w = a >> 6, stop = ps_min_u64(end, (w + 1) << 6);
+
+			if ((rc = gather(s, p, what, &at_word, &at_mask, w,
+					 ps_bits_word_mask((unsigned)(a & 63), (unsigned)((stop - 1) & 63) + 1),
+					 count)))
+				return rc;
+			a = stop;
+		}
+		for (uint64_t k = 0; k < b->words; k++) {
+			const uint64_t o = row + ((b->first_word + k) << 6);
+			const unsigned sh = (unsigned)(o & 63);
+
+			if (!mask[k])
+				continue;
+			if ((rc = gather(s, p, what, &at_word, &at_mask, o >> 6, mask[k] << sh, count)) ||
+			    (sh && (mask[k] >> (64 - sh)) &&
+			     (rc = gather(s, p, what, &at_word, &at_mask, (o >> 6) + 1,
+					  mask[k] >> (64 - sh), count))))
+				return rc;
+		}
+	}
+	return at_mask ? word_do(s, p, what, at_word, at_mask, count) : PS_OK;
+}
+
+bool ps_rows_all(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b)
+{
+	return !rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b, ROWS_ALL, NULL);
+}
+
+bool ps_rows_none(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b)
+{
+	return !rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b, ROWS_NONE, NULL);
+}
+
+uint64_t ps_rows_count(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b)
+{
+	uint64_t n = 0;
+
+	rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b, ROWS_COUNT, &n);
+	return n;
+}
+
+int ps_rows_flag(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b, bool set)
+{
+	return rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b,
+			  set ? ROWS_SET : ROWS_CLEAR, NULL);
+}
+
+int ps_rows_add(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b,
+		uint64_t *had)
+{
+	return rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b, ROWS_ADD, had);
+}
+
+void ps_rows_delete(struct ps_engine *e, const struct ps_rows *b)
+{
+	rows_visit(e->st, &e->st->red, b, ROWS_DELETE, NULL);
 }
 
 /* Does the record hold none of the block's edges? */
@@ -1684,27 +2006,16 @@ static inline struct ps_partial *index_find(struct index_cursor *c, ps_node v)
 	return at ? &c->s->rec[at - 1] : NULL;
 }
 
-/* The record number of sum v (0: none). */
-static uint32_t index_first(const struct ps_engine_state *s, ps_node v)
-{
-	const uint32_t *pg = s->index[v >> PS_INDEX_SHIFT];
-
-	return pg ? pg[v & (PS_INDEX_SIZE - 1)] : 0;
-}
-
 /* Do the sums [lo, hi) all hold one record (*at its number), or none (*at
- * 0)? The run last found uniform ([uniform_lo, uniform_hi), unchanged
- * since) answers at once; else read sixteen entries at a step, so that it
- * vectorises. */
+ * 0)? A block known to (uniform_known) answers at once; else read sixteen
+ * entries at a step, so that it vectorises. */
 static bool index_uniform(const struct ps_engine_state *s, ps_node lo, ps_node hi,
 			  uint32_t *at)
 {
 	const uint32_t want = index_first(s, lo);
 
-	if (lo >= s->uniform_lo && hi <= s->uniform_hi) {
-		*at = s->uniform_at;
+	if (uniform_known(s, lo, hi - lo, 0, 1, 0, hi - lo, at))
 		return true;
-	}
 	while (lo < hi) {
 		const uint64_t end = ps_min_u64(hi, ((lo >> PS_INDEX_SHIFT) + 1) << PS_INDEX_SHIFT);
 		const uint32_t *pg = s->index[lo >> PS_INDEX_SHIFT], *a;
@@ -1788,6 +2099,24 @@ bool ps_row_sums_open(const struct ps_engine *e, ps_node first,
 	return true;
 }
 
+/* Sum v, open, takes the edges ed: its record, its own, extended; complete
+ * when it holds all in_degree. */
+static int sum_take(struct ps_engine_state *s, ps_node v, const struct ps_edges *ed,
+		    uint64_t in_degree)
+{
+	struct ps_partial *r;
+
+	if (!(r = index_first(s, v) ? partial_own(s, v) : partial_new(s, v, in_degree)))
+		return PS_ENOMEM;
+	if (record_add(r, ed))
+		return PS_ENOMEM;
+	if (r->count == in_degree) {
+		partial_drop(s, v);
+		return plane_set(&s->complete, v);
+	}
+	return PS_OK;
+}
+
 /* The row's sums, untouched (at 0) or all the holders of record at, take
  * the edges ed together. */
 static int row_record_add(struct ps_engine *e, ps_node first, const struct ps_coordset *cols,
@@ -1839,9 +2168,8 @@ int ps_row_sums_add(struct ps_engine *e, ps_node first, const struct ps_coordset
 				return rc;
 			/* the next block over these sums need not read them */
 			if ((at = index_first(e->st, first + cols->lo))) {
-				e->st->uniform_lo = first + cols->lo;
-				e->st->uniform_hi = first + cols->hi;
-				e->st->uniform_at = at;
+				uniform_note(e->st, first + cols->lo, cols->hi - cols->lo, 0, 1, 0,
+					     cols->hi - cols->lo, at);
 			}
 			return PS_OK;
 		}
@@ -1868,54 +2196,116 @@ int ps_row_sums_add(struct ps_engine *e, ps_node first, const struct ps_coordset
 		if (q == n && (!at || e->st->rec[at - 1].refs == n))
 			return row_record_add(e, first, cols, at, ed, in_degree);
 	}
-	ix.page_no = UINT64_MAX;
-	for (uint64_t q = 0; q < n; q++) {
-		ps_node v = first + ps_coordset_at(cols, q);
-		struct ps_partial *r = index_find(&ix, v);
-
-		if (!(r = r ? partial_own(e->st, v) : partial_new(e->st, v, in_degree)))
-			return PS_ENOMEM;
-		ix.page_no = UINT64_MAX; /* the page may be new, the pool moved */
-		if (record_add(r, ed))
-			return PS_ENOMEM;
-		if (r->count == in_degree) {
-			partial_drop(e->st, v);
-			if (plane_set(&e->st->complete, v))
-				return PS_ENOMEM;
-		}
-	}
+	for (uint64_t q = 0; q < n; q++)
+		if ((rc = sum_take(e->st, first + ps_coordset_at(cols, q), ed, in_degree)))
+			return rc;
 	return PS_OK;
 }
 
-void ps_row_delete(struct ps_engine *e, ps_node first, const struct ps_coordset *cols)
+/* The sums of the block, one after the other. */
+static ps_node block_sum(const struct ps_rows *b, uint64_t x, uint64_t c)
 {
-	const uint64_t n = ps_coordset_size(cols);
-	struct cursor blue = cursor_of(&e->st->blue);
+	return b->first + ps_coordset_at(&b->rows, x) * b->width + c;
+}
 
-	ps_row_flag(e, PS_PLANE_RED, first, cols, UINT64_MAX, false);
-	/* the only copies gone: records dropped, complete bits cleared */
-	if (e->st->partial_count)
-		for (uint64_t q = 0; q < n; q++) {
-			ps_node v = first + ps_coordset_at(cols, q);
+/* Do the block's sums all hold one record (*at), or none (*at 0)? */
+static bool block_uniform(const struct ps_engine_state *s, const struct ps_rows *b,
+			  uint32_t *at)
+{
+	const uint64_t n = ps_coordset_size(&b->rows);
 
-			if (!cursor_test(&blue, v))
-				partial_drop(e->st, v);
-		}
-	if (!cols->list) {
-		RUN_WORDS(first + cols->lo, first + cols->hi, k, mask, {
-			uint64_t *pg = e->st->complete.page[k >> PS_PAGE_SHIFT];
+	if (!b->rows.list &&
+	    uniform_known(s, b->first, b->width, b->rows.lo, b->rows.hi, b->lo, b->hi, at))
+		return true;
+	for (uint64_t x = 0; x < n; x++) {
+		uint32_t here;
 
-			if (pg)
-				pg[(k & (PS_PAGE_BITS - 1)) >> 6] &= ~(mask & ~cursor_word(&blue, k));
-		});
-		return;
+		if (!index_uniform(s, block_sum(b, x, b->lo), block_sum(b, x, b->hi), &here) ||
+		    (x && here != *at))
+			return false;
+		*at = here;
 	}
-	for (uint64_t q = 0; q < n; q++) {
-		ps_node v = first + cols->list[q];
+	return true;
+}
 
-		if (!cursor_test(&blue, v))
-			plane_clear(&e->st->complete, v);
+bool ps_rows_sums_open(const struct ps_engine *e, const struct ps_rows *b,
+		       const struct ps_edges *ed, uint64_t *fresh)
+{
+	const struct ps_engine_state *s = e->st;
+	const uint64_t n = ps_coordset_size(&b->rows);
+	uint64_t not_red = 0;
+	uint32_t at;
+
+	if (rows_visit(e->st, NULL, b, ROWS_OPEN, &not_red))
+		return false;
+	if (s->partial_count && block_uniform(s, b, &at)) {
+		if (at && !record_open(&s->rec[at - 1], ed))
+			return false;
+	} else if (s->partial_count) {
+		struct index_cursor ix = { s, UINT64_MAX, NULL };
+		const struct ps_partial *seen = NULL;
+
+		for (uint64_t x = 0; x < n; x++)
+			for (uint64_t c = b->lo; c < b->hi; c++) {
+				const struct ps_partial *r = index_find(&ix, block_sum(b, x, c));
+
+				if (r && r != seen && !record_open(r, ed))
+					return false;
+				seen = r;
+			}
 	}
+	*fresh += not_red;
+	return true;
+}
+
+int ps_rows_sums_add(struct ps_engine *e, const struct ps_rows *b, const struct ps_edges *ed,
+		     uint64_t in_degree)
+{
+	struct ps_engine_state *s = e->st;
+	const uint64_t n = ps_coordset_size(&b->rows), sums = n * (b->hi - b->lo);
+	struct ps_partial *r;
+	uint32_t at;
+	int rc;
+
+	/* red, their blue copies stale */
+	if ((rc = rows_visit(s, NULL, b, ROWS_TAKE, NULL)))
+		return rc;
+	if (ed->count == in_degree) {
+		/* open sums hold none of these edges, so they are untouched:
+		 * now complete */
+		return ps_rows_flag(e, PS_PLANE_COMPLETE, b, true);
+	}
+	if (!block_uniform(s, b, &at) || (at && s->rec[at - 1].refs != sums)) {
+		/* records of their own: one sum at a time */
+		for (uint64_t x = 0; x < n; x++)
+			for (uint64_t c = b->lo; c < b->hi; c++)
+				if ((rc = sum_take(s, block_sum(b, x, c), ed, in_degree)))
+					return rc;
+		return PS_OK;
+	}
+	/* untouched, or all the holders of record at: one record serves
+	 * them, changed once */
+	if (!at) {
+		if (!(at = rec_alloc(s, in_degree)))
+			return PS_ENOMEM;
+		for (uint64_t x = 0; x < n; x++)
+			for (uint64_t c = b->lo; c < b->hi; c++)
+				if (rec_hold(s, block_sum(b, x, c), at))
+					return PS_ENOMEM;
+	}
+	r = &s->rec[at - 1];
+	if (record_add(r, ed))
+		return PS_ENOMEM;
+	if (r->count < in_degree) {
+		/* the next block over these sums need not read them */
+		if (!b->rows.list)
+			uniform_note(s, b->first, b->width, b->rows.lo, b->rows.hi, b->lo, b->hi, at);
+		return PS_OK;
+	}
+	for (uint64_t x = 0; x < n; x++)
+		for (uint64_t c = b->lo; c < b->hi; c++)
+			partial_drop(s, block_sum(b, x, c));
+	return ps_rows_flag(e, PS_PLANE_COMPLETE, b, true);
 }
 
 void ps_engine_block_counted(struct ps_engine *e, const struct ps_counts *add,

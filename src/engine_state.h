@@ -73,6 +73,21 @@ struct ps_partial {
 	uint64_t *bits;     /* in_degree bits, once they are no single run */
 };
 
+/*
+ * The sums first + r width + c of the rows r in [r0, r1) and the columns c
+ * in [c0, c1) (r0 == r1: no block) all hold record at. A block's sums
+ * aggregated together take the same in-edges op after op, so their one
+ * record is known without reading their index entries again; a few
+ * blocks are kept, for strategies that alternate between blocks of rows.
+ */
+struct ps_uniform {
+	ps_node first;
+	uint64_t width, r0, r1, c0, c1;
+	uint32_t at;
+};
+
+#define PS_UNIFORM_MAX 4
+
 /* Node id -> 1 + its partial record, a page of 2^12 ids at a time. */
 #define PS_INDEX_SHIFT 12
 #define PS_INDEX_SIZE (UINT64_C(1) << PS_INDEX_SHIFT)
@@ -87,11 +102,10 @@ struct ps_engine_state {
 	ps_node tiles_lo, tiles_hi;
 	uint32_t **index; /* [index_pages] */
 	uint64_t *index_zone; /* a bit per zone: an index page allocated there */
-	/* sums [uniform_lo, uniform_hi) all hold record uniform_at (a
-	 * block's, extended in place): known since no entry of theirs
-	 * changed */
-	ps_node uniform_lo, uniform_hi;
-	uint32_t uniform_at;
+	/* blocks of sums that all hold one record (a block's, extended in
+	 * place): known since no entry of theirs changed */
+	struct ps_uniform uniform[PS_UNIFORM_MAX];
+	unsigned uniform_next; /* the slot to take next */
 	uint32_t *index_live; /* [index_pages] records in each page */
 	uint64_t index_pages;
 	struct ps_partial *rec; /* [rec_cap]; free ones chained by count */
@@ -150,6 +164,51 @@ bool ps_row_complete(const struct ps_engine *e, ps_node first,
 int ps_row_flag(struct ps_engine *e, enum ps_plane_id id, ps_node first,
 		const struct ps_coordset *cols, uint64_t limit, bool set);
 
+/*
+ * A block of rows of one kind: the nodes first + r width + c for the rows
+ * r of rows and the columns c of cols below limit, both increasing, the
+ * columns below width. Made once for a set operation (the columns as a
+ * mask of words), it is judged and changed a word of a plane at a time:
+ * the rows that share a word are read and written together, so its cost
+ * is the words its nodes span plus a few steps a row, not a call a row.
+ * Rows consecutive and covered whole are one run of nodes.
+ */
+struct ps_rows {
+	ps_node first;
+	uint64_t width;
+	struct ps_coordset rows;
+	bool run;               /* the columns [lo, hi); else the mask */
+	uint64_t lo, hi;
+	uint64_t first_word, words; /* mask word k: columns 64 (first_word + k) + [0, 64) */
+	uint64_t *heap, small[4];   /* the mask: small when words <= 4 */
+	/* rows of at most 64 nodes: their columns repeated every width
+	 * bits, 128 of them, so that a word of consecutive rows is read off
+	 * at once, whatever its phase */
+	bool periodic;
+	uint64_t repeated[2];
+	uint64_t step; /* the phase a word on: 64 mod width */
+};
+
+/* PS_OK, or PS_ENOMEM (the mask not allocated). */
+int ps_rows_init(struct ps_rows *b, ps_node first, uint64_t width,
+		 const struct ps_coordset *rows, const struct ps_coordset *cols, uint64_t limit);
+void ps_rows_free(struct ps_rows *b);
+
+/* Has every node of the block the flag (all), or none of them? How many
+ * have it? */
+bool ps_rows_all(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b);
+bool ps_rows_none(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b);
+uint64_t ps_rows_count(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b);
+/* Sets (set) or clears the flag on every node of the block. */
+int ps_rows_flag(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b, bool set);
+/* Sets it, and *had counts the nodes that had it already. */
+int ps_rows_add(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b,
+		uint64_t *had);
+/* Deletes the red pebbles of the block; a sum whose only copy this was
+ * starts again from nothing. */
+void ps_rows_delete(struct ps_engine *e, const struct ps_rows *b);
+
+
 /* A block's in-edges (an increasing set): a long list also as a mask of
  * words, word k of it word first_word + k of a record's bitset. */
 struct ps_edges {
@@ -162,13 +221,6 @@ struct ps_edges {
 
 int ps_edges_init(struct ps_edges *ed, const struct ps_coordset *set);
 void ps_edges_free(struct ps_edges *ed);
-
-/* The plain entries first + c for the columns c of ed, to be computed by
- * a fused mac: none red? *computed counts those computed before. */
-bool ps_row_fresh_entries(const struct ps_engine *e, ps_node first,
-			  const struct ps_edges *ed, uint64_t *computed);
-/* ... and then computed (and dropped: they never turn red). */
-int ps_row_mark_computed(struct ps_engine *e, ps_node first, const struct ps_edges *ed);
 
 /*
  * The sums of a row, each to take the in-edges ed: may they (none in slow
@@ -183,9 +235,15 @@ bool ps_row_sums_open(const struct ps_engine *e, ps_node first,
 int ps_row_sums_add(struct ps_engine *e, ps_node first, const struct ps_coordset *cols,
 		    const struct ps_edges *ed, uint64_t in_degree);
 
-/* Deletes the red pebbles of the row; a sum whose only copy this was
- * starts again from nothing. */
-void ps_row_delete(struct ps_engine *e, ps_node first, const struct ps_coordset *cols);
+/* The sums of a block of columns a range, each to take the in-edges ed:
+ * may they, and then they take them, as ps_row_sums_open and
+ * ps_row_sums_add for each row, a block's one record judged and extended
+ * once. */
+bool ps_rows_sums_open(const struct ps_engine *e, const struct ps_rows *b,
+		       const struct ps_edges *ed, uint64_t *fresh);
+int ps_rows_sums_add(struct ps_engine *e, const struct ps_rows *b, const struct ps_edges *ed,
+		     uint64_t in_degree);
+
 
 /*
  * Tiles, for the block path on exact attention (MODEL.md section 5): a

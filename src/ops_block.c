@@ -8,10 +8,11 @@
  * of the block's edges, no list with a repeated value, and the capacity at
  * the block's peak. When all hold, every elementary move of the block
  * would succeed in order, and the block's effect (the same pebbles, edge
- * sets, counters and peak) is applied through the engine's row operations
- * (src/engine_state.h), a row of a kind at a time: its judging and its
- * changes take time in proportion to the block's rows, columns and sums,
- * not to its macs. Exact attention's fused tiling goes further
+ * sets, counters and peak) is applied through the engine's operations on
+ * blocks of rows (src/engine_state.h, struct ps_rows), a word of a plane
+ * at a time and a block's sums with one record: its judging and its
+ * changes take time in proportion to the words the block's nodes span,
+ * its rows and its records, not to its macs. Exact attention's fused tiling goes further
  * (block_mac_exact): a tile of S aggregated whole, the tile of E computed
  * from it and its deletion are each a few operations on whole tiles, and
  * consecutive rows covered whole (Q[I, features], O[I, B]) are judged as
@@ -282,35 +283,40 @@ static int block_mac_approx(const struct ps_attention *att, struct ps_engine *e,
 	const struct ps_coordset *outer = into_h ? ms : rows, *edges = into_h ? rows : ms;
 	const uint64_t in_degree = into_h ? att->n : att->r;
 	uint64_t fresh = 0, recomputed = 0, peak;
-	struct ps_edges ed, entries_ed;
+	struct ps_edges ed;
+	/* the entries U[rows, M]; the parents Q or K[rows, features] (fused),
+	 * and V[rows, B] (into H) or H[M, B] (into N) */
+	struct ps_rows entries, features, other, sums;
 	int rc = PS_BLOCK_DECLINED;
 
-	/* the entries of a row, U[row, M], and the sums' edges: masks built
-	 * once for the block */
-	if (ps_edges_init(&entries_ed, ms))
+	if (ps_edges_init(&ed, edges))
 		return PS_BLOCK_DECLINED;
-	if (ps_edges_init(&ed, edges)) {
-		ps_edges_free(&entries_ed);
+	if (ps_rows_init(&entries, row_of(att, plain, 0), att->ext[plain][1], rows, ms, UINT64_MAX)) {
+		ps_edges_free(&ed);
 		return PS_BLOCK_DECLINED;
 	}
-	for (uint64_t x = 0; x < n0; x++) {
-		uint64_t row = ps_coordset_at(rows, x);
-		ps_node entries = row_of(att, plain, row);
-
-		/* fused: the entries are computed, so neither red yet, and
-		 * their features red; otherwise they are red parents */
-		if ((fuse ? !ps_row_all(e, PS_PLANE_RED, row_of(att, from, row), feats, UINT64_MAX) ||
-			    !ps_row_fresh_entries(e, entries, &entries_ed, &recomputed) :
-			    !ps_row_all(e, PS_PLANE_RED, entries, ms, UINT64_MAX)) ||
-		    (into_h && !ps_row_all(e, PS_PLANE_RED, row_of(att, PS_KIND_V, row), bs, att->d)))
-			goto done;
-	}
-	/* into N: every H[m,b] a red, complete parent */
-	for (uint64_t y = 0; !into_h && y < n1; y++)
-		if (!ps_row_complete(e, row_of(att, PS_KIND_H, ps_coordset_at(ms, y)), bs))
-			goto done;
-	/* the sums: not in slow memory only, none holding one of the edges */
-	for (uint64_t x = 0; x < ps_coordset_size(outer); x++)
+	if (ps_rows_init(&features, row_of(att, from, 0), att->d, rows, feats, UINT64_MAX))
+		goto free_entries;
+	if (into_h ? ps_rows_init(&other, row_of(att, PS_KIND_V, 0), att->d, rows, bs, att->d) :
+		     ps_rows_init(&other, row_of(att, PS_KIND_H, 0), att->ext[PS_KIND_H][1], ms, bs,
+				  UINT64_MAX))
+		goto free_features;
+	if (ps_rows_init(&sums, row_of(att, sum, 0), att->ext[sum][1], outer, bs, UINT64_MAX))
+		goto free_other;
+	/* fused: the entries are computed, so none red yet, and their
+	 * features red; otherwise they are red parents. Into H, V red; into
+	 * N, every H[m,b] a red, complete parent */
+	if ((fuse ? !ps_rows_all(e, PS_PLANE_RED, &features) ||
+		    !ps_rows_none(e, PS_PLANE_RED, &entries) :
+		    !ps_rows_all(e, PS_PLANE_RED, &entries)) ||
+	    !ps_rows_all(e, PS_PLANE_RED, &other) ||
+	    (!into_h && !ps_rows_all(e, PS_PLANE_COMPLETE, &other)))
+		goto done;
+	/* the sums: not in slow memory only, none holding one of the edges;
+	 * a block of them at once when their columns are a range */
+	if (sums.run && !ps_rows_sums_open(e, &sums, &ed, &fresh))
+		goto done;
+	for (uint64_t x = 0; !sums.run && x < ps_coordset_size(outer); x++)
 		if (!ps_row_sums_open(e, row_of(att, sum, ps_coordset_at(outer, x)), bs, &ed,
 				      &fresh))
 			goto done;
@@ -322,18 +328,23 @@ static int block_mac_approx(const struct ps_attention *att, struct ps_engine *e,
 
 	/* every move would succeed: apply the block (a failure now is out of
 	 * memory, not a verdict) */
-	rc = PS_OK;
-	for (uint64_t x = 0; x < ps_coordset_size(outer) && !rc; x++)
+	rc = sums.run ? ps_rows_sums_add(e, &sums, &ed, in_degree) : PS_OK;
+	for (uint64_t x = 0; !sums.run && x < ps_coordset_size(outer) && !rc; x++)
 		rc = ps_row_sums_add(e, row_of(att, sum, ps_coordset_at(outer, x)), bs, &ed,
 				     in_degree);
-	for (uint64_t x = 0; fuse && x < n0 && !rc; x++)
-		rc = ps_row_mark_computed(e, row_of(att, plain, ps_coordset_at(rows, x)),
-					  &entries_ed);
+	if (fuse && !rc)
+		rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &recomputed);
 	if (!rc)
 		rc = block_counted(e, fuse, n0, n1, n2, fresh, recomputed, peak);
 done:
+	ps_rows_free(&sums);
+free_other:
+	ps_rows_free(&other);
+free_features:
+	ps_rows_free(&features);
+free_entries:
+	ps_rows_free(&entries);
 	ps_edges_free(&ed);
-	ps_edges_free(&entries_ed);
 	return rc;
 }
 
@@ -381,7 +392,8 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	const uint64_t n0 = ps_coordset_size(c0), n1 = ps_coordset_size(c1);
 	const uint64_t count = n0 * n1;
 	struct ps_counts add = { 0 };
-	int rc;
+	struct ps_rows b;
+	int rc = PS_OK;
 
 	if (e->failed || ps_kinds[k].arity != 2 || ps_kinds[k].role == PS_ROLE_PRODUCT ||
 	    !count || !increasing(c0) || !increasing(c1))
@@ -402,25 +414,22 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	}
 	if (op->code == PS_OP_LOAD && e->c.red + count > e->M)
 		return PS_BLOCK_DECLINED;
+	if (ps_rows_init(&b, row_of(att, k, 0), att->ext[k][1], c0, c1, UINT64_MAX))
+		return PS_BLOCK_DECLINED;
 	/* load: neither red nor not blue; save, delete: red */
-	for (uint64_t x = 0; x < n0; x++) {
-		ps_node first = row_of(att, k, ps_coordset_at(c0, x));
-
-		if (op->code == PS_OP_LOAD ?
-		    !ps_row_none(e, PS_PLANE_RED, first, c1, UINT64_MAX) ||
-		    !ps_row_all(e, PS_PLANE_BLUE, first, c1, UINT64_MAX) :
-		    !ps_row_all(e, PS_PLANE_RED, first, c1, UINT64_MAX))
-			return PS_BLOCK_DECLINED;
+	if (op->code == PS_OP_LOAD ? !ps_rows_none(e, PS_PLANE_RED, &b) ||
+				     !ps_rows_all(e, PS_PLANE_BLUE, &b) :
+	    !ps_rows_all(e, PS_PLANE_RED, &b)) {
+		ps_rows_free(&b);
+		return PS_BLOCK_DECLINED;
 	}
-	for (uint64_t x = 0; x < n0; x++) {
-		ps_node first = row_of(att, k, ps_coordset_at(c0, x));
-
-		if (op->code == PS_OP_DELETE)
-			ps_row_delete(e, first, c1);
-		else if ((rc = ps_row_flag(e, op->code == PS_OP_LOAD ? PS_PLANE_RED : PS_PLANE_BLUE,
-					   first, c1, UINT64_MAX, true)))
-			return rc;
-	}
+	if (op->code == PS_OP_DELETE)
+		ps_rows_delete(e, &b);
+	else
+		rc = ps_rows_flag(e, op->code == PS_OP_LOAD ? PS_PLANE_RED : PS_PLANE_BLUE, &b, true);
+	ps_rows_free(&b);
+	if (rc)
+		return rc;
 	add.moves = count;
 	add.loads = op->code == PS_OP_LOAD ? count : 0;
 	add.saves = op->code == PS_OP_SAVE ? count : 0;

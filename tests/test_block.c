@@ -231,6 +231,22 @@ START_TEST(test_random_ops_both_paths)
 }
 END_TEST
 
+/* Rows wider than a word and than two (U1 and U2 of r = C(d+g, g)
+ * columns: 165 for d = 8, g = 3, 56 or 84 for d = 5 or 6): the block
+ * path's masks shifted into place across the words of a plane, rows of H
+ * and N of |B| columns, and blocks of sums extended again and again. */
+START_TEST(test_wide_rows_both_paths)
+{
+	for (uint64_t seed = 1; seed <= 90; seed++) {
+		struct ps_attention att;
+
+		test_attention(&att, 2 + seed % 5, 5 + seed % 4, 3, seed % 3 != 0);
+		random_ops(&att, 1000 + seed, seed % 5 ? att.dag.state_count : 20 + seed % 200);
+		ps_attention_free(&att);
+	}
+}
+END_TEST
+
 /*
  * Exact attention's tiles (src/engine_state.h) under fire: operations
  * that make them (macs into S over every feature, fused macs into O over
@@ -480,6 +496,7 @@ Suite *block_suite(void)
 	tcase_add_test(tc, test_broken_blocks_both_paths);
 	tcase_add_test(tc, test_exact_strategies_both_paths);
 	tcase_add_test(tc, test_random_ops_both_paths);
+	tcase_add_test(tc, test_wide_rows_both_paths);
 	tcase_add_test(tc, test_tiles_both_paths);
 	suite_add_tcase(s, tc);
 	return s;

@@ -23,7 +23,9 @@
  *   - only a sum is complete or incomplete, only a plain node computed;
  *   - every input is blue;
  *   - the first violation is final: once failed, no move changes the
- *     state, the counters or the violation.
+ *     state, the counters or the violation;
+ *   - a block of sums known to hold one record (src/engine_state.h,
+ *     struct ps_uniform) holds it: every sum of it, that record.
  */
 #ifndef PEBBLESIM_ENGINE_H
 #define PEBBLESIM_ENGINE_H
