@@ -208,7 +208,6 @@ int ps_rows_add(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *
  * starts again from nothing. */
 void ps_rows_delete(struct ps_engine *e, const struct ps_rows *b);
 
-
 /* A block's in-edges (an increasing set): a long list also as a mask of
  * words, word k of it word first_word + k of a record's bitset. */
 struct ps_edges {
@@ -243,7 +242,6 @@ bool ps_rows_sums_open(const struct ps_engine *e, const struct ps_rows *b,
 		       const struct ps_edges *ed, uint64_t *fresh);
 int ps_rows_sums_add(struct ps_engine *e, const struct ps_rows *b, const struct ps_edges *ed,
 		     uint64_t in_degree);
-
 
 /*
  * Tiles, for the block path on exact attention (MODEL.md section 5): a
