@@ -35,6 +35,8 @@ struct ps_problem {
 	const char *tiles; /* generic: "square", "tall" or "unit"; NULL: cheapest */
 	uint64_t w;        /* keylemma: the generating set size; 0: cheapest */
 	const char *order; /* explicit DAGs: "topo" (default) or "dfs" */
+	const char *sizes; /* tilings: "proof" (NULL) or "tuned" (--sizes) */
+	const char *layout; /* colpass: "rect-dup", "rect-save", "tail"; NULL: cheapest */
 	bool element_only; /* validate move by move, without the block path */
 	FILE *progress;    /* where to show progress on long runs, or NULL */
 	struct ps_values *values; /* run with values (values.h), or NULL */
@@ -103,6 +105,8 @@ enum {
 	PS_TAKES_W = 1,     /* pb->w: the generating set size (--w) */
 	PS_TAKES_TILES = 2, /* pb->tiles: the tile shape (--tiles) */
 	PS_TAKES_ORDER = 4, /* pb->order: the compute order (--order) */
+	PS_TAKES_SIZES = 8, /* pb->sizes: the tile sizes (--sizes) */
+	PS_TAKES_LAYOUT = 16, /* pb->layout: colpass's layout (--layout) */
 };
 
 /* The cheapest of some candidates by their cost models. */
