@@ -36,6 +36,7 @@ struct ps_trace_header {
 	uint64_t w;      /* params.w, or 0 */
 	char tiles[16];  /* params.tiles, or "" */
 	char order[8];   /* params.order, or "" */
+	char layout[16]; /* params.layout, or "" */
 };
 
 /* A sink that writes each operation as a line (or its moves, one a line). */

@@ -28,6 +28,7 @@ int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout);
 enum cli_option_id {
 	OPT_N, OPT_D, OPT_G, OPT_M, OPT_NO_NORMALIZE,
 	OPT_CASE, OPT_STRATEGY, OPT_W, OPT_TILES, OPT_ORDER,
+	OPT_LAYOUT,
 	OPT_DAG, OPT_DAG_FORMAT,
 	OPT_JSON, OPT_DRY_RUN, OPT_ELEMENT_PATH,
 	OPT_TRACE, OPT_TRACE_DETAIL, OPT_TRACE_LIMIT,
@@ -73,6 +74,7 @@ struct cli_option {
 struct cli_args {
 	uint64_t n, d, g, M, w, trace_limit;
 	const char *case_name, *strategy, *tiles, *order;
+	const char *layout; /* colpass: its layout */
 	const char *dag_file, *dag_format;
 	const char *trace, *trace_detail;
 	const char *format, *output;

@@ -33,9 +33,12 @@ const struct cli_option run_options[] = {
 	  "W tau(W) <= M/4) instead of the cheapest" },
 	{ OPT_TILES, 0, "tiles", CLI_STRING, offsetof(struct cli_args, tiles), 0, CLI_ATTENTION_ONLY, "SHAPE",
 	  "generic, best: square, tall or unit instead of the cheapest" },
+	{ OPT_LAYOUT, 0, "layout", CLI_STRING, offsetof(struct cli_args, layout), 0, CLI_ATTENTION_ONLY, "L",
+	  "colpass: rect-dup, rect-save or tail instead of the\n"
+	  "cheapest that fits M" },
 	CLI_OPT_DAG("a DAG from a file (GraphML, GML or an edge list;\n"
 		    "- for standard input) instead of the attention DAG:\n"
-		    "-n, -d, -g, --case, --w, --tiles do not apply"),
+		    "-n, -d, -g, --case, --w, --tiles, --layout do not apply"),
 	CLI_OPT_DAG_FORMAT,
 	{ OPT_ORDER, 0, "order", CLI_STRING, offsetof(struct cli_args, order), 0, 0, "O",
 	  "lru, belady: topo (igraph's topological sort, the default)\n"
@@ -226,6 +229,10 @@ static int check_args(const struct cli_command *cmd, const struct cli_args *a,
 				       a->case_name);
 	if (a->order && strcmp(a->order, "topo") && strcmp(a->order, "dfs"))
 		return cli_usage_error(cmd, errout, "unknown order '%s': topo or dfs", a->order);
+	if (a->layout && strcmp(a->layout, "rect-dup") && strcmp(a->layout, "rect-save") &&
+	    strcmp(a->layout, "tail"))
+		return cli_usage_error(cmd, errout, "unknown layout '%s': rect-dup, rect-save or tail",
+				       a->layout);
 	return 0;
 }
 

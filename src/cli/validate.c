@@ -124,6 +124,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 			.tiles = replay.header.tiles[0] ? replay.header.tiles : NULL,
 			.w = replay.header.w,
 			.order = replay.header.order[0] ? replay.header.order : NULL,
+			.layout = replay.header.layout[0] ? replay.header.layout : NULL,
 		};
 		struct ps_error ignored;
 
