@@ -449,17 +449,10 @@ static int schedule_finish(struct cp_schedule *s, const struct ps_attention *att
 	uint8_t *mark = calloc(att->d ? att->d : 1, 1);
 	uint8_t *seen = calloc(att->nb, 1);
 	uint64_t d_saved_at = UINT64_MAX, loads = 0, saves = 0;
+	uint64_t feat_total = 0, feat_cap = 0;
 	int rc = PS_OK;
 
-	free(s->feats);
-	s->feats = NULL;
-	if (ps_memory_fits((s->pass_count * all + 1) * sizeof(uint64_t),
-			   "colpass's passes", err)) {
-		rc = PS_ENOMEM;
-		goto out;
-	}
-	s->feats = malloc((s->pass_count * all + 1) * sizeof(uint64_t));
-	if (!done || !mark || !seen || !s->feats) {
+	if (!done || !mark || !seen) {
 		rc = ps_error_set(err, PS_ENOMEM, "out of memory for colpass's passes");
 		goto out;
 	}
@@ -502,11 +495,16 @@ static int schedule_finish(struct cp_schedule *s, const struct ps_attention *att
 		}
 		for (uint64_t q = 0; q < p->seg_count; q++)
 			seen[seg[q].b] = 0;
-		p->feat_first = k * all;
-		p->feat_count = 0;
+		p->feat_first = feat_total;
+		p->feat_count = features;
+		feat_total += features;
+		if ((rc = grow((void **)&s->feats, &feat_cap, feat_total + 1,
+			       sizeof(uint64_t), err)))
+			goto out;
+		features = 0;
 		for (uint64_t a = 0; a < att->d; a++)
 			if (mark[a]) {
-				s->feats[p->feat_first + p->feat_count++] = a;
+				s->feats[p->feat_first + features++] = a;
 				mark[a] = 0;
 			}
 		features = p->feat_count;
@@ -642,6 +640,11 @@ static int layout_from_name(const char *name, enum cp_layout *out,
 
 /* The tail's first pass takes at most this many columns of B. */
 #define TAIL_COLUMNS_MAX 4
+/* A plan makes at most about this many passes, and its search stops
+ * trying the tail's f and c once its layouts have this many in all (and
+ * samples them where even the fewest passes would exceed it). */
+#define CP_PASSES_MAX (UINT64_C(1) << 20)
+#define CP_SEARCH_PASSES (UINT64_C(1) << 16)
 
 static int too_small(uint64_t M, enum cp_layout forced, uint64_t least,
 		     struct ps_error *err)
@@ -661,7 +664,7 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 	const struct ps_attention *att = pb->att;
 	enum cp_layout forced = CP_LAYOUTS;
 	bool found = false;
-	uint64_t least;
+	uint64_t least, fewest, stride, built = 0;
 	int rc;
 
 	if (pb->layout && (rc = layout_from_name(pb->layout, &forced, err)))
@@ -670,8 +673,16 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 				    : colpass_min_memory(att);
 	if (pb->M < least)
 		return too_small(pb->M, forced, least, err);
+	/* a pass holds at most M - 3 cells (a column, the fused mac's slots) */
+	fewest = ps_ceil_div(att->r * att->nb, pb->M - 3);
+	if (fewest > CP_PASSES_MAX)
+		return ps_error_set(err, PS_EINPUT,
+				    "colpass would make at least %llu passes at M = %llu, more than its %llu: raise M",
+				    (unsigned long long)fewest, (unsigned long long)pb->M,
+				    (unsigned long long)CP_PASSES_MAX);
+	stride = ps_max_u64(1, fewest * (att->d + 1) * TAIL_COLUMNS_MAX / CP_SEARCH_PASSES);
 	for (int l = 0; l < CP_LAYOUTS; l++) {
-		uint64_t p1_lo = 0, p1_hi = 0, p2_hi = 0;
+		uint64_t p1_lo = 0, p1_hi = 0, p2_hi = 0, tried = 0;
 
 		if (forced < CP_LAYOUTS && (enum cp_layout)l != forced)
 			continue;
@@ -688,14 +699,19 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 			for (uint64_t p2 = l == CP_TAIL ? 1 : 0; p2 <= p2_hi; p2++) {
 				struct cp_schedule s;
 
+				if (l == CP_TAIL && (tried++ % stride ||
+						     (found && built > CP_SEARCH_PASSES)))
+					continue;
 				rc = build(att, pb->M, (enum cp_layout)l, p1, p2, &s, err);
 				if (rc < 0) {
 					if (found)
 						schedule_free(best);
 					return rc;
 				}
-				if (!rc)
+				if (!rc) {
+					built += s.pass_count;
 					keep_cheaper(best, &found, &s);
+				}
 			}
 	}
 	if (!found)
@@ -875,19 +891,20 @@ static int colpass_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		snprintf(sizes + used, sizeof(sizes) - used, ", ...");
 	if (s.layout == CP_RECT_DUP)
 		snprintf(plan->summary, sizeof(plan->summary),
-			 "rect-dup, w = %llu value columns a pass: %llu passes of %s cells; %llu I/O per row",
+			 "rect-dup, w = %llu value columns a pass: %llu pass%s of %s cells; %llu I/O per row",
 			 (unsigned long long)s.w, (unsigned long long)s.pass_count,
-			 sizes, (unsigned long long)((s.loads + s.saves) / att->n));
+			 s.pass_count == 1 ? "" : "es", sizes, (unsigned long long)((s.loads + s.saves) / att->n));
 	else if (s.layout == CP_RECT_SAVE)
 		snprintf(plan->summary, sizeof(plan->summary),
-			 "rect-save, whole columns: %llu passes of %s cells; %llu I/O per row",
-			 (unsigned long long)s.pass_count, sizes,
+			 "rect-save, whole columns: %llu pass%s of %s cells; %llu I/O per row",
+			 (unsigned long long)s.pass_count, s.pass_count == 1 ? "" : "es", sizes,
 			 (unsigned long long)((s.loads + s.saves) / att->n));
 	else
 		snprintf(plan->summary, sizeof(plan->summary),
-			 "tail, f = %llu features, c = %llu columns first: %llu passes of %s cells; %llu I/O per row",
+			 "tail, first pass f = %llu features by c = %llu column%s: %llu pass%s of %s cells; %llu I/O per row",
 			 (unsigned long long)s.f, (unsigned long long)s.c,
-			 (unsigned long long)s.pass_count, sizes,
+			 s.c == 1 ? "" : "s", (unsigned long long)s.pass_count,
+			 s.pass_count == 1 ? "" : "es", sizes,
 			 (unsigned long long)((s.loads + s.saves) / att->n));
 	plan->loads = s.loads;
 	plan->saves = s.saves;
@@ -920,5 +937,6 @@ const struct ps_strategy ps_strategy_colpass = {
 	.min_memory = colpass_min_memory,
 	.plan = colpass_plan,
 	.run = colpass_run,
+	.flags = PS_STRATEGY_BEYOND,
 	.takes = PS_TAKES_LAYOUT,
 };

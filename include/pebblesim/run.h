@@ -32,6 +32,10 @@ struct ps_report {
 	uint64_t exact_flash_io;    /* approximate attention: flash's predicted
 				     * I/O on exact attention at the same n, d, M */
 	bool has_exact_flash;
+	char cheapest[32];          /* approximate attention: the cheapest of
+				     * best's candidates ("colpass") ... */
+	uint64_t cheapest_io;       /* ... and its predicted I/O */
+	bool has_cheapest;
 	bool valid;
 	struct ps_counts counts;
 	uint64_t ops;               /* set operations emitted */

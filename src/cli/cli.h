@@ -288,6 +288,7 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out);
 struct cli_compare_row {
 	const struct ps_strategy *s;
 	const char *order; /* explicit DAGs: the compute order */
+	const char *sizes; /* a tiling's tile sizes: NULL (the proof's) or "tuned" */
 	struct ps_report rep;
 	char why[PS_ERROR_MAX + 64];
 	bool ran;

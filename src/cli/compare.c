@@ -99,6 +99,16 @@ static size_t attention_rows(const struct ps_attention *att,
 			continue;
 		}
 		run_row(row, pb, ps_strategy_min_memory(s, att));
+		/* a tiling with tile sizes has a row of its own tuned */
+		if (ps_strategy_takes(s, PS_TAKES_SIZES) && count < CLI_COMPARE_MAX_ROWS) {
+			struct ps_problem tuned = *pb;
+
+			row = &rows[count++];
+			memset(row, 0, sizeof(*row));
+			row->s = s;
+			row->sizes = tuned.sizes = "tuned";
+			run_row(row, &tuned, ps_strategy_min_memory(s, att));
+		}
 	}
 	return count;
 }
