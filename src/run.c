@@ -44,14 +44,12 @@ bool ps_exact_flash_io(const struct ps_attention *att, uint64_t M,
 	return ok;
 }
 
-/* The cheapest strategy best would run here, by the cost models. */
-static void report_cheapest(struct ps_report *rep, const struct ps_attention *att,
-			    uint64_t M)
+void ps_report_cheapest(struct ps_report *rep)
 {
-	struct ps_problem pb = { .att = att, .M = M };
+	struct ps_problem pb = { .att = rep->att, .M = rep->M };
 	struct ps_candidate best, second;
 
-	if (ps_best_candidates(&pb, &best, &second))
+	if (!rep->att || rep->att->exact || ps_best_candidates(&pb, &best, &second))
 		return;
 	ps_candidate_name(&best, rep->cheapest, sizeof(rep->cheapest));
 	rep->cheapest_io = best.io;
@@ -69,7 +67,6 @@ void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
 		rep->case_name = ps_classify_case(att, M, rep->case_reason,
 						  sizeof(rep->case_reason));
 		rep->has_exact_flash = ps_exact_flash_io(att, M, &rep->exact_flash_io);
-		report_cheapest(rep, att, M);
 	}
 	ps_bounds_lower(att, M, &rep->lower);
 }

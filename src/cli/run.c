@@ -331,6 +331,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	rep.dag_format = how.format;
 	rep.dag_note = how.note;
 	snprintf(rep.algorithm, sizeof(rep.algorithm), "%s", algorithm);
+	ps_report_cheapest(&rep);
 	if (rep.has_values && cli_write_outputs(a, &vals, errout))
 		goto done;
 	if (rep.has_values)

@@ -131,6 +131,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 		rep.section = s->section;
 		rep.has_plan = ps_strategy_plan(s, &pb, &rep.plan, &ignored) == 0;
 	}
+	ps_report_cheapest(&rep);
 	if (a->json)
 		cli_report_print_json(&rep, out);
 	else
