@@ -47,9 +47,13 @@
 #include "pebblesim/strategy.h"
 #include "tiling.h"
 
-/* The cells order[lo, hi) x {b} of one pass. */
+/* The cells order[lo, hi) x {b} of one pass, in the rank order or the
+ * tail's order (the head's monomials first, then the rest: each part
+ * increasing, and the operations cut at the head's end, so that the
+ * engine judges their macs a block at a time). */
 struct cp_seg {
 	uint64_t b, lo, hi;
+	bool head_first;
 };
 
 struct cp_pass {
@@ -74,7 +78,9 @@ static const char *const layout_names[CP_LAYOUTS] = {
 struct cp_schedule {
 	enum cp_layout layout;
 	uint64_t w, f, c;     /* rect-dup: w; tail: f and c */
-	uint64_t *order;      /* the monomials in the order segments index */
+	uint64_t *order;      /* the monomials in rank order */
+	uint64_t *head_order; /* tail: the head's monomials, then the rest */
+	uint64_t head;        /* tail: how many the head has */
 	struct cp_seg *segs;
 	uint64_t seg_count, seg_cap;
 	struct cp_pass *passes;
@@ -86,6 +92,7 @@ struct cp_schedule {
 static void schedule_free(struct cp_schedule *s)
 {
 	free(s->order);
+	free(s->head_order);
 	free(s->segs);
 	free(s->passes);
 	free(s->feats);
@@ -127,8 +134,14 @@ static int open_pass(struct cp_schedule *s, struct ps_error *err)
 	return PS_OK;
 }
 
+static const uint64_t *seg_order(const struct cp_schedule *s,
+				 const struct cp_seg *g)
+{
+	return g->head_first ? s->head_order : s->order;
+}
+
 static int add_seg(struct cp_schedule *s, uint64_t b, uint64_t lo, uint64_t hi,
-		   struct ps_error *err)
+		   bool head_first, struct ps_error *err)
 {
 	struct cp_pass *p = &s->passes[s->pass_count - 1];
 
@@ -137,7 +150,7 @@ static int add_seg(struct cp_schedule *s, uint64_t b, uint64_t lo, uint64_t hi,
 	if (grow((void **)&s->segs, &s->seg_cap, s->seg_count + 1,
 		 sizeof(*s->segs), err))
 		return PS_ENOMEM;
-	s->segs[s->seg_count++] = (struct cp_seg){ b, lo, hi };
+	s->segs[s->seg_count++] = (struct cp_seg){ b, lo, hi, head_first };
 	p->seg_count++;
 	p->cells += hi - lo;
 	return PS_OK;
@@ -177,6 +190,7 @@ struct cp_packer {
 	uint8_t *mark, *scratch; /* F of the open pass; a trial copy */
 	uint64_t features, finished_below_d;
 	bool open, finishes_d;
+	bool head_first; /* the pieces index the tail's order */
 };
 
 static uint64_t packer_cost(const struct cp_packer *pk, uint64_t cells,
@@ -205,7 +219,7 @@ static uint64_t packer_fit(struct cp_packer *pk, uint64_t b, uint64_t lo,
 {
 	const struct ps_attention *att = pk->att;
 	const struct cp_pass *p = &pk->s->passes[pk->s->pass_count - 1];
-	const uint64_t *order = pk->s->order;
+	const uint64_t *order = pk->head_first ? pk->s->head_order : pk->s->order;
 	bool finishes = hi == att->r, is_d = att->normalize && b == att->d;
 	uint64_t ncols = p->ncols + 1, features = pk->features, best = 0;
 
@@ -243,13 +257,14 @@ static int packer_take(struct cp_packer *pk, uint64_t b, uint64_t lo,
 {
 	const struct ps_attention *att = pk->att;
 	struct cp_pass *p;
-	int rc = add_seg(pk->s, b, lo, hi, err);
+	int rc = add_seg(pk->s, b, lo, hi, pk->head_first, err);
 
 	if (rc)
 		return rc;
 	p = &pk->s->passes[pk->s->pass_count - 1];
 	p->ncols++;
-	mark_features(att, pk->s->order, lo, hi, pk->mark, &pk->features, pk->all);
+	mark_features(att, seg_order(pk->s, &pk->s->segs[pk->s->seg_count - 1]),
+		      lo, hi, pk->mark, &pk->features, pk->all);
 	if (hi == att->r && att->normalize) {
 		if (b == att->d)
 			pk->finishes_d = true;
@@ -323,9 +338,9 @@ static int layout_rect_dup(struct cp_schedule *s, const struct ps_attention *att
 		if ((rc = open_pass(s, err)))
 			break;
 		for (uint64_t b = ps_block_lo(k, w); !rc && b < ps_block_hi(k, w, att->d); b++)
-			rc = add_seg(s, b, 0, att->r, err);
+			rc = add_seg(s, b, 0, att->r, false, err);
 		if (!rc && att->normalize)
-			rc = add_seg(s, att->d, 0, att->r, err);
+			rc = add_seg(s, att->d, 0, att->r, false, err);
 	}
 	return rc;
 }
@@ -394,24 +409,28 @@ static int layout_tail(struct cp_schedule *s, const struct ps_attention *att,
 	s->c = c;
 	if (rc)
 		return rc;
+	s->head_order = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
+	if (!s->head_order)
+		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
 	/* a stable split of the rank order: the head's monomials, the rest */
 	for (uint64_t m = 0; m < att->r; m++) {
 		const uint32_t *sup = ps_monomial_support(&att->mono, m);
 		uint8_t size = att->mono.support_size[m];
 
 		if (!size || sup[size - 1] < f)
-			s->order[head++] = m;
+			s->head_order[head++] = m;
 	}
-	rest = head;
+	rest = s->head = head;
 	for (uint64_t m = 0; m < att->r; m++) {
 		const uint32_t *sup = ps_monomial_support(&att->mono, m);
 		uint8_t size = att->mono.support_size[m];
 
 		if (size && sup[size - 1] >= f)
-			s->order[rest++] = m;
+			s->head_order[rest++] = m;
 	}
 	if ((rc = packer_init(&pk, att, s, M, err)))
 		return rc;
+	pk.head_first = true;
 	for (uint64_t k = 0; !rc && k < c; k++)
 		rc = packer_piece(&pk, tail_column(att, k), 0, head, true, err);
 	pk.open = false; /* the rest starts a pass of its own */
@@ -470,7 +489,7 @@ static int schedule_finish(struct cp_schedule *s, const struct ps_attention *att
 			const struct cp_seg *g = &seg[q];
 			bool is_d = att->normalize && g->b == att->d;
 
-			mark_features(att, s->order, g->lo, g->hi, mark, &features, all);
+			mark_features(att, seg_order(s, g), g->lo, g->hi, mark, &features, all);
 			if (seen[g->b]) { /* one segment per column and pass */
 				rc = 1;
 				goto out;
@@ -728,6 +747,20 @@ struct cp_emitter {
 	struct ps_error *err;
 };
 
+/* Part 0 or 1 of a segment's positions [lo, hi): in the tail's order
+ * before and after the head's end, each an increasing list; false when
+ * empty. */
+static bool monomial_part(const struct cp_schedule *s, const struct cp_seg *g,
+			  int part, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t cut = g->head_first ? ps_min_u64(ps_max_u64(g->lo, s->head), g->hi)
+				     : g->hi;
+
+	*lo = part ? cut : g->lo;
+	*hi = part ? g->hi : cut;
+	return *lo < *hi;
+}
+
 /* The pass's segments merged into rectangles: consecutive columns over
  * the same monomials. Calls mac for each, into H over rows x monomials x
  * columns, or N. */
@@ -741,13 +774,20 @@ static int emit_macs(const struct cp_emitter *e, const struct cp_pass *p,
 		int rc;
 
 		while (end < p->seg_count && seg[end].lo == seg[q].lo &&
-		       seg[end].hi == seg[q].hi && seg[end].b == seg[end - 1].b + 1)
+		       seg[end].hi == seg[q].hi && seg[end].b == seg[end - 1].b + 1 &&
+		       seg[end].head_first == seg[q].head_first)
 			end++;
-		rc = ps_emit_mac(e->sink, into, true, rows,
-				 ps_list(e->s->order + seg[q].lo, seg[q].hi - seg[q].lo),
-				 ps_range(seg[q].b, seg[end - 1].b + 1), e->err);
-		if (rc)
-			return rc;
+		for (int part = 0; part < 2; part++) {
+			uint64_t lo, hi;
+
+			if (!monomial_part(e->s, &seg[q], part, &lo, &hi))
+				continue;
+			rc = ps_emit_mac(e->sink, into, true, rows,
+					 ps_list(seg_order(e->s, &seg[q]) + lo, hi - lo),
+					 ps_range(seg[q].b, seg[end - 1].b + 1), e->err);
+			if (rc)
+				return rc;
+		}
 		q = end;
 	}
 	return PS_OK;
@@ -768,8 +808,14 @@ static size_t pass_columns(const struct cp_emitter *e, const struct cp_pass *p,
 		if ((which == 'V' && !is_d) ||
 		    (which == 'L' && done[seg[q].b]) ||
 		    (which == 'P' && after < att->r) ||
-		    (which == 'F' && after == att->r && !is_d))
-			cols[count++] = seg[q].b;
+		    (which == 'F' && after == att->r && !is_d)) {
+			/* increasing, for the block path: insertion */
+			size_t at = count++;
+
+			for (; at > 0 && cols[at - 1] > seg[q].b; at--)
+				cols[at] = cols[at - 1];
+			cols[at] = seg[q].b;
+		}
 	}
 	return count;
 }
@@ -841,11 +887,17 @@ static int emit_pass(const struct cp_emitter *e, const struct cp_pass *p,
 #undef EMIT
 	/* H is never saved: the pass's cells go */
 	for (uint64_t q = 0; q < p->seg_count; q++) {
-		rc = ps_emit(e->sink, PS_OP_DELETE, PS_KIND_H,
-			     ps_list(e->s->order + seg[q].lo, seg[q].hi - seg[q].lo),
-			     ps_one(seg[q].b), e->err);
-		if (rc)
-			return rc;
+		for (int part = 0; part < 2; part++) {
+			uint64_t lo, hi;
+
+			if (!monomial_part(e->s, &seg[q], part, &lo, &hi))
+				continue;
+			rc = ps_emit(e->sink, PS_OP_DELETE, PS_KIND_H,
+				     ps_list(seg_order(e->s, &seg[q]) + lo, hi - lo),
+				     ps_one(seg[q].b), e->err);
+			if (rc)
+				return rc;
+		}
 		done[seg[q].b] += seg[q].hi - seg[q].lo;
 		if (done[seg[q].b] == att->r)
 			done[seg[q].b] = 0;
