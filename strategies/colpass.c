@@ -173,6 +173,33 @@ static void mark_features(const struct ps_attention *att, const uint64_t *order,
 	}
 }
 
+/*
+ * Whether the head's positions from lo read no feature beyond those of
+ * [lo, end): in the tail's order the head is the rank order of the
+ * monomials of the first f features, (), (0), ..., (f-1) first, so a range
+ * from lo <= 1 past position f has read every feature the head has.
+ */
+static bool head_read(const struct ps_attention *att, const struct cp_schedule *s,
+		      bool head_first, uint64_t lo, uint64_t end)
+{
+	return head_first && att->g && lo <= 1 && end > s->f && end < s->head;
+}
+
+/* mark_features over positions [lo, hi) of the order head_first names,
+ * the head's part past its features skipped. */
+static void mark_range(const struct ps_attention *att, const struct cp_schedule *s,
+		       bool head_first, uint64_t lo, uint64_t hi, uint8_t *mark,
+		       uint64_t *count, uint64_t all)
+{
+	const uint64_t *order = head_first ? s->head_order : s->order;
+
+	if (head_read(att, s, head_first, lo, ps_min_u64(hi, s->f + 1))) {
+		mark_features(att, order, lo, s->f + 1, mark, count, all);
+		lo = ps_min_u64(hi, s->head);
+	}
+	mark_features(att, order, lo, hi, mark, count, all);
+}
+
 /* The features any monomial reads: all d for g >= 1, none for g = 0. */
 static uint64_t all_features(const struct ps_attention *att)
 {
@@ -233,18 +260,24 @@ static uint64_t packer_fit(struct cp_packer *pk, uint64_t b, uint64_t lo,
 				pk->finished_below_d, pk->finishes_d) > pk->M)
 			return best;
 		best = x;
-		if (features == pk->all) {
+		if (features == pk->all || head_read(att, pk->s, pk->head_first, lo, lo + x)) {
+			/* no feature new up to the end (or the head's end): the
+			 * cost grows by one a cell */
 			uint64_t fixed = packer_cost(pk, p->cells, features, ncols,
 						     pk->finished_below_d,
 						     pk->finishes_d);
+			uint64_t end = features == pk->all ? hi - lo - 1 :
+				       ps_min_u64(pk->s->head - lo, hi - lo - 1);
 
-			best = ps_min_u64(hi - lo - 1, pk->M - fixed);
-			if (best < hi - lo - 1)
+			best = ps_min_u64(end, pk->M - fixed);
+			if (best < hi - lo - 1 && (best < end || features == pk->all))
 				return best;
-			break;
+			if (features == pk->all)
+				break;
+			x = best; /* on from the head's end */
 		}
 	}
-	mark_features(att, order, lo, hi, pk->scratch, &features, pk->all);
+	mark_range(att, pk->s, pk->head_first, lo, hi, pk->scratch, &features, pk->all);
 	if (packer_cost(pk, p->cells + hi - lo, features, ncols,
 			pk->finished_below_d + (finishes && !is_d && att->normalize),
 			pk->finishes_d || (finishes && is_d)) <= pk->M)
@@ -263,8 +296,7 @@ static int packer_take(struct cp_packer *pk, uint64_t b, uint64_t lo,
 		return rc;
 	p = &pk->s->passes[pk->s->pass_count - 1];
 	p->ncols++;
-	mark_features(att, seg_order(pk->s, &pk->s->segs[pk->s->seg_count - 1]),
-		      lo, hi, pk->mark, &pk->features, pk->all);
+	mark_range(att, pk->s, pk->head_first, lo, hi, pk->mark, &pk->features, pk->all);
 	if (hi == att->r && att->normalize) {
 		if (b == att->d)
 			pk->finishes_d = true;
@@ -489,7 +521,7 @@ static int schedule_finish(struct cp_schedule *s, const struct ps_attention *att
 			const struct cp_seg *g = &seg[q];
 			bool is_d = att->normalize && g->b == att->d;
 
-			mark_features(att, seg_order(s, g), g->lo, g->hi, mark, &features, all);
+			mark_range(att, s, g->head_first, g->lo, g->hi, mark, &features, all);
 			if (seen[g->b]) { /* one segment per column and pass */
 				rc = 1;
 				goto out;
