@@ -725,7 +725,9 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 	if (pb->M < least)
 		return too_small(pb->M, forced, least, err);
 	/* a pass holds at most M - 3 cells (a column, the fused mac's slots) */
-	fewest = ps_ceil_div(att->r * att->nb, pb->M - 3);
+	if (ps_mul_u64(att->r, att->nb, &fewest))
+		fewest = UINT64_MAX;
+	fewest = ps_ceil_div(fewest, pb->M - 3);
 	if (fewest > CP_PASSES_MAX)
 		return ps_error_set(err, PS_EINPUT,
 				    "colpass would make at least %llu passes at M = %llu, more than its %llu: raise M",
