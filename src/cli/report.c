@@ -539,6 +539,7 @@ void cli_list_print(bool json, FILE *out)
 		const char *option;
 	} options[] = {
 		{ PS_TAKES_W, "w" }, { PS_TAKES_TILES, "tiles" }, { PS_TAKES_ORDER, "order" },
+		{ PS_TAKES_LAYOUT, "layout" },
 	};
 	int width = 0;
 
