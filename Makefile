@@ -221,7 +221,7 @@ golden: $(GOLDEN)
 # the crossover of docs/EXACT.md: approximate attention against FlashAttention
 docs-plot: $(BIN)
 	./$(BIN) sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict \
-		--strategies flash,keylemma,caseI,generic,best --plot docs/exact-crossover.svg
+		--strategies flash,keylemma,caseI,generic,colpass --plot docs/exact-crossover.svg
 
 bench: $(BIN) $(BENCH)
 	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json

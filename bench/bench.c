@@ -16,7 +16,8 @@
  * other paths: a DAG read from GraphML and pebbled, and the GraphML read
  * alone by pebblesim's reader and by igraph's; an
  * elementary trace replayed with the fast line reader and with jansson
- * alone; the naive baseline. The rows that compare two readers run this
+ * alone; the naive baseline; colpass at the four points of n >= 1024 of
+ * least known I/O, each run failing the bench when it moves more. The rows that compare two readers run this
  * program itself (pebblesim-bench --reader ...), which times the
  * library's call alone. Then, once, the sweep of docs/EXACT.md (flash
  * beside the approximate strategies, n from 1024 to 16384, two jobs at a
@@ -47,39 +48,49 @@ struct job {
 	const char *n;
 	const char *args[20]; /* after the binary */
 	bool self;            /* args go to this program: --reader ... */
+	uint64_t io_max;      /* the least I/O known there: the run must not
+			       * move more (0: none) */
 };
 
+#define COLPASS(n, M) { "--strategy", "colpass", "-n", n, "-d", "16", "-g", "3", "-M", M, \
+			"--json", NULL }
 #define RUN(n) { "--case", "II", "-n", n, "-d", "16", "-g", "3", "-M", "8192", "--json", NULL }
 
 static const struct job jobs[] = {
-	{ "headline (block path)", "4096", RUN("4096"), false },
+	{ "headline (block path)", "4096", RUN("4096"), false, 0 },
 	{ "headline (element path)", "4096",
 	  { "--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
-	    "--element-path", NULL }, false },
-	{ "validate headline trace", "4096", { "validate", TRACE_PATH, "--json", NULL }, false },
+	    "--element-path", NULL }, false, 0 },
+	{ "validate headline trace", "4096", { "validate", TRACE_PATH, "--json", NULL }, false, 0 },
 	{ "headline with values", "4096",
 	  { "--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
-	    "--values", NULL }, false },
-	{ "Case II", "1024", RUN("1024"), false },
-	{ "Case II", "16384", RUN("16384"), false },
-	{ "Case II", "65536", RUN("65536"), false },
-	{ "Case II", "262144", RUN("262144"), false },
+	    "--values", NULL }, false, 0 },
+	{ "Case II", "1024", RUN("1024"), false, 0 },
+	{ "Case II", "16384", RUN("16384"), false, 0 },
+	{ "Case II", "65536", RUN("65536"), false, 0 },
+	{ "Case II", "262144", RUN("262144"), false, 0 },
 	/* exact attention, FlashAttention's tiling (docs/EXACT.md) */
 	{ "flash", "4096", { "--attention", "exact", "-n", "4096", "-d", "16", "-M", "8192",
-			     "--json", NULL }, false },
+			     "--json", NULL }, false, 0 },
 	{ "flash", "16384", { "--attention", "exact", "-n", "16384", "-d", "16", "-M", "8192",
-			      "--json", NULL }, false },
+			      "--json", NULL }, false, 0 },
 	{ "flash", "65536", { "--attention", "exact", "-n", "65536", "-d", "16", "-M", "8192",
-			      "--json", NULL }, false },
+			      "--json", NULL }, false, 0 },
 	/* DAG files: -n 64 -d 8 -g 2 written as GraphML, 27 MB */
-	{ "run --dag GraphML (lru)", "64", { "run", "--dag", DAG_PATH, "-M", "64", "--json", NULL }, false },
-	{ "read GraphML: pebblesim", "64", { "--reader", "dag", DAG_PATH, "fast", NULL }, true },
-	{ "read GraphML: igraph", "64", { "--reader", "dag", DAG_PATH, "igraph", NULL }, true },
+	{ "run --dag GraphML (lru)", "64", { "run", "--dag", DAG_PATH, "-M", "64", "--json", NULL }, false, 0 },
+	{ "read GraphML: pebblesim", "64", { "--reader", "dag", DAG_PATH, "fast", NULL }, true, 0 },
+	{ "read GraphML: igraph", "64", { "--reader", "dag", DAG_PATH, "igraph", NULL }, true, 0 },
 	/* Case II at n = 32, one line per move */
-	{ "elementary: fast lines", "32", { "--reader", "trace", ELEMENTARY_PATH, "fast", NULL }, true },
-	{ "elementary: jansson", "32", { "--reader", "trace", ELEMENTARY_PATH, "jansson", NULL }, true },
+	{ "elementary: fast lines", "32", { "--reader", "trace", ELEMENTARY_PATH, "fast", NULL }, true, 0 },
+	{ "elementary: jansson", "32", { "--reader", "trace", ELEMENTARY_PATH, "jansson", NULL }, true, 0 },
 	{ "naive", "256", { "-n", "256", "-d", "16", "-g", "3", "-M", "8192", "--strategy", "naive",
-			    "--json", NULL }, false },
+			    "--json", NULL }, false, 0 },
+	/* colpass (docs/STRATEGIES.md, beyond the paper) at the points of
+	 * least known I/O: it must meet each */
+	{ "colpass", "4096", COLPASS("4096", "8192"), false, 483328 },
+	{ "colpass", "1024", COLPASS("1024", "8192"), false, 120832 },
+	{ "colpass M 2048", "4096", COLPASS("4096", "2048"), false, 1347584 },
+	{ "colpass M 32768 (4nd)", "4096", COLPASS("4096", "32768"), false, 262144 },
 };
 
 #define JOBS (sizeof(jobs) / sizeof(jobs[0]))
@@ -286,6 +297,14 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			samples[j][r].moves = json_integer_value(json_object_get(doc, "moves"));
+			if (jobs[j].io_max &&
+			    (uint64_t)json_integer_value(json_object_get(doc, "io")) > jobs[j].io_max) {
+				fprintf(stderr, "pebblesim-bench: '%s' n = %s moves %lld, more than %llu\n",
+					jobs[j].name, jobs[j].n,
+					(long long)json_integer_value(json_object_get(doc, "io")),
+					(unsigned long long)jobs[j].io_max);
+				return 1;
+			}
 			json_decref(doc);
 		}
 	printf("%-26s %7s %9s %9s %9s %12s %9s %8s\n", "run", "n", "median s",

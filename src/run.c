@@ -44,6 +44,18 @@ bool ps_exact_flash_io(const struct ps_attention *att, uint64_t M,
 	return ok;
 }
 
+void ps_report_cheapest(struct ps_report *rep)
+{
+	struct ps_problem pb = { .att = rep->att, .M = rep->M };
+	struct ps_candidate best, second;
+
+	if (!rep->att || rep->att->exact || ps_best_candidates(&pb, &best, &second))
+		return;
+	ps_candidate_name(&best, rep->cheapest, sizeof(rep->cheapest));
+	rep->cheapest_io = best.io;
+	rep->has_cheapest = true;
+}
+
 void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
 		    uint64_t M)
 {

@@ -149,6 +149,13 @@ static int trace_emit(struct ps_sink *sink, const struct ps_op *op,
 	return rc;
 }
 
+static bool takes_layout(const char *strategy)
+{
+	const struct ps_strategy *s = strategy ? ps_strategy_find(strategy) : NULL;
+
+	return s && ps_strategy_takes(s, PS_TAKES_LAYOUT);
+}
+
 int ps_trace_open(struct ps_trace_writer *w, const char *path,
 		  const struct ps_attention *att, const struct ps_explicit *xdag,
 		  uint64_t M, const char *strategy, const struct ps_plan *plan,
@@ -170,8 +177,10 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 	if (plan && plan->param_name)
 		json_object_set_new(params, plan->param_name,
 				    json_integer((json_int_t)plan->param));
+	/* the variant is generic's tiles, or colpass's layout */
 	if (plan && plan->variant)
-		json_object_set_new(params, "tiles", json_string(plan->variant));
+		json_object_set_new(params, takes_layout(strategy) ? "layout" : "tiles",
+				    json_string(plan->variant));
 	if (plan && plan->sizes)
 		json_object_set_new(params, "sizes", json_string(plan->sizes));
 	if (order)
@@ -376,6 +385,9 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	if (v && json_is_string(json_object_get(v, "sizes")))
 		snprintf(out->sizes, sizeof(out->sizes), "%s",
 			 json_string_value(json_object_get(v, "sizes")));
+	if (v && json_is_string(json_object_get(v, "layout")))
+		snprintf(out->layout, sizeof(out->layout), "%s",
+			 json_string_value(json_object_get(v, "layout")));
 	if (v && json_is_string(json_object_get(v, "order")))
 		snprintf(out->order, sizeof(out->order), "%s",
 			 json_string_value(json_object_get(v, "order")));

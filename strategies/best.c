@@ -55,29 +55,65 @@ int ps_choose_cheapest(const struct ps_problem *pb,
 	return out->best ? PS_OK : PS_EINPUT;
 }
 
-/* best's candidates: every strategy of the attention DAG but the
- * baselines and the choosers. */
-static size_t best_candidates(const struct ps_strategy **out)
+/* Whether s is one of best's candidates: every strategy of the attention
+ * DAG but the baselines and the choosers. */
+static bool best_considers(const struct ps_strategy *s)
 {
-	size_t count = 0;
-
-	for (size_t k = 0; k < ps_strategy_count; k++) {
-		const struct ps_strategy *s = ps_strategies[k];
-
-		if (!(s->flags & (PS_STRATEGY_BASELINE | PS_STRATEGY_EXPLICIT |
-				  PS_STRATEGY_CHOOSER | PS_STRATEGY_EXACT)))
-			out[count++] = s;
-	}
-	return count;
+	return !(s->flags & (PS_STRATEGY_BASELINE | PS_STRATEGY_EXPLICIT |
+			     PS_STRATEGY_CHOOSER | PS_STRATEGY_EXACT));
 }
 
-static int best_pick(const struct ps_problem *pb, struct ps_choice *choice,
-		     struct ps_error *err)
+const char *ps_candidate_name(const struct ps_candidate *c, char *buf,
+			      size_t len)
 {
-	const struct ps_strategy *candidates[32];
-	size_t count = best_candidates(candidates);
+	snprintf(buf, len, "%s%s%s", c->s->name, c->sizes ? " --sizes " : "",
+		 c->sizes ? c->sizes : "");
+	return buf;
+}
 
-	if (ps_choose_cheapest(pb, candidates, count, choice))
+/* Keeps c among the two cheapest: ties keep the earlier. */
+static void rank(const struct ps_candidate *c, struct ps_candidate *best,
+		 struct ps_candidate *second)
+{
+	if (!best->s || c->io < best->io) {
+		*second = *best;
+		*best = *c;
+	} else if (!second->s || c->io < second->io) {
+		*second = *c;
+	}
+}
+
+int ps_best_candidates(const struct ps_problem *pb, struct ps_candidate *best,
+		       struct ps_candidate *second)
+{
+	static const char *const sizes[] = { NULL, "tuned" };
+
+	memset(best, 0, sizeof(*best));
+	memset(second, 0, sizeof(*second));
+	for (size_t k = 0; k < ps_strategy_count; k++) {
+		const struct ps_strategy *s = ps_strategies[k];
+		size_t variants = ps_strategy_takes(s, PS_TAKES_SIZES) ? 2 : 1;
+
+		if (!best_considers(s))
+			continue;
+		/* a strategy with tile sizes is planned with the proof's and
+		 * with tuned ones: two candidates */
+		for (size_t v = 0; v < variants; v++) {
+			struct ps_problem with_sizes = *pb;
+			struct ps_candidate c = { s, sizes[v], 0 };
+
+			with_sizes.sizes = sizes[v];
+			if (predicted_io(s, &with_sizes, &c.io))
+				rank(&c, best, second);
+		}
+	}
+	return best->s ? PS_OK : PS_EINPUT;
+}
+
+static int best_pick(const struct ps_problem *pb, struct ps_candidate *best,
+		     struct ps_candidate *second, struct ps_error *err)
+{
+	if (ps_best_candidates(pb, best, second))
 		return ps_error_set(err, PS_EINPUT,
 				    "no strategy accepts M = %llu for these parameters",
 				    (unsigned long long)pb->M);
@@ -86,53 +122,61 @@ static int best_pick(const struct ps_problem *pb, struct ps_choice *choice,
 
 static uint64_t best_min_memory(const struct ps_attention *att)
 {
-	const struct ps_strategy *candidates[32];
-	size_t count = best_candidates(candidates);
 	uint64_t least = UINT64_MAX;
 
-	for (size_t k = 0; k < count; k++)
-		least = ps_min_u64(least, ps_strategy_min_memory(candidates[k], att));
+	for (size_t k = 0; k < ps_strategy_count; k++)
+		if (best_considers(ps_strategies[k]))
+			least = ps_min_u64(least, ps_strategy_min_memory(ps_strategies[k], att));
 	return least;
 }
 
 static int best_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		     struct ps_error *err)
 {
-	struct ps_choice c;
-	char chosen[sizeof(plan->summary)];
-	int rc = best_pick(pb, &c, err);
+	struct ps_candidate best, second;
+	struct ps_problem chosen_pb = *pb;
+	char chosen[sizeof(plan->summary)], name[32], runner_up[32];
+	int rc = best_pick(pb, &best, &second, err);
 
-	if (rc || (rc = ps_strategy_plan(c.best, pb, plan, err)))
+	if (rc)
+		return rc;
+	chosen_pb.sizes = best.sizes;
+	if ((rc = ps_strategy_plan(best.s, &chosen_pb, plan, err)))
 		return rc;
 	memcpy(chosen, plan->summary, sizeof(chosen));
-	if (c.second)
+	ps_candidate_name(&best, name, sizeof(name));
+	if (second.s)
 		snprintf(plan->summary, sizeof(plan->summary),
-			 "chose %s, I/O %llu, %.1f%% below the runner-up %s (%llu): %.150s",
-			 c.best->name, (unsigned long long)c.best_io,
-			 100.0 * (double)(c.second_io - c.best_io) / (double)c.second_io,
-			 c.second->name, (unsigned long long)c.second_io, chosen);
+			 "chose %s, I/O %llu, %.1f%% below the runner-up %s (%llu): %.120s",
+			 name, (unsigned long long)best.io,
+			 100.0 * (double)(second.io - best.io) / (double)second.io,
+			 ps_candidate_name(&second, runner_up, sizeof(runner_up)),
+			 (unsigned long long)second.io, chosen);
 	else
 		snprintf(plan->summary, sizeof(plan->summary),
-			 "chose %s, the only one that applies: %.180s",
-			 c.best->name, chosen);
-	plan->chosen = c.best;
+			 "chose %s, the only one that applies: %.180s", name, chosen);
+	plan->chosen = best.s;
 	return PS_OK;
 }
 
 static int best_run(const struct ps_problem *pb, struct ps_sink *sink,
 		    struct ps_error *err)
 {
-	struct ps_choice c;
-	int rc = best_pick(pb, &c, err);
+	struct ps_candidate best, second;
+	struct ps_problem chosen_pb = *pb;
+	int rc = best_pick(pb, &best, &second, err);
 
-	return rc ? rc : ps_strategy_run(c.best, pb, sink, err);
+	if (rc)
+		return rc;
+	chosen_pb.sizes = best.sizes;
+	return ps_strategy_run(best.s, &chosen_pb, sink, err);
 }
 
 const struct ps_strategy ps_strategy_best = {
 	.version = PS_STRATEGY_VERSION,
 	.name = "best",
 	.section = "the least predicted I/O of the strategies above",
-	.summary = "plans every applicable strategy but the baselines (cost models, no engine) and runs the cheapest",
+	.summary = "plans every applicable strategy but the baselines (cost models, no engine), tilings also with tuned sizes, and runs the cheapest",
 	.min_memory = best_min_memory,
 	.plan = best_plan,
 	.run = best_run,

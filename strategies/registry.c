@@ -8,6 +8,7 @@ extern const struct ps_strategy ps_strategy_case1;
 extern const struct ps_strategy ps_strategy_keylemma;
 extern const struct ps_strategy ps_strategy_subtile;
 extern const struct ps_strategy ps_strategy_matmul;
+extern const struct ps_strategy ps_strategy_colpass;
 extern const struct ps_strategy ps_strategy_naive;
 extern const struct ps_strategy ps_strategy_naive_belady;
 extern const struct ps_strategy ps_strategy_resident;
@@ -25,6 +26,7 @@ const struct ps_strategy *const ps_strategies[] = {
 	&ps_strategy_keylemma,
 	&ps_strategy_subtile,
 	&ps_strategy_matmul,
+	&ps_strategy_colpass,
 	&ps_strategy_resident,
 	&ps_strategy_naive,
 	&ps_strategy_naive_belady,

@@ -160,6 +160,64 @@ START_TEST(test_cases_and_options)
 }
 END_TEST
 
+/* colpass on the command line: its layout forced or refused, its cost
+ * model instead of a bound, the optimal line where the I/O is 4nd, and
+ * the line that names a cheaper strategy than the one run */
+START_TEST(test_colpass_report)
+{
+	json_t *root;
+
+	ck_assert_int_eq(cli("--strategy", "colpass", "-n", "64", "-d", "4", "-g", "2",
+			     "-M", "200", NULL), 0);
+	HAS(out_text, "strategy               colpass (beyond the paper");
+	HAS(out_text, "I/O                    1024\n");
+	HAS(out_text, "predicted I/O          1024 (cost model agrees)");
+	HAS(out_text, "optimal                the I/O equals the lower bound: no valid pebbling moves less\n");
+	ck_assert_ptr_null(strstr(out_text, "upper bound"));
+	ck_assert_ptr_null(strstr(out_text, "cheaper strategy"));
+	ck_assert_int_eq(cli("--strategy", "colpass", "--layout", "tail", "-n", "64", "-d", "4",
+			     "-g", "2", "-M", "200", NULL), 0);
+	HAS(out_text, "plan                 tail, first pass f = ");
+	ck_assert_ptr_null(strstr(out_text, "optimal"));
+	HAS(out_text, "cheaper strategy       colpass moves 0.");
+	ck_assert_int_eq(cli("--strategy", "colpass", "--layout", "rect-dup", "-n", "64", "-d", "4",
+			     "-g", "2", "-M", "20", NULL), 2);
+	HAS(err_text, "pebblesim: M = 20 is too small for colpass --layout rect-dup: it needs M >= ");
+	ck_assert_int_eq(cli("--strategy", "colpass", "--layout", "rows", "-n", "64", "-d", "4",
+			     "-g", "2", "-M", "200", NULL), 2);
+	HAS(err_text, "unknown layout 'rows': rect-dup, rect-save or tail");
+	ck_assert_int_eq(cli("--strategy", "keylemma", "--layout", "tail", "-n", "64", "-d", "4",
+			     "-g", "2", "-M", "200", NULL), 2);
+	HAS(err_text, "pebblesim: --layout is an option of colpass, not of keylemma");
+	ck_assert_int_eq(cli("--strategy", "keylemma", "-n", "64", "-d", "4", "-g", "2",
+			     "-M", "100", "--json", NULL), 0);
+	root = json_loads(out_text, 0, NULL);
+	ck_assert_ptr_nonnull(root);
+	ck_assert(json_is_false(json_object_get(root, "optimal")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(root, "cheaper"),
+							   "strategy")), "colpass");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(root, "cheaper"),
+							    "io")), 1024);
+	json_decref(root);
+	ck_assert_int_eq(cli("--strategy", "best", "-n", "64", "-d", "4", "-g", "2",
+			     "-M", "100", NULL), 0);
+	HAS(out_text, "chose colpass");
+	ck_assert_ptr_null(strstr(out_text, "cheaper strategy"));
+}
+END_TEST
+
+/* compare's rows of tilings with tuned sizes: one per strategy that
+ * takes --sizes */
+static size_t tuned_rows(void)
+{
+	size_t count = 0;
+
+	for (size_t k = 0; k < ps_strategy_count; k++)
+		count += ps_strategy_takes(ps_strategies[k], PS_TAKES_SIZES) &&
+			 !(ps_strategies[k]->flags & PS_STRATEGY_CHOOSER);
+	return count;
+}
+
 START_TEST(test_compare)
 {
 	json_t *root;
@@ -173,8 +231,9 @@ START_TEST(test_compare)
 	root = json_loads(out_text, 0, &jerr);
 	ck_assert_msg(root != NULL, "%s", jerr.text);
 	ck_assert(json_is_array(root));
-	/* the paper's five and the two baselines */
-	ck_assert_uint_eq(json_array_size(root), 8);
+	/* the paper's five, each that takes --sizes again tuned, colpass
+	 * and the baselines */
+	ck_assert_uint_eq(json_array_size(root), 9 + tuned_rows());
 	/* best first: applicable rows by increasing I/O, then the others */
 	for (size_t k = 0; k < json_array_size(root); k++) {
 		json_t *row = json_array_get(root, k);
@@ -1290,6 +1349,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_usage_errors);
 	tcase_add_test(tc, test_too_small_and_too_large);
 	tcase_add_test(tc, test_text_report);
+	tcase_add_test(tc, test_colpass_report);
 	tcase_add_test(tc, test_json_report);
 	tcase_add_test(tc, test_cases_and_options);
 	tcase_add_test(tc, test_compare);

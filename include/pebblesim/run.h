@@ -32,6 +32,10 @@ struct ps_report {
 	uint64_t exact_flash_io;    /* approximate attention: flash's predicted
 				     * I/O on exact attention at the same n, d, M */
 	bool has_exact_flash;
+	char cheapest[32];          /* ps_report_cheapest: the cheapest of
+				     * best's candidates ("colpass") ... */
+	uint64_t cheapest_io;       /* ... and its predicted I/O */
+	bool has_cheapest;
 	bool valid;
 	struct ps_counts counts;
 	uint64_t ops;               /* set operations emitted */
@@ -78,6 +82,10 @@ uint64_t ps_peak_rss_bytes(void);
  * run there. */
 bool ps_exact_flash_io(const struct ps_attention *att, uint64_t M,
 		       uint64_t *io);
+
+/* Fills the report's cheapest strategy (approximate attention): the one
+ * best would run on its DAG and M, by the cost models. */
+void ps_report_cheapest(struct ps_report *rep);
 
 /* Empty report for att under M: its case and lower bound filled (and, for
  * approximate attention, its exact counterpart's I/O). */

@@ -36,6 +36,7 @@ struct ps_problem {
 	uint64_t w;        /* keylemma: the generating set size; 0: cheapest */
 	const char *order; /* explicit DAGs: "topo" (default) or "dfs" */
 	const char *sizes; /* tilings: "proof" (NULL) or "tuned" (--sizes) */
+	const char *layout; /* colpass: "rect-dup", "rect-save", "tail"; NULL: cheapest */
 	bool element_only; /* validate move by move, without the block path */
 	FILE *progress;    /* where to show progress on long runs, or NULL */
 	struct ps_values *values; /* run with values (values.h), or NULL */
@@ -91,6 +92,8 @@ enum {
 	PS_STRATEGY_BASELINE = 2, /* not the paper's: best does not pick it */
 	PS_STRATEGY_CHOOSER = 4,  /* runs another strategy (plan->chosen) */
 	PS_STRATEGY_EXACT = 8,    /* the exact-attention DAG (MODEL.md section 5) */
+	PS_STRATEGY_BEYOND = 16,  /* beyond the paper: its own cost model, no
+				   * theorem's bound */
 };
 
 /* Does s pebble the attention DAG att (approximate or exact, as s says)? */
@@ -106,6 +109,7 @@ enum {
 	PS_TAKES_TILES = 2, /* pb->tiles: the tile shape (--tiles) */
 	PS_TAKES_ORDER = 4, /* pb->order: the compute order (--order) */
 	PS_TAKES_SIZES = 8, /* pb->sizes: the tile sizes (--sizes) */
+	PS_TAKES_LAYOUT = 16, /* pb->layout: colpass's layout (--layout) */
 };
 
 /* The cheapest of some candidates by their cost models. */
@@ -128,6 +132,26 @@ const struct ps_strategy *ps_case_algorithm(const char *case_name,
 					    const struct ps_problem *pb,
 					    char *why, size_t len,
 					    struct ps_error *err);
+
+/*
+ * One of best's candidates: a strategy, and for one that takes --sizes
+ * the sizes it is planned with (NULL: the proof's, or "tuned"), each its
+ * own candidate.
+ */
+struct ps_candidate {
+	const struct ps_strategy *s;
+	const char *sizes;
+	uint64_t io; /* predicted */
+};
+
+/* The cheapest of best's candidates on pb by their cost models, and the
+ * runner-up (second->s NULL when none); PS_EINPUT when none accepts pb. */
+int ps_best_candidates(const struct ps_problem *pb, struct ps_candidate *best,
+		       struct ps_candidate *second);
+
+/* A candidate's name: "colpass", "caseI --sizes tuned". */
+const char *ps_candidate_name(const struct ps_candidate *c, char *buf,
+			      size_t len);
 
 /* The registry, in the order `pebblesim list` prints it. */
 extern const struct ps_strategy *const ps_strategies[];

@@ -37,6 +37,7 @@ struct ps_trace_header {
 	char tiles[16];  /* params.tiles, or "" */
 	char sizes[8];   /* params.sizes, or "" */
 	char order[8];   /* params.order, or "" */
+	char layout[16]; /* params.layout, or "" */
 };
 
 /* A sink that writes each operation as a line (or its moves, one a line). */

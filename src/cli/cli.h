@@ -28,6 +28,7 @@ int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout);
 enum cli_option_id {
 	OPT_N, OPT_D, OPT_G, OPT_M, OPT_NO_NORMALIZE,
 	OPT_CASE, OPT_STRATEGY, OPT_W, OPT_TILES, OPT_SIZES, OPT_ORDER,
+	OPT_LAYOUT,
 	OPT_DAG, OPT_DAG_FORMAT,
 	OPT_JSON, OPT_DRY_RUN, OPT_ELEMENT_PATH,
 	OPT_TRACE, OPT_TRACE_DETAIL, OPT_TRACE_LIMIT, OPT_MAX_MOVES,
@@ -74,6 +75,7 @@ struct cli_option {
 struct cli_args {
 	uint64_t n, d, g, M, w, trace_limit, max_moves;
 	const char *case_name, *strategy, *tiles, *sizes, *order;
+	const char *layout; /* colpass: its layout */
 	const char *dag_file, *dag_format;
 	const char *trace, *trace_detail;
 	const char *format, *output;
@@ -289,6 +291,7 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out);
 struct cli_compare_row {
 	const struct ps_strategy *s;
 	const char *order; /* explicit DAGs: the compute order */
+	const char *sizes; /* a tiling's tile sizes: NULL (the proof's) or "tuned" */
 	struct ps_report rep;
 	char why[PS_ERROR_MAX + 64];
 	bool ran;

@@ -1,7 +1,7 @@
 /*
  * pebblesim compare: every strategy of a DAG run through the engine on it,
  * side by side, best first. On the attention DAG the paper's strategies
- * and the baselines; on a DAG from a file (--dag) the policies for
+ * (each that takes --sizes also tuned), colpass and the baselines; on a DAG from a file (--dag) the policies for
  * explicit DAGs, each over both compute orders.
  */
 #include "cli.h"
@@ -99,6 +99,16 @@ static size_t attention_rows(const struct ps_attention *att,
 			continue;
 		}
 		run_row(row, pb, ps_strategy_min_memory(s, att));
+		/* a tiling with tile sizes has a row of its own tuned */
+		if (ps_strategy_takes(s, PS_TAKES_SIZES) && count < CLI_COMPARE_MAX_ROWS) {
+			struct ps_problem tuned = *pb;
+
+			row = &rows[count++];
+			memset(row, 0, sizeof(*row));
+			row->s = s;
+			row->sizes = tuned.sizes = "tuned";
+			run_row(row, &tuned, ps_strategy_min_memory(s, att));
+		}
 	}
 	return count;
 }
@@ -192,8 +202,9 @@ const struct cli_help compare_help = {
 	"       pebblesim compare --dag FILE|- -M M [--json]",
 	"every strategy on the same DAG through the engine, side by side, best first",
 	"Runs every strategy of the attention DAG (best excepted: it is the best\n"
-	"row; the move-by-move baselines only up to 20 million products) through\n"
-	"the engine on the same DAG and prints one row each, best first: valid,\n"
+	"row; the move-by-move baselines only up to 20 million products), and\n"
+	"each tiling that takes --sizes again with tuned sizes (NAME/tuned),\n"
+	"through the engine on the same DAG and prints one row each, best first: valid,\n"
 	"loads, saves, I/O, peak red pebbles, I/O over its upper bound and over the\n"
 	"lower bound, run time; then those that do not run, with the reason. With\n"
 	"--dag, the rows are the policies for a DAG from a file, lru and belady,\n"

@@ -85,6 +85,7 @@ void cli_problem(const struct cli_args *a, const struct ps_attention *att,
 	pb->sizes = a->sizes;
 	pb->w = a->w;
 	pb->order = a->order;
+	pb->layout = a->layout;
 	pb->element_only = a->element_path;
 }
 
@@ -104,6 +105,7 @@ static const struct {
 	{ OPT_SIZES, PS_TAKES_SIZES },
 	{ OPT_W, PS_TAKES_W },
 	{ OPT_ORDER, PS_TAKES_ORDER },
+	{ OPT_LAYOUT, PS_TAKES_LAYOUT },
 };
 
 /* A strategy that takes option bit `takes` itself (choosers pass it on),

@@ -19,6 +19,22 @@ static double ratio(uint64_t io, double bound)
 	return bound > 0 ? (double)io / bound : 0.0;
 }
 
+/* A valid run that moves no more than a lower bound moves the least any
+ * valid pebbling can. */
+static bool is_optimal(const struct ps_report *rep)
+{
+	uint64_t io = rep->counts.loads + rep->counts.saves;
+
+	return rep->valid && (double)io <= rep->lower.best.value;
+}
+
+/* A cheaper strategy by its cost model than this valid run. */
+static bool has_cheaper(const struct ps_report *rep)
+{
+	return rep->valid && rep->has_cheapest &&
+	       rep->cheapest_io < rep->counts.loads + rep->counts.saves;
+}
+
 /* The lines of a run with values (docs/VALUES.md). */
 static void values_print(const struct ps_report *rep, FILE *out)
 {
@@ -171,6 +187,12 @@ void cli_report_print(const struct ps_report *rep, FILE *out)
 	cli_lower_bounds_print(&rep->lower, io, rep->valid, out);
 	if (ps_report_bound_violated(rep))
 		fprintf(out, "BOUND VIOLATED         the measured I/O contradicts a bound\n");
+	if (is_optimal(rep))
+		fprintf(out, "optimal                the I/O equals the lower bound: no valid pebbling moves less\n");
+	if (has_cheaper(rep))
+		fprintf(out, "cheaper strategy       %s moves %.2fx this run's I/O (%llu, by its cost model)\n",
+			rep->cheapest, ratio(rep->cheapest_io, (double)io),
+			(unsigned long long)rep->cheapest_io);
 	if (rep->has_exact_flash)
 		fprintf(out, "exact attention (flash) %llu I/O (%.2fx this run)\n",
 			(unsigned long long)rep->exact_flash_io,
@@ -321,6 +343,12 @@ int cli_report_print_json(const struct ps_report *rep, FILE *out)
 	}
 	json_object_set_new(root, "bound_violated",
 			    json_boolean(ps_report_bound_violated(rep)));
+	if (rep->valid)
+		json_object_set_new(root, "optimal", json_boolean(is_optimal(rep)));
+	if (has_cheaper(rep))
+		json_object_set_new(root, "cheaper", json_pack("{s:s, s:I, s:f}",
+			"strategy", rep->cheapest, "io", (json_int_t)rep->cheapest_io,
+			"ratio", ratio(rep->cheapest_io, (double)io)));
 	if (rep->has_values)
 		json_object_set_new(root, "values", values_json(rep));
 	json_object_set_new(root, "seconds", json_real(rep->seconds));
@@ -405,12 +433,14 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out)
 	cli_lower_bounds_print(&rep->lower, 0, false, out);
 }
 
-/* A compare row's name: the strategy, and on explicit DAGs its order. */
+/* A compare row's name: the strategy, and on explicit DAGs its order or
+ * with tuned tile sizes "/tuned". */
 static const char *row_name(const struct cli_compare_row *row, char *buf,
 			    size_t len)
 {
-	if (row->order)
-		snprintf(buf, len, "%s/%s", row->s->name, row->order);
+	if (row->order || row->sizes)
+		snprintf(buf, len, "%s/%s", row->s->name,
+			 row->order ? row->order : row->sizes);
 	else
 		snprintf(buf, len, "%s", row->s->name);
 	return buf;
@@ -425,6 +455,8 @@ static json_t *compare_row_json(const struct ps_report *head,
 
 	if (row->order)
 		json_object_set_new(obj, "order", json_string(row->order));
+	if (row->sizes)
+		json_object_set_new(obj, "sizes", json_string(row->sizes));
 	json_object_set_new(obj, "dag", cli_dag_json(head));
 	if (head->att) {
 		json_object_set_new(obj, "n", json_integer((json_int_t)head->att->n));
@@ -522,7 +554,7 @@ void cli_list_print(bool json, FILE *out)
 		const char *option;
 	} options[] = {
 		{ PS_TAKES_W, "w" }, { PS_TAKES_TILES, "tiles" }, { PS_TAKES_SIZES, "sizes" },
-		{ PS_TAKES_ORDER, "order" },
+		{ PS_TAKES_ORDER, "order" }, { PS_TAKES_LAYOUT, "layout" },
 	};
 	int width = 0;
 

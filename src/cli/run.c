@@ -39,9 +39,13 @@ const struct cli_option run_options[] = {
 	  "default: the proof's M/4 sizes and its upper bound) or\n"
 	  "tuned (each tile size chosen by the cost model within M;\n"
 	  "no bound is claimed)" },
+	{ OPT_LAYOUT, 0, "layout", CLI_STRING, offsetof(struct cli_args, layout), 0, CLI_ATTENTION_ONLY, "L",
+	  "colpass: rect-dup, rect-save or tail instead of the\n"
+	  "cheapest that fits M" },
 	CLI_OPT_DAG("a DAG from a file (GraphML, GML or an edge list;\n"
 		    "- for standard input) instead of the attention DAG:\n"
-		    "-n, -d, -g, --case, --w, --tiles, --sizes do not apply"),
+		    "-n, -d, -g, --case, --w, --tiles, --sizes, --layout\n"
+		    "do not apply"),
 	CLI_OPT_DAG_FORMAT,
 	{ OPT_ORDER, 0, "order", CLI_STRING, offsetof(struct cli_args, order), 0, 0, "O",
 	  "lru, belady: topo (igraph's topological sort, the default)\n"
@@ -232,6 +236,10 @@ static int check_args(const struct cli_command *cmd, const struct cli_args *a,
 				       a->case_name);
 	if (a->order && strcmp(a->order, "topo") && strcmp(a->order, "dfs"))
 		return cli_usage_error(cmd, errout, "unknown order '%s': topo or dfs", a->order);
+	if (a->layout && strcmp(a->layout, "rect-dup") && strcmp(a->layout, "rect-save") &&
+	    strcmp(a->layout, "tail"))
+		return cli_usage_error(cmd, errout, "unknown layout '%s': rect-dup, rect-save or tail",
+				       a->layout);
 	return 0;
 }
 
@@ -326,6 +334,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	rep.dag_note = how.note;
 	snprintf(rep.algorithm, sizeof(rep.algorithm), "%s", algorithm);
 	failed = ps_report_failed(&rep);
+	ps_report_cheapest(&rep);
 	if (rep.has_values && cli_write_outputs(a, &vals, failed, errout))
 		goto done;
 	if (rep.has_values && !failed)

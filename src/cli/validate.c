@@ -129,12 +129,14 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 			.w = replay.header.w,
 			.sizes = replay.header.sizes[0] ? replay.header.sizes : NULL,
 			.order = replay.header.order[0] ? replay.header.order : NULL,
+			.layout = replay.header.layout[0] ? replay.header.layout : NULL,
 		};
 		struct ps_error ignored;
 
 		rep.section = s->section;
 		rep.has_plan = ps_strategy_plan(s, &pb, &rep.plan, &ignored) == 0;
 	}
+	ps_report_cheapest(&rep);
 	failed = ps_report_failed(&rep);
 	if (replay.has_values && cli_write_outputs(a, &vals, failed, errout)) {
 		rc = PS_EXIT_USAGE;
