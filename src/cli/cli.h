@@ -36,6 +36,7 @@ enum cli_option_id {
 	OPT_STRATEGIES, OPT_PREDICT, OPT_CSV, OPT_PLOT, OPT_JOBS, OPT_SHARD,
 	OPT_MERGE, OPT_BASELINE,
 	OPT_VALUES, OPT_Q, OPT_K, OPT_V, OPT_SEED, OPT_ENTRY_BOUND, OPT_VALUES_OUTPUT,
+	OPT_POLYNOMIAL, OPT_INTERVAL,
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -84,6 +85,8 @@ struct cli_args {
 	const char *q_file, *k_file, *v_file, *values_output;
 	uint64_t seed;
 	double entry_bound;
+	const char *polynomial; /* taylor, chebyshev or minimax */
+	double interval;        /* --interval BETA */
 	const char *text[CLI_OPTION_COUNT]; /* a number's text as given */
 	bool no_normalize, json, dry_run, element_path, help;
 	bool given[CLI_OPTION_COUNT];
@@ -159,9 +162,14 @@ extern const struct cli_help run_help, compare_help, validate_help,
 	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "B", "random inputs uniform in [-B, B] (default 1)" }
 #define CLI_OPT_VALUES_OUTPUT { OPT_VALUES_OUTPUT, 0, "output", CLI_STRING, offsetof(struct cli_args, values_output), 0, \
 	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "A.npy", "write the outputs (A, or N or O without normalisation)\nas an n x d float64 .npy file" }
+/* The polynomial replacing exp (docs/VALUES.md "The polynomial"). */
+#define CLI_OPT_POLYNOMIAL { OPT_POLYNOMIAL, 0, "polynomial", CLI_STRING, offsetof(struct cli_args, polynomial), 0, \
+	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "P", "taylor (the default), chebyshev or minimax: the\npolynomial P of degree g replacing exp" }
+#define CLI_OPT_INTERVAL { OPT_INTERVAL, 0, "interval", CLI_REAL, offsetof(struct cli_args, interval), 0, \
+	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "BETA", "P approximates exp on [-BETA, BETA] (default B^2 sqrt d,\nB the entry bound or the largest |entry| of Q and K)" }
 #define CLI_OPT_VALUES_ALL(help) CLI_OPT_VALUES(help), CLI_OPT_INPUT(OPT_Q, "q", q_file, "Q"), \
 	CLI_OPT_INPUT(OPT_K, "k", k_file, "K"), CLI_OPT_INPUT(OPT_V, "v", v_file, "V"), \
-	CLI_OPT_SEED, CLI_OPT_ENTRY_BOUND, CLI_OPT_VALUES_OUTPUT
+	CLI_OPT_SEED, CLI_OPT_ENTRY_BOUND, CLI_OPT_POLYNOMIAL, CLI_OPT_INTERVAL, CLI_OPT_VALUES_OUTPUT
 
 #define CLI_OPT_HELP { OPT_HELP, 'h', "help", CLI_FLAG, offsetof(struct cli_args, help), 0, 0, NULL, "this help" }
 #define CLI_OPT_END { CLI_OPTION_COUNT, 0, NULL, CLI_FLAG, 0, 0, 0, NULL, NULL }

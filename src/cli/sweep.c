@@ -48,6 +48,8 @@ const struct cli_option sweep_options[] = {
 		       "beside the I/O in the table, CSV, JSON and plot"),
 	CLI_OPT_SEED,
 	CLI_OPT_ENTRY_BOUND,
+	CLI_OPT_POLYNOMIAL,
+	CLI_OPT_INTERVAL,
 	CLI_OPT_JSON("print {\"rows\":[...],\"crossovers\":[...]} on one line"),
 	CLI_OPT_HELP,
 	CLI_OPT_END,
