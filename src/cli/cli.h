@@ -36,7 +36,7 @@ enum cli_option_id {
 	OPT_STRATEGIES, OPT_PREDICT, OPT_CSV, OPT_PLOT, OPT_JOBS, OPT_SHARD,
 	OPT_MERGE, OPT_BASELINE,
 	OPT_VALUES, OPT_Q, OPT_K, OPT_V, OPT_SEED, OPT_ENTRY_BOUND, OPT_VALUES_OUTPUT,
-	OPT_POLYNOMIAL, OPT_INTERVAL,
+	OPT_POLYNOMIAL, OPT_INTERVAL, OPT_REFINE,
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -80,7 +80,7 @@ struct cli_args {
 	const char *attention; /* "approx" or "exact" */
 	const char *strategies, *csv, *plot, *shard, *baseline; /* sweep */
 	uint64_t jobs;
-	bool predict, merge;
+	bool predict, merge, refine;
 	bool values;                               /* --values */
 	const char *q_file, *k_file, *v_file, *values_output;
 	uint64_t seed;

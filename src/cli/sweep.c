@@ -33,6 +33,8 @@ const struct cli_option sweep_options[] = {
 	  "the strategy crossovers are measured against (default flash)" },
 	{ OPT_PREDICT, 0, "predict", CLI_FLAG, offsetof(struct cli_args, predict), 0, 0, NULL,
 	  "cost models only, no engine: for sizes too big to simulate" },
+	{ OPT_REFINE, 0, "refine", CLI_FLAG, offsetof(struct cli_args, refine), 0, 0, NULL,
+	  "find each end of a crossover's intervals exactly, by\nbisection on the cost models between grid points\n(n, d, g; M's ends stay on the grid)" },
 	{ OPT_JOBS, 'j', NULL, CLI_COUNT, offsetof(struct cli_args, jobs), 1, 0, "N",
 	  "points in N parallel processes (default: the cores);\nthe results are those of -j 1" },
 	{ OPT_SHARD, 0, "shard", CLI_STRING, offsetof(struct cli_args, shard), 0, 0, "K/N",
@@ -127,8 +129,8 @@ static int read_labels(const struct cli_command *cmd, const struct cli_args *a,
 	return 0;
 }
 
-static int finish(const struct cli_args *a, char param, struct ps_sweep_row *rows,
-		  size_t count, FILE *out, FILE *errout)
+static int finish(const struct cli_args *a, const struct ps_sweep_spec *spec, char param,
+		  struct ps_sweep_row *rows, size_t count, FILE *out, FILE *errout)
 {
 	struct ps_crossover cross[PS_SWEEP_MAX_STRATEGIES];
 	const char *baseline = a->baseline ? a->baseline : "flash";
@@ -139,6 +141,8 @@ static int finish(const struct cli_args *a, char param, struct ps_sweep_row *row
 	ps_sweep_sort(rows, count);
 	cross_count = ps_sweep_crossovers(rows, count, baseline, cross,
 					  PS_SWEEP_MAX_STRATEGIES);
+	if (spec && a->refine)
+		ps_sweep_refine(spec, cross, cross_count);
 	if (a->csv && write_csv(a->csv, rows, count, out, errout))
 		return PS_EXIT_USAGE;
 	ps_error_clear(&err);
@@ -188,7 +192,7 @@ static int merge(const struct cli_command *cmd, const struct cli_args *a,
 			return PS_EXIT_USAGE;
 		}
 	}
-	status = finish(a, param ? param : 'n', rows, count, out, errout);
+	status = finish(a, NULL, param ? param : 'n', rows, count, out, errout);
 	free(rows);
 	return status;
 }
@@ -207,7 +211,8 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 		return rc;
 	if (a->merge) {
 		if (a->given[OPT_N] || a->given[OPT_D] || a->given[OPT_G] || a->given[OPT_M] ||
-		    a->strategies || a->predict || a->shard || a->given[OPT_JOBS] || a->values)
+		    a->strategies || a->predict || a->shard || a->given[OPT_JOBS] || a->values ||
+		    a->refine)
 			return cli_usage_error(cmd, errout,
 					       "sweep --merge takes CSV files, not the parameters of a sweep");
 		return merge(cmd, a, out, errout);
@@ -252,7 +257,7 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
-	rc = finish(a, spec.range.param, rows, count, out, errout);
+	rc = finish(a, &spec, spec.range.param, rows, count, out, errout);
 	free(rows);
 	return rc;
 }
@@ -265,8 +270,9 @@ const struct cli_help sweep_help = {
 	"listed strategy (of either DAG: flash and exact-matmul pebble exact\n"
 	"attention, the others approximate attention) at every point, validating\n"
 	"every move, or with --predict only its cost model. Prints a table, the\n"
-	"crossovers (the smallest swept value from which a strategy's I/O stays\n"
-	"below the baseline's), and writes CSV, JSON and a gnuplot plot on request.\n"
+	"crossovers (every maximal interval of the swept values where a strategy's\n"
+	"I/O is below the baseline's; with --refine, each end exact by bisection on\n"
+	"the cost models), and writes CSV, JSON and a gnuplot plot on request.\n"
 	"A sweep too large for one machine runs in shards (--shard K/N, one per\n"
 	"job of GNU parallel or a Slurm array) joined by --merge (docs/EXACT.md).\n",
 	"  pebblesim sweep -n 1024:16384:x2 -d 16 -g 3 -M 8k --strategies flash,keylemma,caseI,generic\n"
