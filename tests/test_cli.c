@@ -867,6 +867,19 @@ static void output_valid(const char *def)
 	json_decref(root);
 }
 
+/* The output of the last cli() valid against the frontier definition,
+ * the schema loaded for it. */
+static void output_valid_frontier(void)
+{
+	json_error_t jerr;
+
+	schema_root = json_load_file("docs/pebblesim.schema.json", 0, &jerr);
+	ck_assert_msg(schema_root != NULL, "%s", jerr.text);
+	output_valid("frontier");
+	json_decref(schema_root);
+	schema_root = NULL;
+}
+
 /* Item 9: one schema, every JSON output valid against it. */
 START_TEST(test_json_schema)
 {
@@ -1311,6 +1324,49 @@ START_TEST(test_sweep_refine)
 }
 END_TEST
 
+/* frontier: the least g of the a-priori bound, the interval with its end
+ * confirmed by simulation and straddling with --predict alone; the honest
+ * answer where no g is within epsilon; its refusals. */
+START_TEST(test_frontier)
+{
+	static const char *const fixed[6] = { "-d", "4", "-g", "2", "-M", "128" };
+	json_t *root, *iv, *conf;
+	uint64_t from;
+
+	ck_assert_int_eq(cli("frontier", "-n", "4:64:x2", "-d", "4", "-M", "128", "--epsilon", "1e-2",
+			     "--entry-bound", "0.5", "--polynomial", "chebyshev", "--json", NULL), 0);
+	output_valid_frontier();
+	root = out_json();
+	ck_assert_int_eq(json_path_int(root, "polynomial", "g"), 2);
+	iv = json_array_get(json_object_get(root, "intervals"), 0);
+	ck_assert_ptr_nonnull(iv);
+	from = (uint64_t)json_integer_value(json_object_get(iv, "from"));
+	ck_assert_int_eq(json_integer_value(json_object_get(iv, "to")), 64);
+	ck_assert_int_eq(json_integer_value(json_object_get(iv, "g")), 2);
+	conf = json_array_get(json_object_get(root, "confirmations"), 0);
+	ck_assert(json_is_true(json_object_get(conf, "simulated")));
+	ck_assert_int_eq(json_integer_value(json_object_get(conf, "n")), (json_int_t)from);
+	json_decref(root);
+	ck_assert_int_eq(below_alone("-n", from, fixed), 1);
+	ck_assert_int_eq(below_alone("-n", from - 1, fixed), 0);
+	/* the text */
+	ck_assert_int_eq(cli("frontier", "-n", "4:64:x2", "-d", "4", "-M", "128", "--epsilon", "1e-2",
+			     "--entry-bound", "0.5", "--polynomial", "chebyshev", NULL), 0);
+	HAS(out_text, "answer: approximate attention (chebyshev, g = 2, bound <= 0.01) moves less data than FlashAttention for n in [");
+	HAS(out_text, "simulated: best");
+	/* no g of a fit reaches 1e-6 on [-64, 64] */
+	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", "--epsilon", "1e-6",
+			     "--entry-bound", "4", "--polynomial", "minimax", NULL), 0);
+	HAS(out_text, "no a-priori guarantee");
+	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", NULL), PS_EXIT_USAGE);
+	HAS(err_text, "--epsilon");
+	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", "--epsilon", "1e-3",
+			     "--bound", "measured", NULL), PS_EXIT_USAGE);
+	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", "--epsilon", "1e-3",
+			     "--values", NULL), PS_EXIT_USAGE);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -1340,6 +1396,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_exact_attention_cli);
 	tcase_add_test(tc, test_sweep_cli);
 	tcase_add_test(tc, test_sweep_refine);
+	tcase_add_test(tc, test_frontier);
 	tcase_add_test(tc, test_values_cli);
 	suite_add_tcase(s, tc);
 	return s;

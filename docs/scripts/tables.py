@@ -9,6 +9,8 @@ Each table sits in its document between the lines
 and is replaced in place. Tables:
     values-eta   docs/VALUES.md: eta, the bound and the measured epsilon
                  for g = 1..8, B = 0.5, 1, 2 and each polynomial, d = 16
+    frontier     docs/EXACT.md: `pebblesim frontier` at epsilon = 1e-2, 1e-3,
+                 1e-4, d = 16 and 64, M = 8k and 64k (minimax, B = 1)
 """
 import json
 import re
@@ -48,7 +50,27 @@ def values_eta(binary):
     return "docs/VALUES.md", "\n".join(lines)
 
 
-TABLES = {"values-eta": values_eta}
+def frontier(binary):
+    lines = ["| epsilon | d | M | g (minimax) | bound | approximate attention moves less for n in | ends confirmed by simulation |",
+             "|---|---|---|---|---|---|---|"]
+    for eps in ("1e-2", "1e-3", "1e-4"):
+        for d in ("16", "64"):
+            for M in ("8k", "64k"):
+                rep = run_json(binary, ["frontier", "-n", "1k:1M:x4", "-d", d, "-M", M,
+                                        "--epsilon", eps, "--polynomial", "minimax"])
+                p = rep["polynomial"]
+                if p["g"] is None:
+                    lines.append(f"| {eps} | {d} | {M} | none up to 30 | - | no a-priori guarantee | - |")
+                    continue
+                bound = 2 * p["eta"] / (1 - p["eta"]) * p["max_v"]
+                where = ", ".join(f"[{i['from']}, {i['to']}]" for i in rep["intervals"]) or "none in [1024, 1048576]"
+                conf = ", ".join(f"n = {c['n']}: {'yes' if c['simulated'] else 'too large'}"
+                                 for c in rep["confirmations"]) or "-"
+                lines.append(f"| {eps} | {d} | {M} | {p['g']} | {bound:.2e} | {where} | {conf} |")
+    return "docs/EXACT.md", "\n".join(lines)
+
+
+TABLES = {"values-eta": values_eta, "frontier": frontier}
 
 
 def splice(path, name, text):

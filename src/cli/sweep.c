@@ -39,10 +39,8 @@ const struct cli_option sweep_options[] = {
 	  "points in N parallel processes (default: the cores);\nthe results are those of -j 1" },
 	{ OPT_SHARD, 0, "shard", CLI_STRING, offsetof(struct cli_args, shard), 0, 0, "K/N",
 	  "run every N-th point, from the K-th (1 <= K <= N)" },
-	{ OPT_CSV, 0, "csv", CLI_STRING, offsetof(struct cli_args, csv), 0, 0, "FILE",
-	  "write one row per (point, strategy) as CSV" },
-	{ OPT_PLOT, 0, "plot", CLI_STRING, offsetof(struct cli_args, plot), 0, 0, "FILE",
-	  "draw I/O against the swept parameter (log-log) into\nFILE.svg or FILE.png, with gnuplot" },
+	CLI_OPT_CSV("write one row per (point, strategy) as CSV"),
+	CLI_OPT_PLOT("draw I/O against the swept parameter (log-log) into\nFILE.svg or FILE.png, with gnuplot"),
 	{ OPT_MERGE, 0, "merge", CLI_FLAG, offsetof(struct cli_args, merge), 0, 0, NULL,
 	  "join the CSV files given as arguments (shards) instead\nof running" },
 	CLI_OPT_VALUES("run every simulated point with numbers (random inputs,\n"
@@ -57,9 +55,8 @@ const struct cli_option sweep_options[] = {
 	CLI_OPT_END,
 };
 
-/* Writes the rows as CSV to path (docs/SECURITY.md: atomic for a file). */
-static int write_csv(const char *path, const struct ps_sweep_row *rows,
-		     size_t count, FILE *out, FILE *errout)
+int cli_sweep_write_csv(const char *path, const struct ps_sweep_row *rows,
+			size_t count, FILE *out, FILE *errout)
 {
 	struct ps_output file;
 	struct ps_error err;
@@ -143,7 +140,7 @@ static int finish(const struct cli_args *a, const struct ps_sweep_spec *spec, ch
 					  PS_SWEEP_MAX_STRATEGIES);
 	if (spec && a->refine)
 		ps_sweep_refine(spec, cross, cross_count);
-	if (a->csv && write_csv(a->csv, rows, count, out, errout))
+	if (a->csv && cli_sweep_write_csv(a->csv, rows, count, out, errout))
 		return PS_EXIT_USAGE;
 	ps_error_clear(&err);
 	if (a->plot && ps_sweep_plot(a->plot, param, rows, count, cross, cross_count, &err)) {
