@@ -231,6 +231,9 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	}
 	fprintf(out, "frontier               d = %llu, M = %llu, epsilon <= %g, the a-priori bound\n",
 		(unsigned long long)a->d, (unsigned long long)a->M, a->epsilon);
+	if (beta < ps_polynomial_interval(B, a->d))
+		fprintf(out, "  note                 the interval is narrower than B^2 sqrt d = %g: the bound holds only for inputs whose scores |q.k| / sqrt d stay within it\n",
+			ps_polynomial_interval(B, a->d));
 	if (!has_g) {
 		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): no g up to %u gives 2 eta / (1 - eta) max|V| <= %g\n",
 			ps_polynomial_name(kind), beta, beta, B, B, p.g, a->epsilon);
