@@ -2,12 +2,14 @@
 #
 #   make            build build/pebblesim, libpebblesim.a, libpebblesim.so and the man page
 #   make run        build and run the representative job (the README's first command)
-#   make check      build and run every test (the README's second command), then
+#   make check      build and run every test (the README's second command) and
+#                   the NumPy check of the polynomials (tests/numpy_polynomial.py), then
 #                   check that build options are tracked (check-flags), and
 #                   install into build/, build examples/api against that tree
 #                   through pkg-config, run it and uninstall (check-install)
 #   make bench      time representative runs; writes build/bench.json
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
+#   make docs-tables regenerate the tables of docs/VALUES.md from runs (docs/scripts/tables.py)
 #   make docs-plot  regenerate docs/exact-crossover.svg (docs/EXACT.md) with gnuplot
 #   make check-full the whole strategy grid (longer than make check)
 #   make optimal-grid the exact optima of docs/OPTIMAL.md's table, 60 s an instance
@@ -95,7 +97,7 @@ API_EXAMPLES := $(wildcard examples/api/*.c)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: docs-plot all run check check-flags check-install check-full optimal-grid bench golden install uninstall clean deps FORCE
+.PHONY: docs-plot docs-tables all run check check-flags check-install check-full optimal-grid bench golden install uninstall clean deps FORCE
 all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 
 deps:
@@ -182,6 +184,7 @@ $(MAN): $(BIN) scripts/help2man-filter.sh | deps
 
 check: $(BIN) $(TESTS) $(SHLIB) $(MAN)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
+	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
 	@$(MAKE) --no-print-directory check-flags
 	@$(MAKE) --no-print-directory check-install
 
@@ -217,6 +220,11 @@ optimal-grid: $(BIN)
 # regenerates the golden counts: a deliberate change, reviewed as a diff
 golden: $(GOLDEN)
 	./$(GOLDEN) tests/golden/io_counts.json
+
+# the tables of the docs that come from runs (docs/scripts/tables.py):
+# regenerate them after a change of strategies or of the polynomial
+docs-tables: $(BIN)
+	/usr/bin/python3 docs/scripts/tables.py ./$(BIN)
 
 # the crossover of docs/EXACT.md: approximate attention against FlashAttention
 docs-plot: $(BIN)

@@ -2,7 +2,8 @@
 # Installs the Debian packages pebblesim builds with, when they are missing:
 # a C compiler, pkg-config, the igraph, jansson and Check libraries,
 # help2man (the man page is generated from `pebblesim --help`), and
-# gnuplot-nox (`pebblesim sweep --plot` draws with it); clang and its
+# gnuplot-nox (`pebblesim sweep --plot` draws with it), python3-numpy
+# (`make check` recomputes the polynomials with NumPy); clang and its
 # runtimes when the fuzz targets or a clang sanitizer build need them.
 # Called by the Makefile before every build; quiet and quick when all is there.
 set -u
@@ -12,6 +13,7 @@ command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 command -v help2man >/dev/null 2>&1 || need="$need help2man"
 command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need="$need python3-numpy"
 for pair in igraph:libigraph-dev jansson:libjansson-dev check:check; do
 	module=${pair%%:*}
 	package=${pair#*:}

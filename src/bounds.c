@@ -381,10 +381,16 @@ void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 		ps_bound_exact_lower(att, M, &b);
 		lower_add(out, &b);
 		ref->name = "Saha and Ye";
-		snprintf(ref->why, sizeof(ref->why),
-			 "asymptotic, no explicit constants: Omega(n^2 d^2 / M) = Omega(%.4g) for M >= d^2; a reference, never a verdict",
-			 (double)att->n * (double)att->n * (double)att->d *
-				 (double)att->d / (double)M);
+		if ((double)M < (double)att->d * (double)att->d)
+			/* the small-memory regime: their Theta(n^2 d / sqrt M) */
+			snprintf(ref->why, sizeof(ref->why),
+				 "asymptotic, no explicit constants: for M < d^2 their small-memory order Theta(n^2 d / sqrt M) = Theta(%.4g) applies; a reference, never a verdict",
+				 (double)att->n * (double)att->n * (double)att->d / sqrt((double)M));
+		else
+			snprintf(ref->why, sizeof(ref->why),
+				 "asymptotic, no explicit constants: Omega(n^2 d^2 / M) = Omega(%.4g) for M >= d^2; a reference, never a verdict",
+				 (double)att->n * (double)att->n * (double)att->d *
+					 (double)att->d / (double)M);
 		return;
 	}
 	for (size_t k = 0; k < sizeof(partition) / sizeof(partition[0]); k++) {

@@ -855,6 +855,17 @@ static const struct ps_sweep_row *find_row(const struct baseline_index *bi,
 	return lo < bi->count && bi->keys[lo].value == value ? &rows[bi->keys[lo].index] : NULL;
 }
 
+/* The label below the baseline at a swept value where both ran. */
+static int below_at(const struct baseline_index *bi, const struct ps_sweep_row *rows,
+		    const struct ps_sweep_row *r)
+{
+	const struct ps_sweep_row *b = find_row(bi, rows, r->value);
+
+	if (!r->ran || !b || !b->ran)
+		return -1; /* not compared */
+	return r->io < b->io;
+}
+
 size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 			   const char *baseline, struct ps_crossover *out,
 			   size_t max)
@@ -867,7 +878,8 @@ size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 	for (size_t k = 0; k < count && found < max; k++) {
 		const char *label = rows[k].label;
 		struct ps_crossover *c = &out[found];
-		bool seen = false;
+		bool seen = false, open = false;
+		uint64_t last = 0;
 
 		if (!strcmp(label, baseline))
 			continue;
@@ -878,35 +890,133 @@ size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 		memset(c, 0, sizeof(*c));
 		snprintf(c->label, sizeof(c->label), "%s", label);
 		snprintf(c->baseline, sizeof(c->baseline), "%s", baseline);
-		/* from the largest swept value down, while the label stays below */
-		for (size_t q = count; q-- > 0;) {
-			const struct ps_sweep_row *r = &rows[q], *b;
+		/* the compared values in increasing order (rows sorted by
+		 * value, ps_sweep_sort); a point not compared ends a run */
+		for (size_t q = 0; q < count; q++) {
+			const struct ps_sweep_row *r = &rows[q];
+			int below;
 
-			if (strcmp(r->label, label) || !r->ran)
+			if (strcmp(r->label, label))
 				continue;
-			b = find_row(&bi, rows, r->value);
-			if (!b || !b->ran)
-				continue;
-			if (r->io >= b->io)
-				break;
-			c->found = true;
-			c->at = r->value;
-		}
-		/* rows may come in any order: require the suffix to hold */
-		if (c->found)
-			for (size_t q = 0; q < count; q++) {
-				const struct ps_sweep_row *r = &rows[q], *b;
-
-				if (strcmp(r->label, label) || !r->ran || r->value < c->at)
-					continue;
-				b = find_row(&bi, rows, r->value);
-				if (b && b->ran && r->io >= b->io)
-					c->found = false;
+			below = below_at(&bi, rows, r);
+			if (below == 1 && !open) {
+				if (c->interval_count < PS_SWEEP_MAX_INTERVALS)
+					c->intervals[c->interval_count].from = r->value;
+				c->interval_count++;
+				open = true;
 			}
+			if (below == 1 && c->interval_count <= PS_SWEEP_MAX_INTERVALS)
+				c->intervals[c->interval_count - 1].to = r->value;
+			if (below != 1)
+				open = false;
+			if (below >= 0)
+				last = r->value;
+		}
+		/* from some value on: the last interval reaches the last
+		 * value compared */
+		if (c->interval_count && c->interval_count <= PS_SWEEP_MAX_INTERVALS &&
+		    c->intervals[c->interval_count - 1].to == last) {
+			c->found = true;
+			c->at = c->intervals[c->interval_count - 1].from;
+		}
 		found++;
 	}
 	free(bi.keys);
 	return found;
+}
+
+void ps_sweep_point(const struct ps_sweep_spec *spec, uint64_t value,
+		    const char *label, struct ps_sweep_row *row)
+{
+	run_one(spec, value, label, row);
+}
+
+/* 1 where label's predicted I/O is below the baseline's at value, 0
+ * where not (or where either does not run: it does not move less). */
+static int predicted_below(const struct ps_sweep_spec *spec, uint64_t value,
+			   const char *label, const char *baseline)
+{
+	struct ps_sweep_row r, b;
+
+	run_one(spec, value, label, &r);
+	run_one(spec, value, baseline, &b);
+	return r.ran && b.ran && r.io < b.io;
+}
+
+/* Where the comparison flips between lo and hi (it differs there): the
+ * least x in (lo, hi] that compares as hi does, by bisection. */
+static uint64_t flip(const struct ps_sweep_spec *model, const struct ps_crossover *c,
+		     uint64_t lo, uint64_t hi)
+{
+	const int at_hi = predicted_below(model, hi, c->label, c->baseline);
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (predicted_below(model, mid, c->label, c->baseline) == at_hi)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* The compared grid values of the spec, increasing; how many. */
+static size_t grid_values(const struct ps_sweep_spec *spec, uint64_t *values)
+{
+	return ps_sweep_points(&spec->range, values, PS_SWEEP_MAX_POINTS);
+}
+
+void ps_sweep_refine(const struct ps_sweep_spec *spec, struct ps_crossover *cross,
+		     size_t count)
+{
+	struct ps_sweep_spec model = *spec;
+	uint64_t values[PS_SWEEP_MAX_POINTS];
+	size_t points = grid_values(spec, values);
+
+	model.predict = true;
+	model.values = false;
+	for (size_t k = 0; k < count; k++) {
+		struct ps_crossover *c = &cross[k];
+		size_t kept = c->interval_count < PS_SWEEP_MAX_INTERVALS ? c->interval_count
+									  : PS_SWEEP_MAX_INTERVALS;
+
+		if (spec->range.param == 'M') {
+			snprintf(c->note, sizeof(c->note),
+				 "ends on the grid: a plan's I/O need not be monotone in M");
+			continue;
+		}
+		c->refined = true;
+		for (size_t t = 0; t < kept; t++) {
+			struct ps_sweep_interval *iv = &c->intervals[t];
+			uint64_t before = 0, after = 0;
+			bool has_before = false, has_after = false;
+
+			/* the grid values around the interval */
+			for (size_t p = 0; p < points; p++) {
+				if (values[p] < iv->from)
+					before = values[p], has_before = true;
+				if (values[p] > iv->to && !has_after)
+					after = values[p], has_after = true;
+			}
+			/* the model must agree with the grid at the ends it
+			 * starts from (a simulated sweep could differ) */
+			if (!predicted_below(&model, iv->from, c->label, c->baseline) ||
+			    !predicted_below(&model, iv->to, c->label, c->baseline)) {
+				c->refined = false;
+				snprintf(c->note, sizeof(c->note),
+					 "no cost model below the baseline at %llu or %llu: ends on the grid",
+					 (unsigned long long)iv->from, (unsigned long long)iv->to);
+				continue;
+			}
+			if (has_before && !predicted_below(&model, before, c->label, c->baseline))
+				iv->from = flip(&model, c, before, iv->from);
+			if (has_after && !predicted_below(&model, after, c->label, c->baseline))
+				iv->to = flip(&model, c, iv->to, after) - 1;
+		}
+		if (c->found)
+			c->at = c->intervals[kept - 1].from;
+	}
 }
 
 static bool any_values(const struct ps_sweep_row *rows, size_t count)
@@ -915,6 +1025,29 @@ static bool any_values(const struct ps_sweep_row *rows, size_t count)
 		if (rows[k].has_values)
 			return true;
 	return false;
+}
+
+/* "crossover: a moves less than b for n in [x, y], [z, w] (ends ...)" */
+static void crossover_print(FILE *out, char param, const struct ps_crossover *c)
+{
+	const size_t kept = c->interval_count < PS_SWEEP_MAX_INTERVALS ? c->interval_count
+								      : PS_SWEEP_MAX_INTERVALS;
+
+	if (!c->interval_count) {
+		fprintf(out, "crossover: %s moves no less than %s anywhere in the range\n",
+			c->label, c->baseline);
+		return;
+	}
+	fprintf(out, "crossover: %s moves less than %s for %c in ", c->label, c->baseline, param);
+	for (size_t t = 0; t < kept; t++)
+		fprintf(out, "%s[%llu, %llu]", t ? ", " : "",
+			(unsigned long long)c->intervals[t].from,
+			(unsigned long long)c->intervals[t].to);
+	if (c->interval_count > kept)
+		fprintf(out, " and %zu more", c->interval_count - kept);
+	fprintf(out, " (%s%s%s)\n",
+		c->refined ? "ends exact: bisection on the cost models" : "ends on the grid",
+		c->note[0] ? "; " : "", c->note);
 }
 
 void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
@@ -948,15 +1081,8 @@ void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 				r->values_failed ? "  VALUES FAILED" : "");
 		fputc('\n', out);
 	}
-	for (size_t k = 0; k < cross_count; k++) {
-		if (cross[k].found)
-			fprintf(out, "crossover: %s moves less than %s from %c = %llu on\n",
-				cross[k].label, cross[k].baseline, param,
-				(unsigned long long)cross[k].at);
-		else
-			fprintf(out, "crossover: %s does not stay below %s within the range\n",
-				cross[k].label, cross[k].baseline);
-	}
+	for (size_t k = 0; k < cross_count; k++)
+		crossover_print(out, param, &cross[k]);
 }
 
 /* A bound: an integer while it is a whole number (docs/CLI.md), or null. */
@@ -1010,11 +1136,23 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 			json_object_set_new(row, "why", json_string(r->why));
 		json_array_append_new(list, row);
 	}
-	for (size_t k = 0; k < cross_count; k++)
-		json_array_append_new(cl, json_pack("{s:s, s:s, s:o}", "strategy",
+	for (size_t k = 0; k < cross_count; k++) {
+		json_t *iv = json_array();
+		size_t kept = cross[k].interval_count < PS_SWEEP_MAX_INTERVALS
+				      ? cross[k].interval_count : PS_SWEEP_MAX_INTERVALS;
+
+		for (size_t t = 0; t < kept; t++)
+			json_array_append_new(iv, json_pack("{s:I, s:I}", "from",
+							    (json_int_t)cross[k].intervals[t].from, "to",
+							    (json_int_t)cross[k].intervals[t].to));
+		json_array_append_new(cl, json_pack("{s:s, s:s, s:o, s:o, s:b, s:I, s:o}", "strategy",
 						    cross[k].label, "baseline", cross[k].baseline,
 						    "at", cross[k].found ?
-						    json_integer((json_int_t)cross[k].at) : json_null()));
+						    json_integer((json_int_t)cross[k].at) : json_null(),
+						    "intervals", iv, "refined", cross[k].refined,
+						    "interval_count", (json_int_t)cross[k].interval_count,
+						    "note", cross[k].note[0] ? json_string(cross[k].note) : json_null()));
+	}
 	json_object_set_new(root, "rows", list);
 	json_object_set_new(root, "crossovers", cl);
 	rc = json_dumpf(root, out, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -166,20 +166,51 @@ static void draw(double *x, uint64_t count, uint64_t *state, double bound)
 	}
 }
 
-/* U1's coefficient of monomial m: C(l; alpha) / (l! d^(l/2)) =
- * 1 / (prod_a alpha_a! d^(l/2)) (MODEL.md section 6). */
-static double u1_coefficient(const struct ps_attention *att, uint64_t m)
+/* U1's coefficient of monomial m: c_l C(l; alpha) d^(-l/2) (MODEL.md
+ * section 6). Taylor's c_l C(l; alpha) = 1 / prod_a alpha_a!, taken so. */
+static double u1_coefficient(const struct ps_values *vals, uint64_t m)
 {
+	const struct ps_attention *att = vals->att;
 	const uint32_t *idx = ps_monomial_indices(&att->mono, m);
 	unsigned l = att->mono.degree[m];
-	double denominator = pow((double)att->d, 0.5 * l);
+	double denominator = pow((double)att->d, 0.5 * l), factorial = 1.0;
 	unsigned run = 0;
 
 	for (unsigned t = 0; t < l; t++) {
 		run = t > 0 && idx[t] == idx[t - 1] ? run + 1 : 1;
 		denominator *= run; /* alpha_a! built one factor at a time */
+		factorial *= t + 1;
 	}
-	return 1.0 / denominator;
+	if (vals->poly.kind == PS_POLYNOMIAL_TAYLOR)
+		return 1.0 / denominator;
+	return vals->poly.c[l] * factorial / denominator;
+}
+
+/* The largest |entry| of a row-major n x d array. */
+static double largest_entry(const double *x, uint64_t count)
+{
+	double top = 0.0;
+
+	for (uint64_t k = 0; k < count; k++)
+		top = fabs(x[k]) > top ? fabs(x[k]) : top;
+	return top;
+}
+
+/* P of the inputs' kind on [-beta, beta]: beta as given, or B^2 sqrt d
+ * with B the entry bound, or the largest |entry| of the files' Q and K. */
+static int make_polynomial(struct ps_values *vals, struct ps_error *err)
+{
+	const struct ps_attention *att = vals->att;
+	const uint64_t nd = att->n * att->d;
+	double B = vals->in.entry_bound, beta;
+
+	if (vals->in.q) {
+		double q = largest_entry(vals->q, nd), k = largest_entry(vals->k, nd);
+
+		B = q > k ? q : k;
+	}
+	beta = vals->in.interval > 0 ? vals->in.interval : ps_polynomial_interval(B, att->d);
+	return ps_polynomial_make(&vals->poly, vals->in.polynomial, (unsigned)att->g, beta, err);
 }
 
 int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
@@ -212,12 +243,14 @@ int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
 			rc = ps_error_set(err, PS_ENOMEM, "out of memory for the inputs");
 		}
 	}
+	if (!rc && !att->exact)
+		rc = make_polynomial(vals, err);
 	if (!rc && !att->exact) {
 		vals->coef = malloc(att->r * sizeof(double));
 		if (!vals->coef)
 			rc = ps_error_set(err, PS_ENOMEM, "out of memory for the coefficients");
 		for (uint64_t m = 0; !rc && m < att->r; m++)
-			vals->coef[m] = u1_coefficient(att, m);
+			vals->coef[m] = u1_coefficient(vals, m);
 	}
 	if (!rc) {
 		vals->mask = 1023;
@@ -579,7 +612,8 @@ struct direct {
 	double *x, *weight, *e; /* n each */
 	double *scores;         /* SCORE_ROWS x n: q_i.k_j, a block of rows */
 	uint64_t first;         /* the block's first row */
-	double inverse_factorial[65];
+	const double *c;        /* P's coefficients */
+	double max_score;       /* the largest |x| so far */
 };
 
 /*
@@ -643,6 +677,8 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 		x[j] = dr->scores[(i - dr->first) * n + j];
 	for (uint64_t j = 0; j < n; j++)
 		x[j] /= root;
+	for (uint64_t j = 0; j < n; j++)
+		dr->max_score = fabs(x[j]) > dr->max_score ? fabs(x[j]) : dr->max_score;
 	{
 		/* four lanes, so that the comparisons do not wait on each other */
 		double lane[4] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY };
@@ -660,12 +696,12 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 		for (uint64_t j = 0; j < n; j++)
 			weight[j] = exp(x[j]);
 	} else if (weights) {
-		/* P(x) = sum_{l <= g} x^l / l!, by Horner's rule */
+		/* P(x) = sum_{l <= g} c_l x^l, by Horner's rule */
 		for (uint64_t j = 0; j < n; j++)
-			weight[j] = dr->inverse_factorial[g];
+			weight[j] = dr->c[g];
 		for (uint64_t l = g; l-- > 0;)
 			for (uint64_t j = 0; j < n; j++)
-				weight[j] = weight[j] * x[j] + dr->inverse_factorial[l];
+				weight[j] = weight[j] * x[j] + dr->c[l];
 	}
 	for (uint64_t j = 0; j < n; j++)
 		e[j] = with_softmax ? exp(x[j] - largest) : 0.0;
@@ -747,6 +783,7 @@ struct direct_share {
 	const struct ps_values *vals;
 	uint64_t first, last;
 	double *direct, *softmax;
+	double max_score; /* the largest |q_i.k_j| / sqrt d of its rows */
 	bool failed; /* out of memory */
 };
 
@@ -771,9 +808,9 @@ static void *direct_rows(void *arg)
 	for (uint64_t j = 0; j < n; j++)
 		for (uint64_t a = 0; a < d; a++)
 			dr.kt[a * n + j] = sh->vals->k[j * d + a];
-	dr.inverse_factorial[0] = 1.0;
-	for (uint64_t l = 1; l < 65; l++)
-		dr.inverse_factorial[l] = dr.inverse_factorial[l - 1] / (double)l;
+	dr.c = sh->vals->poly.c;
+	dr.max_score = 0.0;
+	dr.first = 0;
 	for (uint64_t i = sh->first; i < sh->last; i++) {
 		if ((i - sh->first) % SCORE_ROWS == 0)
 			scores_block(sh->vals, &dr, i,
@@ -781,6 +818,7 @@ static void *direct_rows(void *arg)
 		direct_row(sh->vals, &dr, i, sh->direct + i * (d + 1), sh->softmax + i * d,
 			   att->normalize);
 	}
+	sh->max_score = dr.max_score;
 	free(dr.kt);
 	free(dr.x);
 	return NULL;
@@ -792,12 +830,13 @@ static void *direct_rows(void *arg)
  * the same way whoever computes it, so the results do not depend on the
  * split.
  */
-static int direct_all(const struct ps_values *vals, double *direct, double *softmax)
+static int direct_all(const struct ps_values *vals, double *direct, double *softmax,
+		      double *max_score)
 {
 	const uint64_t n = vals->att->n;
 	struct direct_share sh[2] = {
-		{ vals, 0, n, direct, softmax, false },
-		{ vals, n, n, direct, softmax, false },
+		{ vals, 0, n, direct, softmax, 0.0, false },
+		{ vals, n, n, direct, softmax, 0.0, false },
 	};
 	pthread_t helper;
 	bool two = n >= 256 && sysconf(_SC_NPROCESSORS_ONLN) > 1;
@@ -812,7 +851,28 @@ static int direct_all(const struct ps_values *vals, double *direct, double *soft
 	direct_rows(&sh[0]);
 	if (two)
 		pthread_join(helper, NULL);
+	*max_score = sh[0].max_score > sh[1].max_score ? sh[0].max_score : sh[1].max_score;
 	return sh[0].failed || sh[1].failed ? PS_ENOMEM : PS_OK;
+}
+
+/* P and the bound it gives, where every hypothesis of docs/VALUES.md's
+ * proof holds. */
+static void polynomial_bound(struct ps_values *vals)
+{
+	struct ps_values_report *rep = &vals->report;
+	const struct ps_polynomial *p = &vals->poly;
+
+	rep->has_polynomial = true;
+	rep->polynomial = *p;
+	rep->max_v = largest_entry(vals->v, vals->att->n * vals->att->d);
+	rep->bound = ps_polynomial_bound(p->eta, rep->max_v);
+	if (!vals->att->normalize)
+		rep->no_bound = "no A without normalisation";
+	else if (!(rep->max_score <= p->beta))
+		rep->no_bound = "a score q.k / sqrt d lies outside the interval";
+	else if (!(p->eta < 1.0))
+		rep->no_bound = "eta >= 1: P need not be positive on the interval";
+	rep->has_bound = !rep->no_bound;
 }
 
 int ps_values_finish(struct ps_values *vals, struct ps_error *err)
@@ -840,7 +900,7 @@ int ps_values_finish(struct ps_values *vals, struct ps_error *err)
 		for (uint64_t b = 0; b < d; b++)
 			vals->outputs[i * d + b] = lookup(vals, ps_attention_id2(att, out_kind, i, b));
 	start = ps_now_seconds();
-	if (direct_all(vals, directs, softmaxes)) {
+	if (direct_all(vals, directs, softmaxes, &rep->max_score)) {
 		free(directs);
 		free(softmaxes);
 		return ps_error_set(err, PS_ENOMEM, "out of memory for the direct evaluation");
@@ -877,6 +937,8 @@ int ps_values_finish(struct ps_values *vals, struct ps_error *err)
 	}
 	rep->tolerance = PS_VALUES_TOLERANCE * rep->scale;
 	rep->failed = !(rep->error_vs_direct <= rep->tolerance);
+	if (!att->exact)
+		polynomial_bound(vals);
 	free(directs);
 	free(softmaxes);
 	return PS_OK;

@@ -157,6 +157,7 @@ int main(void)
 	srunner_add_suite(sr, exact_suite());
 	srunner_add_suite(sr, sweep_suite());
 	srunner_add_suite(sr, values_suite());
+	srunner_add_suite(sr, polynomial_suite());
 	srunner_add_suite(sr, golden_suite());
 	srunner_add_suite(sr, trace_suite());
 	srunner_add_suite(sr, explicit_suite());

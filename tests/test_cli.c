@@ -913,6 +913,19 @@ static void output_valid(const char *def)
 	json_decref(root);
 }
 
+/* The output of the last cli() valid against the frontier definition,
+ * the schema loaded for it. */
+static void output_valid_frontier(void)
+{
+	json_error_t jerr;
+
+	schema_root = json_load_file("docs/pebblesim.schema.json", 0, &jerr);
+	ck_assert_msg(schema_root != NULL, "%s", jerr.text);
+	output_valid("frontier");
+	json_decref(schema_root);
+	schema_root = NULL;
+}
+
 /* Item 9: one schema, every JSON output valid against it. */
 START_TEST(test_json_schema)
 {
@@ -973,6 +986,12 @@ START_TEST(test_json_schema)
 	ck_assert_int_eq(cli("sweep", "-g", "1:2", "-n", "8", "-d", "4", "-M", "60",
 			     "--strategies", "flash,case", "--values", "--json", NULL), 0);
 	output_valid("sweep");
+	ck_assert_int_eq(cli("sweep", "-n", "1k:4k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "best,flash", "--refine", "--json", NULL), 0);
+	output_valid("sweep");
+	ck_assert_int_eq(cli("-n", "16", "-d", "4", "-g", "2", "-M", "100", "--json", "--values",
+			     "--polynomial", "minimax", "--interval", "0.5", NULL), 0);
+	output_valid("report");
 	/* the validator refuses what the schema does: a count as a float */
 	bad = json_pack("{s:f}", "M", 1024.0);
 	count = json_pack("{s:s}", "$ref", "#/$defs/count");
@@ -1340,6 +1359,130 @@ START_TEST(test_values_cli)
 }
 END_TEST
 
+/* best below flash at one value of the swept parameter, alone with
+ * --predict: 1, 0, or -1 where either does not run */
+static int below_alone(const char *param, uint64_t value, const char *const *fixed)
+{
+	char range[64];
+	json_t *root, *rows, *row;
+	json_int_t io[2] = { -1, -1 };
+	size_t k;
+
+	snprintf(range, sizeof(range), "%llu:%llu", (unsigned long long)value,
+		 (unsigned long long)value);
+	ck_assert_int_eq(cli("sweep", param, range, fixed[0], fixed[1], fixed[2], fixed[3],
+			     fixed[4], fixed[5], "--predict", "--strategies", "best,flash", "--json",
+			     NULL), 0);
+	root = out_json();
+	rows = json_object_get(root, "rows");
+	json_array_foreach(rows, k, row) {
+		json_t *v = json_object_get(row, "io");
+
+		if (json_is_integer(v))
+			io[!strcmp(json_string_value(json_object_get(row, "label")), "flash")] =
+				json_integer_value(v);
+	}
+	json_decref(root);
+	return io[0] < 0 || io[1] < 0 ? -1 : io[0] < io[1];
+}
+
+/* sweep --refine: each end of every interval is below, its outer
+ * neighbour not, each run alone with --predict; a d-sweep finds the
+ * interval that starts at its first point. */
+START_TEST(test_sweep_refine)
+{
+	static const struct {
+		const char *param, *range;
+		uint64_t lo, hi;
+		const char *fixed[6];
+	} sweeps[] = {
+		{ "-n", "256:16k:x2", 256, 16384, { "-d", "16", "-g", "3", "-M", "8k" } },
+		{ "-d", "4:64:x2", 4, 64, { "-n", "4k", "-g", "3", "-M", "8k" } },
+	};
+	unsigned ends = 0;
+
+	for (size_t s = 0; s < 2; s++) {
+		json_t *root, *cross, *c, *iv;
+		size_t k, t;
+
+		ck_assert_int_eq(cli("sweep", sweeps[s].param, sweeps[s].range, sweeps[s].fixed[0],
+				     sweeps[s].fixed[1], sweeps[s].fixed[2], sweeps[s].fixed[3],
+				     sweeps[s].fixed[4], sweeps[s].fixed[5], "--predict", "--strategies",
+				     "best,flash", "--refine", "--json", NULL), 0);
+		root = out_json();
+		cross = json_object_get(root, "crossovers");
+		ck_assert_uint_eq(json_array_size(cross), 1);
+		c = json_array_get(cross, 0);
+		ck_assert(json_is_true(json_object_get(c, "refined")));
+		ck_assert_uint_ge(json_array_size(json_object_get(c, "intervals")), 1);
+		json_array_foreach(json_object_get(c, "intervals"), t, iv) {
+			uint64_t from = (uint64_t)json_integer_value(json_object_get(iv, "from"));
+			uint64_t to = (uint64_t)json_integer_value(json_object_get(iv, "to"));
+
+			ck_assert_int_eq(below_alone(sweeps[s].param, from, sweeps[s].fixed), 1);
+			ck_assert_int_eq(below_alone(sweeps[s].param, to, sweeps[s].fixed), 1);
+			if (from > sweeps[s].lo)
+				ck_assert_int_ne(below_alone(sweeps[s].param, from - 1, sweeps[s].fixed), 1);
+			if (to < sweeps[s].hi)
+				ck_assert_int_ne(below_alone(sweeps[s].param, to + 1, sweeps[s].fixed), 1);
+			ends += (from > sweeps[s].lo) + (to < sweeps[s].hi);
+		}
+		(void)k;
+		json_decref(root);
+	}
+	/* n's start and d's end at least lie between grid points */
+	ck_assert_uint_ge(ends, 2);
+	/* the d-sweep of the grid alone: [4, 32], not "does not stay below" */
+	ck_assert_int_eq(cli("sweep", "-d", "4:64:x2", "-n", "4k", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "best,flash", NULL), 0);
+	HAS(out_text, "crossover: best moves less than flash for d in [4, 32] (ends on the grid)");
+	ck_assert_int_eq(cli("sweep", "--merge", "x.csv", "--refine", NULL), PS_EXIT_USAGE);
+}
+END_TEST
+
+/* frontier: the least g of the a-priori bound, the interval with its end
+ * confirmed by simulation and straddling with --predict alone; the honest
+ * answer where no g is within epsilon; its refusals. */
+START_TEST(test_frontier)
+{
+	static const char *const fixed[6] = { "-d", "4", "-g", "2", "-M", "128" };
+	json_t *root, *iv, *conf;
+	uint64_t from;
+
+	ck_assert_int_eq(cli("frontier", "-n", "4:64:x2", "-d", "4", "-M", "128", "--epsilon", "1e-2",
+			     "--entry-bound", "0.5", "--polynomial", "chebyshev", "--json", NULL), 0);
+	output_valid_frontier();
+	root = out_json();
+	ck_assert_int_eq(json_path_int(root, "polynomial", "g"), 2);
+	iv = json_array_get(json_object_get(root, "intervals"), 0);
+	ck_assert_ptr_nonnull(iv);
+	from = (uint64_t)json_integer_value(json_object_get(iv, "from"));
+	ck_assert_int_eq(json_integer_value(json_object_get(iv, "to")), 64);
+	ck_assert_int_eq(json_integer_value(json_object_get(iv, "g")), 2);
+	conf = json_array_get(json_object_get(root, "confirmations"), 0);
+	ck_assert(json_is_true(json_object_get(conf, "simulated")));
+	ck_assert_int_eq(json_integer_value(json_object_get(conf, "n")), (json_int_t)from);
+	json_decref(root);
+	ck_assert_int_eq(below_alone("-n", from, fixed), 1);
+	ck_assert_int_eq(below_alone("-n", from - 1, fixed), 0);
+	/* the text */
+	ck_assert_int_eq(cli("frontier", "-n", "4:64:x2", "-d", "4", "-M", "128", "--epsilon", "1e-2",
+			     "--entry-bound", "0.5", "--polynomial", "chebyshev", NULL), 0);
+	HAS(out_text, "answer: approximate attention (chebyshev, g = 2, bound <= 0.01) moves less data than FlashAttention for n in [");
+	HAS(out_text, "simulated: best");
+	/* no g of a fit reaches 1e-6 on [-64, 64] */
+	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", "--epsilon", "1e-6",
+			     "--entry-bound", "4", "--polynomial", "minimax", NULL), 0);
+	HAS(out_text, "no a-priori guarantee");
+	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", NULL), PS_EXIT_USAGE);
+	HAS(err_text, "--epsilon");
+	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", "--epsilon", "1e-3",
+			     "--bound", "measured", NULL), PS_EXIT_USAGE);
+	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", "--epsilon", "1e-3",
+			     "--values", NULL), PS_EXIT_USAGE);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -1369,6 +1512,8 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_help_teaches);
 	tcase_add_test(tc, test_exact_attention_cli);
 	tcase_add_test(tc, test_sweep_cli);
+	tcase_add_test(tc, test_sweep_refine);
+	tcase_add_test(tc, test_frontier);
 	tcase_add_test(tc, test_values_cli);
 	tcase_add_test(tc, test_sizes_cli);
 	suite_add_tcase(s, tc);

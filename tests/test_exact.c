@@ -279,6 +279,24 @@ START_TEST(test_exact_traces_replay)
 }
 END_TEST
 
+/* Saha and Ye as a reference: Omega(n^2 d^2 / M) for M >= d^2, their
+ * small-memory Theta(n^2 d / sqrt M) below it; never applied. */
+START_TEST(test_saha_ye_reference)
+{
+	struct ps_attention att;
+	struct ps_lower_bounds lb;
+
+	test_exact_attention(&att, 64, 8, 1);
+	ps_bounds_lower(&att, 40, &lb);
+	ck_assert_uint_eq(lb.skipped_count, 1);
+	ck_assert_str_eq(lb.skipped[0].name, "Saha and Ye");
+	ck_assert_ptr_nonnull(strstr(lb.skipped[0].why, "Theta(n^2 d / sqrt M) = Theta(5181)"));
+	ps_bounds_lower(&att, 64, &lb);
+	ck_assert_ptr_nonnull(strstr(lb.skipped[0].why, "Omega(n^2 d^2 / M) = Omega(4096) for M >= d^2"));
+	ps_attention_free(&att);
+}
+END_TEST
+
 Suite *exact_suite(void)
 {
 	Suite *s = suite_create("exact");
@@ -292,6 +310,7 @@ Suite *exact_suite(void)
 	tcase_add_test(tc, test_flash_trivial_when_everything_fits);
 	tcase_add_test(tc, test_strategies_keep_to_their_dag);
 	tcase_add_test(tc, test_exact_traces_replay);
+	tcase_add_test(tc, test_saha_ye_reference);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -154,8 +154,16 @@ START_TEST(test_crossovers)
 	ck_assert_str_eq(c[0].label, "a");
 	ck_assert(c[0].found);
 	ck_assert_uint_eq(c[0].at, 8);
+	/* every maximal interval: [2, 2] and [8, 8], 4 between them above */
+	ck_assert_uint_eq(c[0].interval_count, 2);
+	ck_assert_uint_eq(c[0].intervals[0].from, 2);
+	ck_assert_uint_eq(c[0].intervals[0].to, 2);
+	ck_assert_uint_eq(c[0].intervals[1].from, 8);
+	ck_assert_uint_eq(c[0].intervals[1].to, 8);
+	ck_assert(!c[0].refined);
 	ck_assert_str_eq(c[1].label, "b");
 	ck_assert(!c[1].found);
+	ck_assert_uint_eq(c[1].interval_count, 0);
 }
 END_TEST
 

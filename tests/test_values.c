@@ -18,7 +18,7 @@
 #include "pebblesim/values.h"
 #include "tests.h"
 
-static const struct ps_values_inputs random_inputs = { NULL, NULL, NULL, 7, 1.0 };
+static const struct ps_values_inputs random_inputs = { NULL, NULL, NULL, 7, 1.0, PS_POLYNOMIAL_TAYLOR, 0.0 };
 
 /* Runs s with values; false when s does not apply to (att, M). */
 static bool run_with_values(const struct ps_attention *att, uint64_t M,
@@ -150,7 +150,7 @@ START_TEST(test_two_by_one_by_hand)
 {
 	const double q[2] = { 1, 2 }, k[2] = { 1, 0.5 }, v[2] = { 3, 6 };
 	char *qp = write_matrix(q, 2, 1), *kp = write_matrix(k, 2, 1), *vp = write_matrix(v, 2, 1);
-	struct ps_values_inputs in = { qp, kp, vp, 0, 0 };
+	struct ps_values_inputs in = { qp, kp, vp, 0, 0, PS_POLYNOMIAL_TAYLOR, 0.0 };
 	const struct ps_strategy *s = ps_strategy_find("naive");
 	struct ps_attention att;
 	struct ps_values vals;

@@ -90,11 +90,27 @@ int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		      size_t *count, char *param, struct ps_error *err);
 
-/* Where a label's I/O stays below the baseline's from some swept value on. */
+/* The intervals kept of a crossover; more are counted, not kept. */
+#define PS_SWEEP_MAX_INTERVALS 32
+
+/* A maximal interval of the swept parameter, ends inclusive. */
+struct ps_sweep_interval {
+	uint64_t from, to;
+};
+
+/*
+ * Where a label's I/O is below the baseline's: every maximal interval of
+ * the swept values compared (both ran), and whether it stays below from
+ * some value to the end of the range (found, at).
+ */
 struct ps_crossover {
 	char label[24], baseline[24];
 	bool found;
 	uint64_t at; /* the smallest such swept value */
+	size_t interval_count;  /* intervals found (kept: the first 32) */
+	struct ps_sweep_interval intervals[PS_SWEEP_MAX_INTERVALS];
+	bool refined;           /* every end exact (ps_sweep_refine) */
+	char note[160];         /* why an end was not refined, or "" */
 };
 
 /* One crossover per label other than the baseline; returns how many (0
@@ -102,6 +118,22 @@ struct ps_crossover {
 size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 			   const char *baseline, struct ps_crossover *out,
 			   size_t max);
+
+/* The row of label at one swept value, as a sweep of spec computes it. */
+void ps_sweep_point(const struct ps_sweep_spec *spec, uint64_t value,
+		    const char *label, struct ps_sweep_row *row);
+
+/*
+ * Makes each end of the crossovers' intervals exact by bisection on the
+ * cost models between the grid points around it: afterwards the label is
+ * below the baseline at an end and not below at its outer neighbour
+ * (where the neighbour is within the range). n, d and g only: a plan's
+ * I/O need not be monotone in M, so M's ends stay on the grid, with a
+ * note. Between grid points there may be crossings the grid does not
+ * show; the ends found are exact for the intervals it shows.
+ */
+void ps_sweep_refine(const struct ps_sweep_spec *spec, struct ps_crossover *cross,
+		     size_t count);
 
 /* Sorts rows by swept value, then by the order labels first appear, rows
  * of the same value and label in their order; O(rows log rows), and left

@@ -27,6 +27,7 @@
 #include "pebblesim/attention.h"
 #include "pebblesim/common.h"
 #include "pebblesim/ops.h"
+#include "pebblesim/polynomial.h"
 
 /* The seed of random inputs when none is given. */
 #define PS_VALUES_DEFAULT_SEED UINT64_C(1)
@@ -40,6 +41,11 @@ struct ps_values_inputs {
 	const char *q, *k, *v; /* n x d each; all NULL: random */
 	uint64_t seed;         /* random: uniform in [-entry_bound, entry_bound] */
 	double entry_bound;
+	/* approximate attention: P's kind, and its interval [-interval,
+	 * interval] (0: B^2 sqrt d, B the entry bound or the largest |entry|
+	 * of the files' Q and K) */
+	enum ps_polynomial_kind polynomial;
+	double interval;
 };
 
 /* What a run with values found. */
@@ -58,6 +64,16 @@ struct ps_values_report {
 	double first_normaliser;
 	uint64_t peak_values;   /* values held at most (not counting inputs) */
 	double direct_seconds;  /* the direct evaluation's time */
+	/* approximate attention: P, and the bound it gives on epsilon */
+	bool has_polynomial;
+	struct ps_polynomial polynomial;
+	double max_v;           /* max |V| */
+	double max_score;       /* max |q_i.k_j| / sqrt d over the inputs */
+	/* the bound 2 eta / (1 - eta) max|V| holds: normalised, eta < 1 and
+	 * max_score <= beta (docs/VALUES.md); else why not */
+	bool has_bound;
+	double bound;
+	const char *no_bound;
 };
 
 struct ps_values_entry; /* private to src/values.c */
@@ -67,6 +83,7 @@ struct ps_values {
 	struct ps_values_inputs in;
 	double *q, *k, *v;      /* n x d, row-major */
 	double *coef;           /* approximate attention: U1's coefficient of m */
+	struct ps_polynomial poly; /* approximate attention: P */
 	struct ps_values_entry *slots; /* the map: open addressing, linear probing */
 	uint64_t mask, used, peak;
 	unsigned shift;         /* 64 - log2(slots) */

@@ -38,6 +38,7 @@ enum cli_option_id {
 	OPT_MERGE, OPT_BASELINE,
 	OPT_VALUES, OPT_Q, OPT_K, OPT_V, OPT_SEED, OPT_ENTRY_BOUND, OPT_VALUES_OUTPUT,
 	OPT_TIME_LIMIT, OPT_MEMORY_LIMIT, OPT_SWEEP, /* optimal */
+	OPT_POLYNOMIAL, OPT_INTERVAL, OPT_REFINE, OPT_EPSILON, OPT_BOUND,
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -82,7 +83,7 @@ struct cli_args {
 	const char *attention; /* "approx" or "exact" */
 	const char *strategies, *csv, *plot, *shard, *baseline; /* sweep */
 	uint64_t jobs;
-	bool predict, merge;
+	bool predict, merge, refine;
 	bool values;                               /* --values */
 	const char *q_file, *k_file, *v_file, *values_output;
 	uint64_t seed;
@@ -90,6 +91,10 @@ struct cli_args {
 	double time_limit;     /* optimal: seconds */
 	uint64_t memory_limit; /* optimal: bytes */
 	bool sweep;            /* optimal: the grid */
+	const char *polynomial; /* taylor, chebyshev or minimax */
+	double interval;        /* --interval BETA */
+	double epsilon;         /* frontier: the accuracy */
+	const char *bound;      /* frontier: a-priori */
 	const char *text[CLI_OPTION_COUNT]; /* a number's text as given */
 	bool no_normalize, json, dry_run, element_path, help;
 	bool given[CLI_OPTION_COUNT];
@@ -125,12 +130,19 @@ extern const size_t cli_command_count;
 
 /* One file per command: its function, option table and help. */
 cli_fn cmd_run, cmd_compare, cmd_validate, cmd_dag, cmd_list, cmd_help,
-	cmd_sweep, cmd_optimal;
+	cmd_sweep, cmd_frontier, cmd_optimal;
 extern const struct cli_option run_options[], compare_options[],
 	validate_options[], dag_options[], list_options[], help_options[],
-	sweep_options[], optimal_options[];
+	sweep_options[], frontier_options[], optimal_options[];
 extern const struct cli_help run_help, compare_help, validate_help,
-	dag_help, list_help, help_help, sweep_help, optimal_help;
+	dag_help, list_help, help_help, sweep_help, frontier_help, optimal_help;
+
+struct ps_sweep_row;
+
+/* sweep.c: a sweep's rows as CSV to path (docs/SECURITY.md: atomic for a
+ * file, `-` standard output); 0 or PS_EXIT_USAGE after a message. */
+int cli_sweep_write_csv(const char *path, const struct ps_sweep_row *rows,
+			size_t count, FILE *out, FILE *errout);
 
 /* Default of --trace-limit: lines of any trace, set or elementary. */
 #define CLI_TRACE_MAX_LINES UINT64_C(20000000)
@@ -165,9 +177,19 @@ extern const struct cli_help run_help, compare_help, validate_help,
 	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "B", "random inputs uniform in [-B, B] (default 1)" }
 #define CLI_OPT_VALUES_OUTPUT { OPT_VALUES_OUTPUT, 0, "output", CLI_STRING, offsetof(struct cli_args, values_output), 0, \
 	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "A.npy", "write the outputs (A, or N or O without normalisation)\nas an n x d float64 .npy file" }
+/* The polynomial replacing exp (docs/VALUES.md "The polynomial"). */
+#define CLI_OPT_POLYNOMIAL_WHEN(when) { OPT_POLYNOMIAL, 0, "polynomial", CLI_STRING, offsetof(struct cli_args, polynomial), 0, \
+	when, "P", "taylor (the default), chebyshev or minimax: the\npolynomial P of degree g replacing exp" }
+#define CLI_OPT_INTERVAL_WHEN(when) { OPT_INTERVAL, 0, "interval", CLI_REAL, offsetof(struct cli_args, interval), 0, \
+	when, "BETA", "P approximates exp on [-BETA, BETA] (default B^2 sqrt d,\nB the entry bound or the largest |entry| of Q and K)" }
+#define CLI_OPT_POLYNOMIAL CLI_OPT_POLYNOMIAL_WHEN(CLI_ATTENTION_ONLY | CLI_VALUES_ONLY)
+#define CLI_OPT_INTERVAL CLI_OPT_INTERVAL_WHEN(CLI_ATTENTION_ONLY | CLI_VALUES_ONLY)
+/* A sweep's outputs, sweep and frontier. */
+#define CLI_OPT_CSV(help) { OPT_CSV, 0, "csv", CLI_STRING, offsetof(struct cli_args, csv), 0, 0, "FILE", help }
+#define CLI_OPT_PLOT(help) { OPT_PLOT, 0, "plot", CLI_STRING, offsetof(struct cli_args, plot), 0, 0, "FILE", help }
 #define CLI_OPT_VALUES_ALL(help) CLI_OPT_VALUES(help), CLI_OPT_INPUT(OPT_Q, "q", q_file, "Q"), \
 	CLI_OPT_INPUT(OPT_K, "k", k_file, "K"), CLI_OPT_INPUT(OPT_V, "v", v_file, "V"), \
-	CLI_OPT_SEED, CLI_OPT_ENTRY_BOUND, CLI_OPT_VALUES_OUTPUT
+	CLI_OPT_SEED, CLI_OPT_ENTRY_BOUND, CLI_OPT_POLYNOMIAL, CLI_OPT_INTERVAL, CLI_OPT_VALUES_OUTPUT
 
 #define CLI_OPT_HELP { OPT_HELP, 'h', "help", CLI_FLAG, offsetof(struct cli_args, help), 0, 0, NULL, "this help" }
 #define CLI_OPT_END { CLI_OPTION_COUNT, 0, NULL, CLI_FLAG, 0, 0, 0, NULL, NULL }

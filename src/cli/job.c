@@ -28,9 +28,10 @@ int cli_check_attention(const struct cli_command *cmd, const struct cli_args *a,
 				       a->attention);
 	if (!exact)
 		return 0;
-	if (a->given[OPT_G])
+	if (a->given[OPT_G] || a->polynomial || a->given[OPT_INTERVAL])
 		return cli_usage_error(cmd, errout,
-				       "-g does not apply to exact attention (MODEL.md section 5): it has no polynomial");
+				       "%s does not apply to exact attention (MODEL.md section 5): it has no polynomial",
+				       a->given[OPT_G] ? "-g" : a->polynomial ? "--polynomial" : "--interval");
 	if (a->given[OPT_CASE])
 		return cli_usage_error(cmd, errout,
 				       "--case does not apply to exact attention: the paper's cases are of approximate attention");

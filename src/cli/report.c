@@ -35,6 +35,25 @@ static bool has_cheaper(const struct ps_report *rep)
 	       rep->cheapest_io < rep->counts.loads + rep->counts.saves;
 }
 
+/* P, its eta and the bound beside the measured epsilon (docs/VALUES.md
+ * "The polynomial"). */
+static void polynomial_print(const struct ps_values_report *v, FILE *out)
+{
+	const struct ps_polynomial *p = &v->polynomial;
+
+	fprintf(out, "  polynomial           %s of degree %u on [-%.6g, %.6g] (largest |q.k| / sqrt d: %.6g)\n",
+		ps_polynomial_name(p->made), p->g, p->beta, p->beta, v->max_score);
+	if (p->note[0])
+		fprintf(out, "    note               %s\n", p->note);
+	fprintf(out, "  eta                  %.3g = max |P(x) - e^x| / e^x on the interval, a-priori (grid of %llu cells)\n",
+		p->eta, (unsigned long long)p->cells);
+	if (v->has_bound)
+		fprintf(out, "  bound                %.3g = 2 eta / (1 - eta) max|V|, max|V| = %.6g%s\n", v->bound,
+			v->max_v, v->has_softmax ? (v->error_vs_softmax <= v->bound ? ": epsilon is within it" : ": epsilon is ABOVE it") : "");
+	else
+		fprintf(out, "  bound                none: %s\n", v->no_bound);
+}
+
 /* The lines of a run with values (docs/VALUES.md). */
 static void values_print(const struct ps_report *rep, FILE *out)
 {
@@ -58,6 +77,8 @@ static void values_print(const struct ps_report *rep, FILE *out)
 	if (v->has_softmax)
 		fprintf(out, "  epsilon              %.3g = max |A - softmax(Q K^T / sqrt d) V|\n",
 			v->error_vs_softmax);
+	if (v->has_polynomial)
+		polynomial_print(v, out);
 	if (v->nonpositive_rows)
 		fprintf(out, "  normaliser D~ <= 0   in %llu rows (first: row %llu)\n",
 			(unsigned long long)v->nonpositive_rows,
@@ -73,6 +94,24 @@ static void values_print(const struct ps_report *rep, FILE *out)
 static json_t *real_or_null(double x)
 {
 	return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* values.polynomial: enough to recompute P and its bound. */
+static json_t *polynomial_json(const struct ps_values_report *v)
+{
+	const struct ps_polynomial *p = &v->polynomial;
+	json_t *c = json_array();
+
+	for (unsigned l = 0; l <= p->g; l++)
+		json_array_append_new(c, real_or_null(p->c[l]));
+	return json_pack("{s:s, s:s, s:I, s:f, s:o, s:o, s:o, s:I, s:f, s:f, s:o, s:o, s:o}",
+			 "name", ps_polynomial_name(p->made), "requested", ps_polynomial_name(p->kind),
+			 "g", (json_int_t)p->g, "interval", p->beta, "coefficients", c,
+			 "eta", real_or_null(p->eta), "eta_grid", real_or_null(p->eta_grid),
+			 "grid_cells", (json_int_t)p->cells, "max_v", v->max_v, "max_score", v->max_score,
+			 "bound", v->has_bound ? real_or_null(v->bound) : json_null(),
+			 "no_bound", v->has_bound ? json_null() : json_string(v->no_bound),
+			 "note", p->note[0] ? json_string(p->note) : json_null());
 }
 
 static json_t *values_json(const struct ps_report *rep)
@@ -92,6 +131,8 @@ static json_t *values_json(const struct ps_report *rep)
 	json_object_set_new(obj, "nonpositive_normaliser_rows",
 			    json_integer((json_int_t)v->nonpositive_rows));
 	json_object_set_new(obj, "peak_values", json_integer((json_int_t)v->peak_values));
+	if (v->has_polynomial)
+		json_object_set_new(obj, "polynomial", polynomial_json(v));
 	if (in && in->q)
 		json_object_set_new(obj, "inputs", json_pack("{s:s, s:s, s:s}", "q", in->q,
 							     "k", in->k, "v", in->v));

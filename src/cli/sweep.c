@@ -33,14 +33,14 @@ const struct cli_option sweep_options[] = {
 	  "the strategy crossovers are measured against (default flash)" },
 	{ OPT_PREDICT, 0, "predict", CLI_FLAG, offsetof(struct cli_args, predict), 0, 0, NULL,
 	  "cost models only, no engine: for sizes too big to simulate" },
+	{ OPT_REFINE, 0, "refine", CLI_FLAG, offsetof(struct cli_args, refine), 0, 0, NULL,
+	  "find each end of a crossover's intervals exactly, by\nbisection on the cost models between grid points\n(n, d, g; M's ends stay on the grid)" },
 	{ OPT_JOBS, 'j', NULL, CLI_COUNT, offsetof(struct cli_args, jobs), 1, 0, "N",
 	  "points in N parallel processes (default: the cores);\nthe results are those of -j 1" },
 	{ OPT_SHARD, 0, "shard", CLI_STRING, offsetof(struct cli_args, shard), 0, 0, "K/N",
 	  "run every N-th point, from the K-th (1 <= K <= N)" },
-	{ OPT_CSV, 0, "csv", CLI_STRING, offsetof(struct cli_args, csv), 0, 0, "FILE",
-	  "write one row per (point, strategy) as CSV" },
-	{ OPT_PLOT, 0, "plot", CLI_STRING, offsetof(struct cli_args, plot), 0, 0, "FILE",
-	  "draw I/O against the swept parameter (log-log) into\nFILE.svg or FILE.png, with gnuplot" },
+	CLI_OPT_CSV("write one row per (point, strategy) as CSV"),
+	CLI_OPT_PLOT("draw I/O against the swept parameter (log-log) into\nFILE.svg or FILE.png, with gnuplot"),
 	{ OPT_MERGE, 0, "merge", CLI_FLAG, offsetof(struct cli_args, merge), 0, 0, NULL,
 	  "join the CSV files given as arguments (shards) instead\nof running" },
 	CLI_OPT_VALUES("run every simulated point with numbers (random inputs,\n"
@@ -48,14 +48,15 @@ const struct cli_option sweep_options[] = {
 		       "beside the I/O in the table, CSV, JSON and plot"),
 	CLI_OPT_SEED,
 	CLI_OPT_ENTRY_BOUND,
+	CLI_OPT_POLYNOMIAL,
+	CLI_OPT_INTERVAL,
 	CLI_OPT_JSON("print {\"rows\":[...],\"crossovers\":[...]} on one line"),
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };
 
-/* Writes the rows as CSV to path (docs/SECURITY.md: atomic for a file). */
-static int write_csv(const char *path, const struct ps_sweep_row *rows,
-		     size_t count, FILE *out, FILE *errout)
+int cli_sweep_write_csv(const char *path, const struct ps_sweep_row *rows,
+			size_t count, FILE *out, FILE *errout)
 {
 	struct ps_output file;
 	struct ps_error err;
@@ -126,8 +127,8 @@ static int read_labels(const struct cli_command *cmd, const struct cli_args *a,
 	return 0;
 }
 
-static int finish(const struct cli_args *a, char param, struct ps_sweep_row *rows,
-		  size_t count, FILE *out, FILE *errout)
+static int finish(const struct cli_args *a, const struct ps_sweep_spec *spec, char param,
+		  struct ps_sweep_row *rows, size_t count, FILE *out, FILE *errout)
 {
 	struct ps_crossover cross[PS_SWEEP_MAX_STRATEGIES];
 	const char *baseline = a->baseline ? a->baseline : "flash";
@@ -140,7 +141,9 @@ static int finish(const struct cli_args *a, char param, struct ps_sweep_row *row
 		ps_sweep_sort(rows, count);
 	cross_count = ps_sweep_crossovers(rows, count, baseline, cross,
 					  PS_SWEEP_MAX_STRATEGIES);
-	if (a->csv && write_csv(a->csv, rows, count, out, errout))
+	if (spec && a->refine)
+		ps_sweep_refine(spec, cross, cross_count);
+	if (a->csv && cli_sweep_write_csv(a->csv, rows, count, out, errout))
 		return PS_EXIT_USAGE;
 	ps_error_clear(&err);
 	if (a->plot && ps_sweep_plot(a->plot, param, rows, count, cross, cross_count, &err)) {
@@ -189,7 +192,7 @@ static int merge(const struct cli_command *cmd, const struct cli_args *a,
 			return PS_EXIT_USAGE;
 		}
 	}
-	status = finish(a, param ? param : 'n', rows, count, out, errout);
+	status = finish(a, NULL, param ? param : 'n', rows, count, out, errout);
 	free(rows);
 	return status;
 }
@@ -208,7 +211,8 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 		return rc;
 	if (a->merge) {
 		if (a->given[OPT_N] || a->given[OPT_D] || a->given[OPT_G] || a->given[OPT_M] ||
-		    a->strategies || a->predict || a->shard || a->given[OPT_JOBS] || a->values)
+		    a->strategies || a->predict || a->shard || a->given[OPT_JOBS] || a->values ||
+		    a->refine)
 			return cli_usage_error(cmd, errout,
 					       "sweep --merge takes CSV files, not the parameters of a sweep");
 		return merge(cmd, a, out, errout);
@@ -253,7 +257,7 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
-	rc = finish(a, spec.range.param, rows, count, out, errout);
+	rc = finish(a, &spec, spec.range.param, rows, count, out, errout);
 	free(rows);
 	return rc;
 }
@@ -266,8 +270,9 @@ const struct cli_help sweep_help = {
 	"listed strategy (of either DAG: flash and exact-matmul pebble exact\n"
 	"attention, the others approximate attention) at every point, validating\n"
 	"every move, or with --predict only its cost model. Prints a table, the\n"
-	"crossovers (the smallest swept value from which a strategy's I/O stays\n"
-	"below the baseline's), and writes CSV, JSON and a gnuplot plot on request.\n"
+	"crossovers (every maximal interval of the swept values where a strategy's\n"
+	"I/O is below the baseline's; with --refine, each end exact by bisection on\n"
+	"the cost models), and writes CSV, JSON and a gnuplot plot on request.\n"
 	"A sweep too large for one machine runs in shards (--shard K/N, one per\n"
 	"job of GNU parallel or a Slurm array) joined by --merge (docs/EXACT.md).\n",
 	"  pebblesim sweep -n 1024:16384:x2 -d 16 -g 3 -M 8k --strategies flash,keylemma,caseI,generic\n"

@@ -15,6 +15,16 @@ int cli_values_inputs(const struct cli_command *cmd, const struct cli_args *a,
 	memset(in, 0, sizeof(*in));
 	in->seed = a->given[OPT_SEED] ? a->seed : PS_VALUES_DEFAULT_SEED;
 	in->entry_bound = a->given[OPT_ENTRY_BOUND] ? a->entry_bound : 1.0;
+	in->interval = a->given[OPT_INTERVAL] ? a->interval : 0.0;
+	in->polynomial = PS_POLYNOMIAL_TAYLOR;
+	if (a->polynomial) {
+		int kind = ps_polynomial_parse(a->polynomial);
+
+		if (kind < 0)
+			return cli_usage_error(cmd, errout, "unknown polynomial '%s': taylor, chebyshev or minimax",
+					       a->polynomial);
+		in->polynomial = (enum ps_polynomial_kind)kind;
+	}
 	if (!a->values)
 		return 0;
 	if ((a->q_file || a->k_file || a->v_file) && !(a->q_file && a->k_file && a->v_file))
@@ -71,6 +81,8 @@ void cli_values_warn(const struct ps_report *rep, FILE *errout)
 			(unsigned long long)v->nonpositive_rows,
 			(unsigned long long)rep->att->n,
 			(unsigned long long)v->first_nonpositive_row, v->first_normaliser);
+	if (v->has_polynomial && v->polynomial.note[0])
+		fprintf(errout, "pebblesim: warning: %s\n", v->polynomial.note);
 	if (v->failed)
 		fprintf(errout, "pebblesim: values: the pebbled output %s = %.17g differs from the direct evaluation %.17g by %.3g, above the tolerance %.3g (1e-9 of the largest output, %.6g)\n",
 			v->worst, v->worst_pebbled, v->worst_direct, v->error_vs_direct,

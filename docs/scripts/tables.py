@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""Regenerates the tables of the docs that come from runs (`make docs-tables`).
+
+    docs/scripts/tables.py PEBBLESIM [TABLE ...]
+
+Each table sits in its document between the lines
+    <!-- table NAME: begin (docs/scripts/tables.py) -->
+    <!-- table NAME: end -->
+and is replaced in place. Tables:
+    values-eta   docs/VALUES.md: eta, the bound and the measured epsilon
+                 for g = 1..8, B = 0.5, 1, 2 and each polynomial, d = 16
+    frontier     docs/EXACT.md: `pebblesim frontier` at epsilon = 1e-2, 1e-3,
+                 1e-4, d = 16 and 64, M = 8k and 64k (minimax, B = 1)
+"""
+import json
+import re
+import subprocess
+import sys
+
+KINDS = ("taylor", "chebyshev", "minimax")
+
+
+def run_json(binary, args):
+    out = subprocess.run([binary, *args, "--json"], capture_output=True, text=True, check=False)
+    if out.returncode not in (0, 1):
+        sys.exit(f"tables.py: {' '.join(args)}: {out.stderr.strip()}")
+    return json.loads(out.stdout)
+
+
+def number(x):
+    return "none" if x is None else f"{x:.2e}"
+
+
+def values_eta(binary):
+    lines = ["| B | g | " + " | ".join(f"{k}: eta, bound, epsilon" for k in KINDS) + " |",
+             "|---|---|" + "---|" * len(KINDS)]
+    for bound in ("0.5", "1", "2"):
+        for g in range(1, 9):
+            cells = []
+            for kind in KINDS:
+                rep = run_json(binary, ["-n", "64", "-d", "16", "-g", str(g), "-M", "8k",
+                                        "--strategy", "best", "--values", "--entry-bound", bound,
+                                        "--polynomial", kind])
+                v = rep["values"]
+                p = v["polynomial"]
+                name = "" if p["name"] == kind else f" ({p['name']})"
+                cells.append(f"{number(p['eta'])}, {number(p['bound'])}, "
+                             f"{number(v['error_vs_softmax'])}{name}")
+            lines.append(f"| {bound} | {g} | " + " | ".join(cells) + " |")
+    return "docs/VALUES.md", "\n".join(lines)
+
+
+def frontier(binary):
+    lines = ["| epsilon | d | M | g (minimax) | bound | approximate attention moves less for n in | ends confirmed by simulation |",
+             "|---|---|---|---|---|---|---|"]
+    for eps in ("1e-2", "1e-3", "1e-4"):
+        for d in ("16", "64"):
+            for M in ("8k", "64k"):
+                rep = run_json(binary, ["frontier", "-n", "1k:1M:x4", "-d", d, "-M", M,
+                                        "--epsilon", eps, "--polynomial", "minimax"])
+                p = rep["polynomial"]
+                if p["g"] is None:
+                    lines.append(f"| {eps} | {d} | {M} | none up to 30 | - | no a-priori guarantee | - |")
+                    continue
+                bound = 2 * p["eta"] / (1 - p["eta"]) * p["max_v"]
+                where = ", ".join(f"[{i['from']}, {i['to']}]" for i in rep["intervals"]) or "none in [1024, 1048576]"
+                conf = ", ".join(f"n = {c['n']}: {'yes' if c['simulated'] else 'too large'}"
+                                 for c in rep["confirmations"]) or "-"
+                lines.append(f"| {eps} | {d} | {M} | {p['g']} | {bound:.2e} | {where} | {conf} |")
+    return "docs/EXACT.md", "\n".join(lines)
+
+
+TABLES = {"values-eta": values_eta, "frontier": frontier}
+
+
+def splice(path, name, text):
+    with open(path, encoding="utf-8") as f:
+        doc = f.read()
+    pattern = re.compile(r"(<!-- table %s: begin[^\n]*-->\n).*?(<!-- table %s: end -->)"
+                         % (re.escape(name), re.escape(name)), re.S)
+    if not pattern.search(doc):
+        sys.exit(f"tables.py: no markers of table {name} in {path}")
+    doc = pattern.sub(lambda m: m.group(1) + text + "\n" + m.group(2), doc)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(doc)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    binary, names = sys.argv[1], sys.argv[2:] or list(TABLES)
+    for name in names:
+        if name not in TABLES:
+            sys.exit(f"tables.py: unknown table {name}: {', '.join(TABLES)}")
+        path, text = TABLES[name](binary)
+        splice(path, name, text)
+        print(f"tables.py: {name} written to {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""An independent check of the polynomial replacing exp (docs/VALUES.md).
+
+For each kind, d and g, a run with values on inputs written here prints
+values.polynomial in its JSON; NumPy then recomputes
+  - Chebyshev's coefficients with chebinterpolate and cheb2poly, Taylor's
+    as 1/l!, and compares them with the run's;
+  - eta on a grid of a million points, which must not exceed the run's;
+  - the outputs D~^-1 P(Q K^T / sqrt d) V from the run's coefficients,
+    which must equal the run's A to 1e-9 of the largest.
+Run by `make check` as `/usr/bin/python3 tests/numpy_polynomial.py BINARY`;
+without NumPy it fails (scripts/deps.sh installs python3-numpy).
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    from numpy.polynomial import chebyshev, polynomial
+except ImportError:
+    sys.exit("numpy_polynomial.py: NumPy is missing: apt-get install python3-numpy "
+             "(scripts/deps.sh installs it)")
+
+
+def main(binary):
+    rng = np.random.default_rng(1)
+    failures = []
+    checked = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for d in (1, 4, 16):
+            for g in (1, 3, 5):
+                if d == 16 and g > 3:
+                    continue
+                n, bound = 24, 0.75
+                paths = []
+                inputs = rng.uniform(-bound, bound, (3, n, d))
+                for name, x in zip("qkv", inputs):
+                    paths.append(os.path.join(tmp, name + ".npy"))
+                    np.save(paths[-1], x)
+                q, k, v = inputs
+                for kind in ("taylor", "chebyshev", "minimax"):
+                    out = os.path.join(tmp, "a.npy")
+                    run = subprocess.run(
+                        [binary, "-n", str(n), "-d", str(d), "-g", str(g), "-M", "64k",
+                         "--strategy", "naive", "--values", "--q", paths[0], "--k", paths[1],
+                         "--v", paths[2], "--polynomial", kind, "--json", "--output", out],
+                        capture_output=True, text=True, check=False)
+                    where = f"{kind} d = {d} g = {g}"
+                    if run.returncode != 0:
+                        failures.append(f"{where}: exit {run.returncode}: {run.stderr.strip()}")
+                        continue
+                    poly = json.loads(run.stdout)["values"]["polynomial"]
+                    c = np.array(poly["coefficients"])
+                    beta = poly["interval"]
+                    if not math.isclose(beta, max(abs(q).max(), abs(k).max()) ** 2 * math.sqrt(d),
+                                        rel_tol=1e-15):
+                        failures.append(f"{where}: interval {beta} is not B^2 sqrt d")
+                    if poly["name"] == "chebyshev":
+                        # compared in the Chebyshev basis of t = x / beta, where the
+                        # coefficients are well conditioned: NumPy's cheb2poly in
+                        # double loses more to cancellation than the run's long double
+                        want = chebyshev.chebinterpolate(lambda t: np.exp(beta * t), g)
+                        got = chebyshev.poly2cheb(c * beta ** np.arange(g + 1))
+                        if not np.max(np.abs(got - want)) <= 1e-14 * np.max(np.abs(want)):
+                            failures.append(f"{where}: Chebyshev coefficients {got.tolist()} "
+                                            f"against chebinterpolate's {want.tolist()}")
+                    elif poly["name"] == "taylor":
+                        want = np.array([1 / math.factorial(l) for l in range(g + 1)])
+                        if not np.array_equal(c, want):
+                            failures.append(f"{where}: coefficients {c.tolist()} against 1/l!")
+                    xs = np.linspace(-beta, beta, 1_000_001)
+                    eta = np.max(np.abs(polynomial.polyval(xs, c) * np.exp(-xs) - 1))
+                    if not eta <= poly["eta"]:
+                        failures.append(f"{where}: NumPy's eta {eta} above the run's {poly['eta']}")
+                    if poly["name"] == "minimax" and not eta <= chebyshev_eta(beta, g, xs):
+                        failures.append(f"{where}: minimax's eta {eta} above Chebyshev's")
+                    weights = polynomial.polyval(q @ k.T / math.sqrt(d), c)
+                    expect = weights @ v / weights.sum(axis=1)[:, None]
+                    gap = np.max(np.abs(np.load(out) - expect))
+                    if not gap <= 1e-9 * np.max(np.abs(expect)):
+                        failures.append(f"{where}: outputs {gap} from NumPy's")
+                    checked += 1
+    for f in failures:
+        print("numpy_polynomial.py: " + f, file=sys.stderr)
+    if failures or checked < 20:
+        sys.exit(f"numpy_polynomial.py: {len(failures)} failures in {checked} runs")
+    print(f"numpy_polynomial.py: {checked} runs: coefficients, eta and outputs agree with NumPy")
+
+
+def chebyshev_eta(beta, g, xs):
+    c = chebyshev.cheb2poly(chebyshev.chebinterpolate(lambda t: np.exp(beta * t), g))
+    c = c / beta ** np.arange(g + 1)
+    return np.max(np.abs(polynomial.polyval(xs, c) * np.exp(-xs) - 1))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: numpy_polynomial.py PEBBLESIM")
+    main(sys.argv[1])

@@ -1,0 +1,379 @@
+/*
+ * The polynomial replacing exp (include/pebblesim/polynomial.h,
+ * docs/VALUES.md "The polynomial"): known values of eta, the interpolant
+ * and the equioscillation, U1 U2^T = P(Q K^T / sqrt d) for each kind, the
+ * outputs of every strategy against an evaluation written here, and the
+ * attention bound against the measured epsilon with random inputs and with
+ * scores at the interval's ends.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pebblesim/polynomial.h"
+#include "pebblesim/run.h"
+#include "pebblesim/strategy.h"
+#include "pebblesim/values.h"
+#include "tests.h"
+
+static void make(struct ps_polynomial *p, enum ps_polynomial_kind kind, unsigned g, double beta)
+{
+	struct ps_error err;
+
+	ps_error_clear(&err);
+	ck_assert_msg(ps_polynomial_make(p, kind, g, beta, &err) == 0, "%s", err.msg);
+}
+
+/* Known values: Taylor's coefficients, the minimax constant 1 / cosh beta
+ * with eta = tanh beta, Taylor's eta at -beta; eta above the grid and
+ * close to it. */
+START_TEST(test_known_values)
+{
+	struct ps_polynomial p;
+	struct ps_error err;
+
+	make(&p, PS_POLYNOMIAL_TAYLOR, 4, 1.0);
+	ck_assert(p.c[0] == 1.0 && p.c[1] == 1.0 && p.c[2] == 0.5 && p.c[4] == 1.0 / 24);
+	/* 1 + x on [-1, 1]: worst at -1, |0 - e^-1| / e^-1 = 1 */
+	make(&p, PS_POLYNOMIAL_TAYLOR, 1, 1.0);
+	ck_assert(p.eta >= 1.0 && p.eta < 1.0 + 1e-3);
+	for (double beta = 0.5; beta <= 4; beta *= 2) {
+		make(&p, PS_POLYNOMIAL_MINIMAX, 0, beta);
+		ck_assert(p.made == PS_POLYNOMIAL_MINIMAX);
+		ck_assert_msg(fabs(p.c[0] - 1 / cosh(beta)) < 1e-12, "c_0 %.17g", p.c[0]);
+		ck_assert(p.eta >= tanh(beta) && p.eta < tanh(beta) * 1.01);
+	}
+	for (int kind = 0; kind < PS_POLYNOMIAL_KIND_COUNT; kind++)
+		for (unsigned g = 0; g <= 8; g++) {
+			make(&p, kind, g, 1.0);
+			ck_assert(p.eta >= p.eta_grid && p.eta <= p.eta_grid * 1.02 + 1e-15);
+		}
+	/* the refusals */
+	ck_assert_int_eq(ps_polynomial_make(&p, PS_POLYNOMIAL_CHEBYSHEV, 31, 1.0, &err), PS_EINPUT);
+	ck_assert_int_eq(ps_polynomial_make(&p, PS_POLYNOMIAL_MINIMAX, 3, 800.0, &err), PS_EINPUT);
+	ck_assert_int_eq(ps_polynomial_make(&p, PS_POLYNOMIAL_TAYLOR, 3, -1.0, &err), PS_EINPUT);
+	ck_assert_int_eq(ps_polynomial_parse("remez"), -1);
+	ck_assert_int_eq(ps_polynomial_parse("minimax"), PS_POLYNOMIAL_MINIMAX);
+}
+END_TEST
+
+/* Chebyshev interpolates exp at its g + 1 points; minimax is better than
+ * Chebyshev, which is better than Taylor, and its error levels at g + 2
+ * alternating extrema (the Chebyshev extrema are near them). */
+START_TEST(test_fits)
+{
+	for (unsigned g = 1; g <= 10; g++)
+		for (double beta = 0.25; beta <= 8; beta *= 4) {
+			struct ps_polynomial t, c, m;
+
+			make(&t, PS_POLYNOMIAL_TAYLOR, g, beta);
+			make(&c, PS_POLYNOMIAL_CHEBYSHEV, g, beta);
+			make(&m, PS_POLYNOMIAL_MINIMAX, g, beta);
+			for (unsigned k = 0; k <= g; k++) {
+				double x = beta * cos(acos(-1.0) * (2 * k + 1) / (2 * g + 2));
+
+				ck_assert_msg(fabs(ps_polynomial_eval(&c, x) / exp(x) - 1) < 1e-12,
+					      "g %u beta %g node %u", g, beta, k);
+			}
+			ck_assert_msg(m.made == PS_POLYNOMIAL_MINIMAX, "g %u beta %g: %s", g, beta, m.note);
+			ck_assert(m.eta_grid <= c.eta_grid);
+			ck_assert(beta > 1 || c.eta_grid <= t.eta_grid);
+			/* the ends are extrema of opposite sign... */
+			{
+				double left = ps_polynomial_eval(&m, -beta) * exp(beta) - 1;
+				double right = ps_polynomial_eval(&m, beta) * exp(-beta) - 1;
+
+				ck_assert_msg(fabs(left) >= m.eta_grid * (1 - 1e-4) - 1e-15 && fabs(left) <= m.eta + 1e-15 &&
+					      fabs(right) >= m.eta_grid * (1 - 1e-4) - 1e-15 && fabs(right) <= m.eta + 1e-15,
+					      "g %u beta %g: %g %g eta %g", g, beta, left, right, m.eta_grid);
+				ck_assert_msg(m.eta < 1e-12 || (left > 0) == (g % 2 == 0 ? right < 0 : right > 0),
+					      "g %u beta %g: %g %g", g, beta, left, right);
+			}
+		}
+}
+END_TEST
+
+static const struct ps_values_inputs seven = { NULL, NULL, NULL, 7, 1.0, PS_POLYNOMIAL_TAYLOR, 0.0 };
+
+/* U1 U2^T = P(Q K^T / sqrt d) to rounding, for each kind, on a grid of d
+ * and g: U1's coefficients c_l C(l; alpha) d^(-l/2) times U2's monomials. */
+START_TEST(test_u1_u2_is_p)
+{
+	for (int kind = 0; kind < PS_POLYNOMIAL_KIND_COUNT; kind++)
+		for (uint64_t d = 1; d <= 5; d += 2)
+			for (uint64_t g = 0; g <= 5; g++) {
+				struct ps_values_inputs in = seven;
+				struct ps_attention att;
+				struct ps_values vals;
+				struct ps_error err;
+
+				in.polynomial = (enum ps_polynomial_kind)kind;
+				in.entry_bound = 1.5;
+				test_attention(&att, 3, d, g, 1);
+				ck_assert_int_eq(ps_values_init(&vals, &att, &in, &err), 0);
+				for (uint64_t i = 0; i < 3; i++)
+					for (uint64_t j = 0; j < 3; j++) {
+						double sum = 0, size = 0, x = 0;
+
+						for (uint64_t a = 0; a < d; a++)
+							x += vals.q[i * d + a] * vals.k[j * d + a];
+						x /= sqrt((double)d);
+						for (uint64_t m = 0; m < att.r; m++) {
+							const uint32_t *idx = ps_monomial_indices(&att.mono, m);
+							double u1 = vals.coef[m], u2 = 1;
+
+							for (unsigned t = 0; t < att.mono.degree[m]; t++) {
+								u1 *= vals.q[i * d + idx[t]];
+								u2 *= vals.k[j * d + idx[t]];
+							}
+							sum += u1 * u2;
+							size += fabs(u1 * u2);
+						}
+						ck_assert_msg(fabs(sum - ps_polynomial_eval(&vals.poly, x)) <=
+							      64 * DBL_EPSILON * (size + 1),
+							      "%s d %llu g %llu: %.17g against %.17g",
+							      ps_polynomial_name(kind), (unsigned long long)d,
+							      (unsigned long long)g, sum,
+							      ps_polynomial_eval(&vals.poly, x));
+					}
+				ps_values_free(&vals);
+				ps_attention_free(&att);
+			}
+}
+END_TEST
+
+/* max |A - D~^-1 P(Q K^T / sqrt d) V|, P(x) from its coefficients by
+ * powers (not Horner's rule), rows one at a time. */
+static double independent_gap(const struct ps_values *vals)
+{
+	const struct ps_attention *att = vals->att;
+	const uint64_t n = att->n, d = att->d;
+	double gap = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		double num[64] = { 0 }, den = 0;
+
+		for (uint64_t j = 0; j < n; j++) {
+			double x = 0, w = 0, power = 1;
+
+			for (uint64_t a = 0; a < d; a++)
+				x += vals->q[i * d + a] * vals->k[j * d + a];
+			x /= sqrt((double)d);
+			for (unsigned l = 0; l <= vals->poly.g; l++, power *= x)
+				w += vals->poly.c[l] * power;
+			den += w;
+			for (uint64_t b = 0; b < d; b++)
+				num[b] += w * vals->v[j * d + b];
+		}
+		for (uint64_t b = 0; b < d; b++) {
+			double want = att->normalize ? num[b] / den : num[b];
+			double got = vals->outputs[i * d + b];
+
+			gap = fabs(got - want) > gap ? fabs(got - want) : gap;
+		}
+	}
+	return gap;
+}
+
+/* Every strategy of approximate attention, each kind, a small and a
+ * medium instance: the outputs within 1e-9 of the evaluation above. */
+START_TEST(test_every_strategy_independent)
+{
+	static const struct { uint64_t n, d, g, M; } sizes[] = { { 6, 2, 2, 200 }, { 64, 4, 3, 4096 } };
+	unsigned runs = 0;
+
+	for (size_t k = 0; k < ps_strategy_count; k++) {
+		const struct ps_strategy *s = ps_strategies[k];
+
+		if (s->flags & (PS_STRATEGY_EXACT | PS_STRATEGY_EXPLICIT))
+			continue;
+		for (size_t z = 0; z < 2; z++)
+			for (int kind = 0; kind < PS_POLYNOMIAL_KIND_COUNT; kind++) {
+				struct ps_values_inputs in = seven;
+				struct ps_attention att;
+				struct ps_values vals;
+				struct ps_report rep;
+				struct ps_problem pb = { .M = sizes[z].M };
+				struct ps_plan plan;
+				struct ps_error err;
+
+				in.polynomial = (enum ps_polynomial_kind)kind;
+				test_attention(&att, sizes[z].n, sizes[z].d, sizes[z].g, 1);
+				pb.att = &att;
+				pb.values = &vals;
+				if (pb.M < ps_strategy_min_memory(s, &att) ||
+				    ps_strategy_plan(s, &pb, &plan, &err)) {
+					ps_attention_free(&att);
+					continue;
+				}
+				ck_assert_int_eq(ps_values_init(&vals, &att, &in, &err), 0);
+				ck_assert_msg(ps_run(&pb, s, NULL, &rep, &err) == 0, "%s: %s", s->name, err.msg);
+				ck_assert(rep.valid && rep.has_values);
+				ck_assert_msg(independent_gap(&vals) <= 1e-9, "%s %s n %llu: %g", s->name,
+					      ps_polynomial_name(kind), (unsigned long long)sizes[z].n,
+					      independent_gap(&vals));
+				runs++;
+				ps_values_free(&vals);
+				ps_attention_free(&att);
+			}
+	}
+	ck_assert_uint_ge(runs, 12);
+}
+END_TEST
+
+/* Runs naive with values from in and returns its report. */
+static struct ps_values_report measured(uint64_t n, uint64_t d, uint64_t g,
+					const struct ps_values_inputs *in)
+{
+	const struct ps_strategy *s = ps_strategy_find("naive");
+	struct ps_attention att;
+	struct ps_values vals;
+	struct ps_report rep;
+	struct ps_problem pb = { .M = 4096 };
+	struct ps_values_report v;
+	struct ps_error err;
+
+	ck_assert_ptr_nonnull(s);
+	test_attention(&att, n, d, g, 1);
+	pb.att = &att;
+	pb.values = &vals;
+	ck_assert_msg(ps_values_init(&vals, &att, in, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ps_run(&pb, s, NULL, &rep, &err) == 0, "%s", err.msg);
+	ck_assert(rep.has_values);
+	v = rep.values;
+	ps_values_free(&vals);
+	ps_attention_free(&att);
+	return v;
+}
+
+/* Writes an n x d float64 .npy file. */
+static void write_npy(const char *path, const double *x, uint64_t n, uint64_t d)
+{
+	char header[128];
+	int len = snprintf(header, sizeof(header), "{'descr': '<f8', 'fortran_order': False, 'shape': (%llu, %llu), }",
+			   (unsigned long long)n, (unsigned long long)d);
+
+	/* padded so that the data start at a multiple of 64 */
+	while ((10 + len + 1) % 64)
+		header[len++] = ' ';
+	header[len++] = '\n';
+	header[len] = '\0';
+	test_write_npy_raw(path, header, x, n * d * sizeof(double));
+}
+
+/*
+ * The measured epsilon never above the bound 2 eta / (1 - eta) max|V|:
+ * random inputs on a grid of g, d and B, and inputs whose every score is
+ * at an end of the interval (rows of Q and K all +B or -B) with V at +-B.
+ * The slack is the rounding of the run itself.
+ */
+START_TEST(test_bound_holds)
+{
+	static const double Bs[] = { 0.5, 1, 2 };
+	static const uint64_t ds[] = { 1, 4, 16 };
+	char dir[] = "/tmp/pebblesim-bound-XXXXXX";
+	unsigned applied = 0, at_ends = 0;
+	const uint64_t n = 8;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int kind = 0; kind < PS_POLYNOMIAL_KIND_COUNT; kind++)
+		for (size_t b = 0; b < 3; b++)
+			for (size_t z = 0; z < 3; z++)
+				for (uint64_t g = 1; g <= 8; g++)
+					for (int ends = 0; ends <= 1; ends++) {
+						struct ps_values_inputs in = seven;
+						struct ps_values_report v;
+						char q[64], k[64], vv[64];
+						const uint64_t d = ds[z];
+						const double B = Bs[b];
+
+						/* r = C(d+g, g) kept below a thousand */
+						if (d == 16 && g > 3)
+							continue;
+						in.polynomial = (enum ps_polynomial_kind)kind;
+						in.entry_bound = B;
+						if (ends) {
+							double Q[8 * 16], K[8 * 16], V[8 * 16];
+
+							for (uint64_t i = 0; i < n; i++)
+								for (uint64_t a = 0; a < d; a++) {
+									Q[i * d + a] = i % 2 ? -B : B;
+									K[i * d + a] = i % 3 ? B : -B;
+									V[i * d + a] = (i + a) % 2 ? -B : B;
+								}
+							snprintf(q, sizeof(q), "%s/q.npy", dir);
+							snprintf(k, sizeof(k), "%s/k.npy", dir);
+							snprintf(vv, sizeof(vv), "%s/v.npy", dir);
+							write_npy(q, Q, n, d);
+							write_npy(k, K, n, d);
+							write_npy(vv, V, n, d);
+							in.q = q, in.k = k, in.v = vv;
+						}
+						v = measured(n, d, g, &in);
+						ck_assert(v.has_polynomial);
+						if (ends && v.polynomial.beta == v.max_score)
+							at_ends++;
+						/* without a bound, P may be negative on the
+						 * interval and a normaliser not positive:
+						 * the run then fails, as outputs that are
+						 * not finite do */
+						if (!v.has_bound)
+							continue;
+						applied++;
+						ck_assert_msg(!v.failed, "%s g %llu d %llu B %g%s: the run failed within the bound",
+							      ps_polynomial_name(kind), (unsigned long long)g,
+							      (unsigned long long)d, B, ends ? " (ends)" : "");
+						ck_assert_msg(v.error_vs_softmax <= v.bound + 1e-13 * v.max_v,
+							      "%s g %llu d %llu B %g%s: epsilon %.6g above the bound %.6g",
+							      ps_polynomial_name(kind), (unsigned long long)g,
+							      (unsigned long long)d, B, ends ? " (ends)" : "",
+							      v.error_vs_softmax, v.bound);
+					}
+	for (const char *const *name = (const char *const[]){ "q", "k", "v", NULL }; *name; name++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%s/%s.npy", dir, *name);
+		unlink(path);
+	}
+	rmdir(dir);
+	ck_assert_uint_ge(applied, 60);
+	ck_assert_uint_ge(at_ends, 80);
+}
+END_TEST
+
+/* A score outside an interval given by --interval: no bound, and why. */
+START_TEST(test_no_bound_outside)
+{
+	struct ps_values_inputs in = seven;
+	struct ps_values_report v;
+
+	in.polynomial = PS_POLYNOMIAL_CHEBYSHEV;
+	in.interval = 0.01;
+	v = measured(16, 4, 3, &in);
+	ck_assert(v.max_score > 0.01 && !v.has_bound);
+	ck_assert_ptr_nonnull(strstr(v.no_bound, "outside the interval"));
+	in.interval = 0.0;
+	in.entry_bound = 4;
+	v = measured(16, 4, 3, &in);
+	ck_assert(!v.has_bound && v.polynomial.eta >= 1);
+}
+END_TEST
+
+Suite *polynomial_suite(void)
+{
+	Suite *s = suite_create("polynomial");
+	TCase *tc = tcase_create("polynomial");
+
+	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
+	tcase_add_test(tc, test_known_values);
+	tcase_add_test(tc, test_fits);
+	tcase_add_test(tc, test_u1_u2_is_p);
+	tcase_add_test(tc, test_every_strategy_independent);
+	tcase_add_test(tc, test_bound_holds);
+	tcase_add_test(tc, test_no_bound_outside);
+	suite_add_tcase(s, tc);
+	return s;
+}
