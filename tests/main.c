@@ -111,7 +111,8 @@ void test_dir_remove(const char *dir)
 	while (d && (e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
+			if (unlink(path))
+				rmdir(path); /* an empty directory, a fake gnuplot's bin */
 		}
 	if (d)
 		closedir(d);

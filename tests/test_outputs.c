@@ -28,8 +28,7 @@ static char dir[64], cwd[4096]; /* a fresh directory per test, the runner's */
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/pebblesim-outputs-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	test_dir_make(dir, sizeof(dir), "outputs");
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	/* the tests run in it, and so do gnuplot's private directories */
 	ck_assert_int_eq(chdir(dir), 0);
@@ -38,20 +37,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[512];
-
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			if (unlink(path))
-				rmdir(path); /* bin, of a fake gnuplot */
-		}
-	if (d)
-		closedir(d);
 	ck_assert_int_eq(chdir(cwd), 0);
-	rmdir(dir);
+	test_dir_remove(dir);
 }
 
 /* Runs pebblesim with the NULL-terminated arguments; returns the status. */

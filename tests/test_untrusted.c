@@ -39,24 +39,12 @@ static char dir[64]; /* a fresh directory per test */
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/pebblesim-untrusted-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	test_dir_make(dir, sizeof(dir), "untrusted");
 }
 
 static void teardown(void)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[512];
-
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	test_dir_remove(dir);
 }
 
 /* dir/name in buf */
