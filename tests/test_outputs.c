@@ -21,6 +21,7 @@
 #include "pebblesim/npy.h"
 #include "pebblesim/output.h"
 #include "pebblesim/sweep.h"
+#include "gnuplot_check.h"
 #include "tests.h"
 
 static char out_text[1 << 16], err_text[1 << 14];
@@ -371,6 +372,79 @@ START_TEST(test_plot_incomplete)
 }
 END_TEST
 
+/* The script in captured.gp holds only pebblesim's own gnuplot code
+ * (tests/gnuplot_check.c); removed after. */
+static void check_captured_script(void)
+{
+	static char text[1 << 16];
+	char why[160];
+	FILE *f = fopen("captured.gp", "r");
+	size_t n;
+
+	ck_assert_msg(f != NULL, "gnuplot was not run");
+	n = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_msg(gnuplot_check(text, n, why, sizeof(why)) == 0, "%s", why);
+	ck_assert_int_eq(unlink("captured.gp"), 0);
+}
+
+static int script_check(const char *text)
+{
+	return gnuplot_check(text, strlen(text), NULL, 0);
+}
+
+/* 1, by the script itself: a gnuplot that keeps each script it is given
+ * sees only pebblesim's code, for a sweep with crossovers, one with
+ * values, a merge whose labels are gnuplot's command words, and rows
+ * whose labels no CSV could hold. The check is shown to refuse what an
+ * injection would leave. */
+START_TEST(test_plot_script_is_ours)
+{
+	char capture[4200];
+	struct ps_sweep_row rows[2];
+	struct ps_error err;
+
+	ck_assert_int_lt(script_check("plot 'd' title 'x'; system('touch P')\n"), 0);
+	ck_assert_int_lt(script_check("plot 'd' title 'x'\n!touch P\n"), 0);
+	ck_assert_int_lt(script_check("plot '<touch P' title 'x'\n"), 0);
+	ck_assert_int_lt(script_check("plot 'd' title `touch P`\n"), 0);
+	ck_assert_int_lt(script_check("load 'x'\n"), 0);
+	ck_assert_int_lt(script_check("plot 'd' title 'x\n"), 0);
+	ck_assert_int_eq(script_check("plot 'd' title 'it''s ;system'\n"), 0);
+	ck_assert_ptr_nonnull(getcwd(capture, sizeof(capture) - 16));
+	strcat(capture, "/captured.gp");
+	ck_assert_int_eq(setenv("CAPTURE", capture, 1), 0);
+	fake_gnuplot("#!/bin/sh\ncp \"$1\" \"$CAPTURE\"\n"
+		     "printf '<?xml version=\"1.0\"?>\\n<svg>\\n</svg>\\n'\n");
+	ck_assert_int_eq(cli("sweep", "-n", "64:1024:x2", "-d", "16", "-g", "3", "-M", "8192",
+			     "--predict", "--strategies", "keylemma,flash,best", "--plot", "p.svg",
+			     NULL), 0);
+	check_captured_script();
+	ck_assert_int_eq(cli("sweep", "-g", "1:3", "-n", "16", "-d", "4", "-M", "200", "--values",
+			     "--strategies", "keylemma,flash", "--plot", "p.svg", NULL), 0);
+	check_captured_script();
+	put_csv("a.csv", "system");
+	ck_assert_int_eq(cli("sweep", "--merge", "a.csv", "--plot", "p.svg", NULL), 0);
+	check_captured_script();
+	memset(rows, 0, sizeof(rows));
+	for (int k = 0; k < 2; k++) {
+		rows[k].ran = true;
+		rows[k].value = 8u << k;
+		rows[k].io = 100u << k;
+		rows[k].lower = 10;
+		rows[k].swept = 'n';
+	}
+	strcpy(rows[0].label, "';system('touch PWNED')");
+	strcpy(rows[1].label, "x\";`touch PWNED`\n!touch X");
+	ps_error_clear(&err);
+	ck_assert_msg(ps_sweep_plot("q.svg", 'n', rows, 2, NULL, 0, &err) == 0, "%s", err.msg);
+	check_captured_script();
+	unsetenv("CAPTURE");
+	ck_assert_int_eq(others("a.csv", "p.svg", "q.svg", "bin", NULL), 0);
+}
+END_TEST
+
 /* 7. SIGTERM while gnuplot draws: the plot's temporary and gnuplot's
  * private directory are removed. The fake gnuplot opens what a script's
  * `set output` names, as gnuplot would, writes part of an SVG, and waits. */
@@ -526,6 +600,7 @@ Suite *outputs_suite(void)
 	tcase_add_test(tc, test_plot_through_writer);
 	tcase_add_test(tc, test_plot_full_disk);
 	tcase_add_test(tc, test_plot_incomplete);
+	tcase_add_test(tc, test_plot_script_is_ours);
 	tcase_add_test(tc, test_plot_signal);
 	tcase_add_test(tc, test_file_size_limit);
 	tcase_add_test(tc, test_read_only_file);
