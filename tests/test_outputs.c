@@ -20,6 +20,7 @@
 #include "../src/cli/cli.h"
 #include "pebblesim/npy.h"
 #include "pebblesim/output.h"
+#include "pebblesim/plot.h"
 #include "pebblesim/sweep.h"
 #include "tests.h"
 

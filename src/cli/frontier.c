@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "pebblesim/polynomial.h"
+#include "pebblesim/plot.h"
 #include "pebblesim/sweep.h"
 
 /* The largest n, and n x r, at which an end is confirmed by simulation:

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pebblesim/output.h"
+#include "pebblesim/plot.h"
 #include "pebblesim/sweep.h"
 
 #define SWEEP_SIZE(id, letter, field, least, what) \

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: `sweep --merge` and `--plot` (src/sweep.c), the path
+ * libFuzzer target: `sweep --merge` (src/sweep.c) and `--plot` (src/plot.c), the path
  * where text of a CSV once reached gnuplot as code.
  *
  * The input's first byte chooses the plot's format (bit 0: PNG, else SVG)
