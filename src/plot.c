@@ -5,10 +5,12 @@
  * pebblesim, which writes the plot through the one output writer
  * (src/output.c) and checks that it is complete. No text of an input
  * reaches gnuplot's script but as a single-quoted string of printable
- * ASCII (gnuplot_string).
+ * ASCII (gnuplot_string). --plot-script writes the same script and data,
+ * through the same writer, for a user to restyle.
  */
 #include "pebblesim/plot.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -19,18 +21,46 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pebblesim/attention.h"
+#include "pebblesim/bounds.h"
 #include "pebblesim/output.h"
 #include "pebblesim/sweep.h"
 
-static bool any_values(const struct ps_sweep_row *rows, size_t count)
+/* ---- the driver: any plot, gnuplot run apart from every input -------- */
+
+enum plot_format { PLOT_SVG, PLOT_PNG, PLOT_PDF };
+
+static const struct {
+	const char *ext, *name;
+} formats[] = {
+	{ ".svg", "SVG" }, { ".png", "PNG" }, { ".pdf", "PDF" },
+};
+
+/* The format a file name asks for by its ending; -1 if none. */
+static int format_of(const char *path)
 {
-	for (size_t k = 0; k < count; k++)
-		if (rows[k].has_values)
-			return true;
-	return false;
+	const char *dot = path ? strrchr(path, '.') : NULL;
+
+	for (size_t k = 0; dot && k < sizeof(formats) / sizeof(formats[0]); k++)
+		if (!strcmp(dot, formats[k].ext))
+			return (int)k;
+	return -1;
 }
 
-/* ---- the plot: gnuplot, run apart from every input ------------------- */
+/* How a script is written: for gnuplot here (its data 'data', the plot
+ * on standard output) or for the user (names beside the script). */
+struct plot_form {
+	enum plot_format format;
+	const char *data;   /* the data file as the script names it */
+	const char *output; /* NULL: standard output */
+};
+
+/* A plot: its data, and its script, which reads that data. */
+struct plot_job {
+	void (*data)(FILE *out, void *ctx);
+	void (*script)(FILE *out, const struct plot_form *form, void *ctx);
+	void *ctx;
+};
 
 /*
  * A string for gnuplot's script, single-quoted: inside single quotes
@@ -45,7 +75,7 @@ static void gnuplot_string(FILE *script, const char *fmt, ...)
 
 static void gnuplot_string(FILE *script, const char *fmt, ...)
 {
-	char text[128];
+	char text[256];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -70,90 +100,6 @@ static FILE *scratch_stream(struct ps_scratch *dir, const char *name, struct ps_
 		close(fd);
 	}
 	return f;
-}
-
-/*
- * The data file: a block per label with points, blocks apart by two blank
- * lines (gnuplot's `index`): value, I/O, lower bound, epsilon (or NaN,
- * which gnuplot leaves out; 0 cannot go on a log axis). Returns the
- * number of blocks; block[q] is label q's, or -1.
- */
-static size_t write_plot_data(FILE *data, const struct ps_sweep_row *rows, size_t count,
-			      char labels[][24], size_t label_count, int *block)
-{
-	size_t blocks = 0;
-
-	for (size_t q = 0; q < label_count; q++) {
-		block[q] = -1;
-		for (size_t k = 0; k < count; k++) {
-			const struct ps_sweep_row *r = &rows[k];
-
-			if (!r->ran || strcmp(r->label, labels[q]))
-				continue;
-			if (block[q] < 0) {
-				fputs(blocks ? "\n\n" : "", data);
-				block[q] = (int)blocks++;
-			}
-			fprintf(data, "%llu %llu %.0f ", (unsigned long long)r->value,
-				(unsigned long long)r->io, r->lower > 0 ? r->lower : 1);
-			if (r->has_values && r->epsilon > 0 && isfinite(r->epsilon))
-				fprintf(data, "%.6e\n", r->epsilon);
-			else
-				fputs("NaN\n", data);
-		}
-	}
-	return blocks;
-}
-
-/* The script: fixed text, numbers, and labels as quoted strings only. */
-static void write_plot_script(FILE *gp, bool svg, char param, bool values,
-			      char labels[][24], size_t label_count, const int *block,
-			      const struct ps_crossover *cross, size_t cross_count)
-{
-	bool first = true;
-
-	/* no `set output`: the plot goes to gnuplot's standard output */
-	fprintf(gp, "set terminal %s size 900,600\n", svg ? "svg dynamic" : "png");
-	fprintf(gp, "set logscale xy\nset xlabel '%c'\nset ylabel 'I/O (loads + saves)'\n"
-		"set key outside right\nset grid\n", param);
-	if (values)
-		fprintf(gp, "set logscale y2\nset y2label 'epsilon = max |A - softmax(Q K^T / sqrt d) V|'\n"
-			"set y2tics\nset ytics nomirror\nset format y2 '%%.0e'\n");
-	for (size_t k = 0; k < cross_count; k++) {
-		if (!cross[k].found)
-			continue;
-		fprintf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 3 lc rgb 'gray40'\n"
-			"set label ", (unsigned long long)cross[k].at,
-			(unsigned long long)cross[k].at);
-		gnuplot_string(gp, "%s < %s", cross[k].label, cross[k].baseline);
-		fprintf(gp, " at %llu, graph %.2f left offset 0.5,0 font ',9'\n",
-			(unsigned long long)cross[k].at, 0.95 - 0.05 * (double)(k % 10));
-	}
-	fputs("plot ", gp);
-	for (size_t q = 0; q < label_count; q++) {
-		if (block[q] < 0)
-			continue;
-		fprintf(gp, "%s'data' index %d using 1:2 with linespoints lw 2 title ",
-			first ? "" : ", ", block[q]);
-		gnuplot_string(gp, "%s", labels[q]);
-		first = false;
-	}
-	/* the lower bounds of each DAG kind, dashed */
-	first = true;
-	for (size_t q = 0; q < label_count; q++)
-		if (block[q] >= 0) {
-			fprintf(gp, ", 'data' index %d using 1:3 with lines dt 2 lc rgb 'gray50' title '%s'",
-				block[q], first ? "lower bounds (dashed)" : "");
-			first = false;
-		}
-	/* epsilon of each label on the right axis, dotted */
-	for (size_t q = 0; values && q < label_count; q++)
-		if (block[q] >= 0) {
-			fprintf(gp, ", 'data' index %d using 1:4 axes x1y2 with linespoints dt 3 pt 6 title ",
-				block[q]);
-			gnuplot_string(gp, "%s epsilon", labels[q]);
-		}
-	fputc('\n', gp);
 }
 
 /*
@@ -206,17 +152,19 @@ static pid_t start_gnuplot(const char *dir, int out_fd, int err_fd)
 
 /*
  * The end of a complete plot: an SVG's closing tag, a PNG's IEND chunk
- * (its length 0, its name, its CRC). gnuplot may exit 0 having written
- * part of one.
+ * (its length 0, its name, its CRC), a PDF's %%EOF. gnuplot may exit 0
+ * having written part of one.
  */
-static bool plot_complete(bool svg, const unsigned char *tail, size_t len)
+static bool plot_complete(enum plot_format format, const unsigned char *tail, size_t len)
 {
 	static const unsigned char iend[] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82 };
 
-	if (!svg)
+	if (format == PLOT_PNG)
 		return len >= sizeof(iend) && !memcmp(tail + len - sizeof(iend), iend, sizeof(iend));
-	while (len && (tail[len - 1] == '\n' || tail[len - 1] == ' '))
+	while (len && (tail[len - 1] == '\n' || tail[len - 1] == '\r' || tail[len - 1] == ' '))
 		len--;
+	if (format == PLOT_PDF)
+		return len >= 5 && !memcmp(tail + len - 5, "%%EOF", 5);
 	return len >= 6 && !memcmp(tail + len - 6, "</svg>", 6);
 }
 
@@ -256,49 +204,126 @@ static int copy_plot(int from, pid_t pid, FILE *out, unsigned char *tail, size_t
 	return status;
 }
 
-int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
-		  size_t count, const struct ps_crossover *cross,
-		  size_t cross_count, struct ps_error *err)
+/*
+ * The terminal and the output: the script's first lines. Fonts, lines
+ * and markers scale with the picture: the PNG is the SVG at twice the
+ * resolution, in true colour (pngcairo writes 8-bit RGB), the PDF the
+ * SVG's size at 100 pixels an inch.
+ */
+static void script_head(FILE *gp, const struct plot_form *form, int w, int h)
 {
-	const char *dot = strrchr(path, '.');
-	bool svg = dot && !strcmp(dot, ".svg"), png = dot && !strcmp(dot, ".png");
-	char labels[PS_SWEEP_MAX_STRATEGIES][24], why[200];
-	int block[PS_SWEEP_MAX_STRATEGIES], pipefd[2], err_fd = -1, status;
+	if (form->format == PLOT_SVG)
+		fprintf(gp, "set terminal svg size %d,%d dynamic noenhanced font 'Sans,12' background '#ffffff'\n", w, h);
+	else if (form->format == PLOT_PNG)
+		fprintf(gp, "set terminal pngcairo size %d,%d noenhanced font 'Sans,12' fontscale 2 linewidth 2 pointscale 2 background '#ffffff'\n",
+			2 * w, 2 * h);
+	else
+		fprintf(gp, "set terminal pdfcairo size %.2fin,%.2fin noenhanced font 'Sans,12'\n", w / 100.0, h / 100.0);
+	if (form->output) {
+		fputs("set output ", gp);
+		gnuplot_string(gp, "%s", form->output);
+		fputc('\n', gp);
+	}
+}
+
+/* The name of a file as a script beside it names it: its last component,
+ * of [A-Za-z0-9_.+-] (it goes into the script as text); NULL if not so. */
+static const char *script_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return NULL;
+	for (const char *c = base; *c; c++)
+		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+		      (*c >= '0' && *c <= '9') || strchr("_.+-", *c)))
+			return NULL;
+	return base;
+}
+
+int ps_plot_script_data_path(const char *script, char *buf, size_t len,
+			     struct ps_error *err)
+{
+	size_t stem;
+
+	if (!script_name(script) || strlen(script) < 4 || strcmp(script + strlen(script) - 3, ".gp"))
+		return ps_error_set(err, PS_EINPUT,
+				    "cannot write the plot script '%s': its name ends in .gp and has only A-Z a-z 0-9 _ . + - (the script names its data file)",
+				    script);
+	stem = strlen(script) - 3;
+	if (stem + 5 > len)
+		return ps_error_set(err, PS_EINPUT, "cannot write the plot script '%s': the name is too long", script);
+	snprintf(buf, len, "%.*s.dat", (int)stem, script);
+	return PS_OK;
+}
+
+/* Writes one output through the writer: the data, or the script. */
+static int write_output(const char *path, const char *what, const struct plot_job *job,
+			const struct plot_form *form, struct ps_error *err)
+{
+	struct ps_output out;
+	int rc;
+
+	if ((rc = ps_output_open(&out, path, what, err)))
+		return rc;
+	if (form)
+		job->script(out.file, form, job->ctx);
+	else
+		job->data(out.file, job->ctx);
+	return ps_output_close(&out, true, what, err);
+}
+
+/* --plot-script FILE.gp: FILE.gp and FILE.dat, the script drawing into
+ * the plot's name (or FILE.svg) beside itself. */
+static int write_user_script(const char *script, const char *plot, const struct plot_job *job,
+			     struct ps_error *err)
+{
+	char data[4096], output[4096];
+	struct plot_form form;
+	int rc, format = plot ? format_of(plot) : PLOT_SVG;
+
+	if ((rc = ps_plot_script_data_path(script, data, sizeof(data), err)))
+		return rc;
+	if (plot && !script_name(plot))
+		return ps_error_set(err, PS_EINPUT,
+				    "cannot write the plot script '%s': the plot's name '%s' has a byte outside A-Z a-z 0-9 _ . + - (the script names it)",
+				    script, plot);
+	if (plot)
+		snprintf(output, sizeof(output), "%s", script_name(plot));
+	else
+		snprintf(output, sizeof(output), "%.*s.svg", (int)(strlen(script_name(script)) - 3),
+			 script_name(script));
+	form = (struct plot_form){ (enum plot_format)format, script_name(data), output };
+	if ((rc = write_output(data, "plot data", job, NULL, err)))
+		return rc;
+	return write_output(script, "plot script", job, &form, err);
+}
+
+/* Draws job into path with gnuplot (see the top of this file). */
+static int draw(const char *path, const struct plot_job *job, struct ps_error *err)
+{
+	int format = format_of(path);
+	struct plot_form form = { (enum plot_format)format, "data", NULL };
+	int pipefd[2], err_fd = -1, status, rc;
 	unsigned char tail[16];
-	size_t label_count = 0, tail_len;
+	size_t tail_len;
 	struct ps_scratch dir;
 	struct ps_output out;
 	FILE *data = NULL, *script = NULL;
+	char why[200];
 	pid_t pid;
-	int rc;
 
-	if (!svg && !png)
-		return ps_error_set(err, PS_EINPUT, "cannot plot to '%s': the name ends in .svg or .png", path);
-	for (size_t k = 0; k < count; k++) {
-		bool seen = false;
-
-		for (size_t q = 0; q < label_count; q++)
-			seen |= !strcmp(labels[q], rows[k].label);
-		if (!seen && label_count < PS_SWEEP_MAX_STRATEGIES)
-			snprintf(labels[label_count++], sizeof(labels[0]), "%s", rows[k].label);
-	}
 	if ((rc = ps_scratch_open(&dir, "plot", err)))
 		return rc;
 	/* the data and the script in files of the private directory */
-	if (!(data = scratch_stream(&dir, "data", err))) {
+	if (!(data = scratch_stream(&dir, "data", err)) ||
+	    !(script = scratch_stream(&dir, "plot.gp", err))) {
 		rc = PS_EIO;
 		goto done;
 	}
-	if (!write_plot_data(data, rows, count, labels, label_count, block)) {
-		rc = ps_error_set(err, PS_EINPUT, "cannot plot to '%s': no run of the sweep has a result", path);
-		goto done;
-	}
-	if (!(script = scratch_stream(&dir, "plot.gp", err))) {
-		rc = PS_EIO;
-		goto done;
-	}
-	write_plot_script(script, svg, param, any_values(rows, count), labels, label_count,
-			  block, cross, cross_count);
+	job->data(data, job->ctx);
+	job->script(script, &form, job->ctx);
 	rc = ferror(data) || ferror(script);
 	rc |= fclose(data);
 	rc |= fclose(script);
@@ -336,9 +361,9 @@ int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
 	else if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status))
 		rc = ps_error_set(err, PS_EIO, "gnuplot could not draw '%s': %s", path,
 				  why[0] ? why : "it failed without a message");
-	else if (!plot_complete(svg, tail, tail_len))
+	else if (!plot_complete((enum plot_format)format, tail, tail_len))
 		rc = ps_error_set(err, PS_EIO, "gnuplot could not draw '%s': its %s is incomplete%s%s",
-				  path, svg ? "SVG" : "PNG", why[0] ? ": " : "", why);
+				  path, formats[format].name, why[0] ? ": " : "", why);
 	if (rc)
 		ps_output_close(&out, false, "plot", NULL);
 	else
@@ -352,4 +377,571 @@ done:
 		close(err_fd);
 	ps_scratch_remove(&dir);
 	return rc;
+}
+
+/* The plot into path and the script into script, each when not NULL. */
+static int plot_run(const char *path, const char *script, const struct plot_job *job,
+		    struct ps_error *err)
+{
+	int rc;
+
+	if (path && format_of(path) < 0)
+		return ps_error_set(err, PS_EINPUT, "cannot plot to '%s': the name ends in .svg, .png or .pdf", path);
+	if (script && (rc = write_user_script(script, path, job, err)))
+		return rc;
+	return path ? draw(path, job, err) : PS_OK;
+}
+
+/* ---- a sweep: I/O against the swept parameter ------------------------ */
+
+/* A colour and a filled marker per label, in order; the marker's open
+ * form is one less (gnuplot's cairo and SVG point types). */
+static const char *const colours[] = {
+	"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9",
+	"#8c564b", "#9467bd", "#bcbd22", "#17becf",
+};
+static const int markers[] = { 7, 5, 9, 13, 11, 15 };
+#define COLOUR(q) colours[(q) % (sizeof(colours) / sizeof(colours[0]))]
+#define MARKER(q) markers[(q) % (sizeof(markers) / sizeof(markers[0]))]
+
+enum { BOUND_APPROX, BOUND_EXACT, BOUND_KINDS };
+
+struct sweep_plot {
+	char param;
+	const struct ps_sweep_row *rows;
+	size_t count;
+	const struct ps_crossover *cross;
+	size_t cross_count;
+	const struct ps_plot_options *opt;
+	char labels[PS_SWEEP_MAX_STRATEGIES][24];
+	size_t label_count;
+	int block[PS_SWEEP_MAX_STRATEGIES];   /* its data block, or -1 */
+	int same_as[PS_SWEEP_MAX_STRATEGIES]; /* an earlier label with the same points, or -1 */
+	bool exact[PS_SWEEP_MAX_STRATEGIES];  /* of exact attention */
+	bool has_epsilon[PS_SWEEP_MAX_STRATEGIES];
+	int bound_block[BOUND_KINDS];         /* -1: none */
+	char bound_names[BOUND_KINDS][128];   /* the bounds that are largest somewhere */
+	uint64_t xmin, xmax;
+	char title[256];
+};
+
+static bool row_is(const struct ps_sweep_row *r, const char *label)
+{
+	return r->ran && !strcmp(r->label, label);
+}
+
+/* Labels q and p have the same points: the same swept values, the same
+ * I/O at each (rows sorted by value, as ps_sweep_sort leaves them). */
+static bool same_series(const struct sweep_plot *sp, size_t p, size_t q)
+{
+	size_t a = 0, b = 0;
+
+	for (;;) {
+		while (a < sp->count && !row_is(&sp->rows[a], sp->labels[p]))
+			a++;
+		while (b < sp->count && !row_is(&sp->rows[b], sp->labels[q]))
+			b++;
+		if (a == sp->count || b == sp->count)
+			return a == sp->count && b == sp->count;
+		if (sp->rows[a].value != sp->rows[b].value || sp->rows[a].io != sp->rows[b].io)
+			return false;
+		a++;
+		b++;
+	}
+}
+
+/* The name of the lower bound a row carries: the trivial one when it is
+ * that large, else the largest that applies there (docs/BOUNDS.md). */
+static const char *bound_name(const struct ps_sweep_row *r, bool exact)
+{
+	double trivial = (double)r->n * (double)r->d * (exact || r->g ? 4 : 2);
+	struct ps_attention_params p = { .n = r->n, .d = r->d, .g = r->g, .normalize = true };
+	struct ps_attention att;
+	struct ps_lower_bounds lb;
+	struct ps_error err;
+	static char name[64];
+
+	if (r->lower <= trivial)
+		return "trivial";
+	if (exact)
+		return "segments";
+	ps_error_clear(&err);
+	if (ps_attention_init(&att, &p, &err))
+		return "partition bounds";
+	ps_bounds_lower(&att, r->M, &lb);
+	snprintf(name, sizeof(name), "%s", lb.best.value == r->lower ? lb.best.name : "partition bounds");
+	ps_attention_free(&att);
+	return name;
+}
+
+static void sweep_prepare(struct sweep_plot *sp)
+{
+	const struct ps_sweep_row *fixed = NULL;
+	int blocks = 0;
+	size_t used;
+
+	sp->xmin = UINT64_MAX;
+	sp->xmax = 0;
+	for (size_t k = 0; k < sp->count; k++) {
+		const struct ps_sweep_row *r = &sp->rows[k];
+		bool seen = false;
+
+		for (size_t q = 0; q < sp->label_count; q++)
+			seen |= !strcmp(sp->labels[q], r->label);
+		if (!seen && sp->label_count < PS_SWEEP_MAX_STRATEGIES) {
+			snprintf(sp->labels[sp->label_count], sizeof(sp->labels[0]), "%s", r->label);
+			sp->block[sp->label_count] = -1;
+			sp->has_epsilon[sp->label_count] = false;
+			sp->exact[sp->label_count++] = !strcmp(r->dag, "exact-attention");
+		}
+		if (!r->ran)
+			continue;
+		sp->xmin = r->value < sp->xmin ? r->value : sp->xmin;
+		sp->xmax = r->value > sp->xmax ? r->value : sp->xmax;
+		if (!fixed || (fixed->g == 0 && strcmp(r->dag, "exact-attention")))
+			fixed = r;
+	}
+	for (size_t q = 0; q < sp->label_count; q++) {
+		sp->same_as[q] = -1;
+		for (size_t k = 0; k < sp->count; k++)
+			if (row_is(&sp->rows[k], sp->labels[q])) {
+				if (sp->block[q] < 0)
+					sp->block[q] = blocks++;
+				if (sp->rows[k].has_values && sp->rows[k].epsilon > 0 &&
+				    isfinite(sp->rows[k].epsilon))
+					sp->has_epsilon[q] = true;
+			}
+		for (size_t p = 0; p < q && sp->block[q] >= 0 && sp->same_as[q] < 0; p++)
+			if (sp->block[p] >= 0 && sp->same_as[p] < 0 && same_series(sp, p, q))
+				sp->same_as[q] = (int)p;
+	}
+	/* a lower bound per problem: its points, and the names of the bounds
+	 * that are the largest somewhere along the sweep */
+	for (int b = 0; b < BOUND_KINDS; b++) {
+		sp->bound_block[b] = -1;
+		sp->bound_names[b][0] = '\0';
+		for (size_t k = 0; k < sp->count; k++) {
+			const struct ps_sweep_row *r = &sp->rows[k];
+			const char *name;
+
+			if (!r->ran || r->lower <= 0 || !strcmp(r->dag, "exact-attention") != (b == BOUND_EXACT))
+				continue;
+			if (sp->bound_block[b] < 0)
+				sp->bound_block[b] = blocks++;
+			name = bound_name(r, b == BOUND_EXACT);
+			if (!strstr(sp->bound_names[b], name)) {
+				used = strlen(sp->bound_names[b]);
+				snprintf(sp->bound_names[b] + used, sizeof(sp->bound_names[b]) - used, "%s%s",
+					 used ? ", " : "", name);
+			}
+		}
+	}
+	/* the title: what is swept, and the parameters held fixed */
+	used = (size_t)snprintf(sp->title, sizeof(sp->title), "I/O against %c", sp->param);
+	if (fixed) {
+		const struct {
+			char name;
+			uint64_t value;
+		} params[] = { { 'n', fixed->n }, { 'd', fixed->d }, { 'g', fixed->g }, { 'M', fixed->M } };
+
+		const char *sep = ": ";
+
+		for (size_t k = 0; k < 4 && used < sizeof(sp->title); k++)
+			if (params[k].name != sp->param && (params[k].name != 'g' || strcmp(fixed->dag, "exact-attention"))) {
+				used += (size_t)snprintf(sp->title + used, sizeof(sp->title) - used, "%s%c = %llu",
+							 sep, params[k].name, (unsigned long long)params[k].value);
+				sep = ", ";
+			}
+	}
+	if (sp->opt && sp->opt->polynomial && sp->opt->polynomial[0] && used < sizeof(sp->title))
+		used += (size_t)snprintf(sp->title + used, sizeof(sp->title) - used, ", %c%s polynomial",
+					 toupper((unsigned char)sp->opt->polynomial[0]), sp->opt->polynomial + 1);
+	if (sp->opt && sp->opt->title && used < sizeof(sp->title))
+		snprintf(sp->title + used, sizeof(sp->title) - used, "; %s", sp->opt->title);
+}
+
+/*
+ * The data file: a block per label with points, then a block per
+ * problem's lower bound, blocks apart by two blank lines (gnuplot's
+ * `index`). A label's columns: value, I/O, lower bound, epsilon (NaN where
+ * there is none: gnuplot leaves it out), g. A bound's: value, bound.
+ */
+static void sweep_data(FILE *data, void *ctx)
+{
+	const struct sweep_plot *sp = ctx;
+	bool first = true;
+
+	for (size_t q = 0; q < sp->label_count; q++) {
+		if (sp->block[q] < 0)
+			continue;
+		fputs(first ? "" : "\n\n", data);
+		first = false;
+		fprintf(data, "# %s: value io lower epsilon g\n", sp->labels[q]);
+		for (size_t k = 0; k < sp->count; k++) {
+			const struct ps_sweep_row *r = &sp->rows[k];
+
+			if (!row_is(r, sp->labels[q]))
+				continue;
+			fprintf(data, "%llu %llu %.0f ", (unsigned long long)r->value,
+				(unsigned long long)r->io, r->lower > 0 ? r->lower : 1);
+			if (r->has_values && r->epsilon > 0 && isfinite(r->epsilon))
+				fprintf(data, "%.6e", r->epsilon);
+			else
+				fputs("NaN", data);
+			fprintf(data, " %llu\n", (unsigned long long)r->g);
+		}
+	}
+	for (int b = 0; b < BOUND_KINDS; b++) {
+		uint64_t last = 0;
+		bool any = false;
+
+		if (sp->bound_block[b] < 0)
+			continue;
+		fprintf(data, "\n\n# lower bound, %s attention: value bound\n",
+			b == BOUND_APPROX ? "approximate" : "exact");
+		for (size_t k = 0; k < sp->count; k++) {
+			const struct ps_sweep_row *r = &sp->rows[k];
+
+			if (!r->ran || r->lower <= 0 || !strcmp(r->dag, "exact-attention") != (b == BOUND_EXACT) ||
+			    (any && r->value == last))
+				continue;
+			fprintf(data, "%llu %.0f\n", (unsigned long long)r->value, r->lower);
+			last = r->value;
+			any = true;
+		}
+	}
+}
+
+/* The x axis: log for n and M, linear for d and g, ending at the data. */
+static void x_axis(FILE *gp, char param, uint64_t lo, uint64_t hi)
+{
+	bool log_axis = param == 'n' || param == 'M';
+	double a = (double)lo, b = (double)hi;
+
+	if (log_axis)
+		fputs("set logscale x 2\n", gp);
+	if (a == b) {
+		a = log_axis ? a / 2 : a - 1;
+		b = log_axis ? b * 2 : b + 1;
+	}
+	fprintf(gp, "set xrange [%.17g:%.17g]\n", a, b);
+	if (!log_axis && b - a <= 24)
+		fputs("set xtics 1\n", gp);
+}
+
+/* The script: fixed text, numbers, and labels as quoted strings only. */
+static void sweep_script(FILE *gp, const struct plot_form *form, void *ctx)
+{
+	const struct sweep_plot *sp = ctx;
+	bool values = false, first = true;
+	int exact_colour = -1;
+
+	for (size_t q = 0; q < sp->label_count; q++) {
+		values |= sp->has_epsilon[q];
+		if (sp->exact[q] && sp->block[q] >= 0 && exact_colour < 0)
+			exact_colour = (int)q;
+	}
+	script_head(gp, form, 900, 600);
+	fputs("set title ", gp);
+	gnuplot_string(gp, "%s", sp->title);
+	fprintf(gp, "\nset xlabel '%c'\nset ylabel 'I/O (loads + saves)'\n", sp->param);
+	x_axis(gp, sp->param, sp->xmin, sp->xmax);
+	fputs("set logscale y 10\nset format y '10^%L'\nset grid\n"
+	      "set key outside below center horizontal maxcols 2 font ',10'\n", gp);
+	if (values)
+		fputs("set logscale y2 10\nset y2label 'epsilon = max |A - softmax(Q K^T / sqrt d) V| (dotted)'\n"
+		      "set y2tics\nset ytics nomirror\nset format y2 '%.0e'\n", gp);
+	for (size_t k = 0; k < sp->cross_count; k++) {
+		if (!sp->cross[k].found)
+			continue;
+		fprintf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 3 lc rgb 'gray40'\n"
+			"set label ", (unsigned long long)sp->cross[k].at,
+			(unsigned long long)sp->cross[k].at);
+		gnuplot_string(gp, "%s < %s", sp->cross[k].label, sp->cross[k].baseline);
+		fprintf(gp, " at %llu, graph %.2f left offset 0.5,0 font ',9'\n",
+			(unsigned long long)sp->cross[k].at, 0.95 - 0.05 * (double)(k % 10));
+	}
+	fputs("plot ", gp);
+	/* every label's I/O; a label whose points equal an earlier one's is
+	 * drawn dashed with larger open markers, so that both stay visible */
+	for (size_t q = 0; q < sp->label_count; q++) {
+		if (sp->block[q] < 0)
+			continue;
+		fprintf(gp, "%s'%s' index %d using 1:2 with linespoints ", first ? "" : ", \\\n     ",
+			form->data, sp->block[q]);
+		first = false;
+		if (sp->same_as[q] < 0) {
+			fprintf(gp, "lw 2 lc rgb '%s' pt %d ps 1.1 title ", COLOUR(q), MARKER(q));
+			gnuplot_string(gp, "%s", sp->labels[q]);
+		} else {
+			fprintf(gp, "lw 2 dt 2 lc rgb '%s' pt %d ps 2.2 title ", COLOUR(q), MARKER(q) - 1);
+			gnuplot_string(gp, "%s (= %s)", sp->labels[q], sp->labels[sp->same_as[q]]);
+		}
+	}
+	/* a lower bound per problem, each dashed and in its own entry: the
+	 * approximate strategies stand against approximate attention's
+	 * (black), flash against exact attention's (in flash's colour) */
+	for (int b = 0; b < BOUND_KINDS; b++) {
+		if (sp->bound_block[b] < 0)
+			continue;
+		fprintf(gp, ", \\\n     '%s' index %d using 1:2 with lines lw 1.5 dt %d lc rgb '%s' title ",
+			form->data, sp->bound_block[b], b == BOUND_APPROX ? 2 : 4,
+			b == BOUND_APPROX ? "#000000" : exact_colour >= 0 ? COLOUR(exact_colour) : "#666666");
+		gnuplot_string(gp, "lower bound, %s attention (%s)", b == BOUND_APPROX ? "approximate" : "exact",
+			       sp->bound_names[b]);
+	}
+	/* epsilon on the right axis, dotted, in its I/O series' colour */
+	for (size_t q = 0; q < sp->label_count; q++)
+		if (sp->has_epsilon[q]) {
+			fprintf(gp, ", \\\n     '%s' index %d using 1:4 axes x1y2 with linespoints lw 1.5 dt 3 lc rgb '%s' pt %d ps 0.8 title ",
+				form->data, sp->block[q], COLOUR(q), MARKER(q) - 1);
+			gnuplot_string(gp, "%s epsilon", sp->labels[q]);
+		}
+	/* the degree at each point of the marked label (frontier) */
+	for (size_t q = 0; sp->opt && sp->opt->mark_label && q < sp->label_count; q++)
+		if (sp->block[q] >= 0 && !strcmp(sp->labels[q], sp->opt->mark_label))
+			fprintf(gp, ", \\\n     '%s' index %d using 1:2:(sprintf('g = %%d', $5)) with labels offset 0,1.1 font ',9' tc rgb '%s' notitle",
+				form->data, sp->block[q], COLOUR(q));
+	fputc('\n', gp);
+}
+
+int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
+		  size_t count, const struct ps_crossover *cross,
+		  size_t cross_count, const struct ps_plot_options *opt,
+		  struct ps_error *err)
+{
+	struct sweep_plot *sp = calloc(1, sizeof(*sp));
+	struct plot_job job = { sweep_data, sweep_script, sp };
+	int rc;
+
+	if (!sp)
+		return ps_error_set(err, PS_ENOMEM, "cannot plot: out of memory");
+	sp->param = param;
+	sp->rows = rows;
+	sp->count = count;
+	sp->cross = cross;
+	sp->cross_count = cross_count;
+	sp->opt = opt;
+	sweep_prepare(sp);
+	if (sp->xmax < sp->xmin)
+		rc = ps_error_set(err, PS_EINPUT, "cannot plot to '%s': no run of the sweep has a result",
+				  path ? path : opt->script);
+	else
+		rc = plot_run(path, opt ? opt->script : NULL, &job, err);
+	free(sp);
+	return rc;
+}
+
+/* ---- a map: the case and the cheapest strategy over two parameters --- */
+
+static const char *const case_names[] = { "I", "II", "III", "IV" };
+static const char *const case_colours[] = { "#a6cee3", "#b2df8a", "#fdbf6f", "#fb9a99" };
+static const char *const case_words[] = {
+	"Case I: d r <= M/4 (Theorem 1.1)",
+	"Case II: some w >= g with w tau(w) <= M/4 (Key Lemma 3.2)",
+	"Case III: M >= 4 g^2 (Theorem 1.3)",
+	"Case IV: M < 4 g^2 (Theorem 1.4)",
+};
+
+static bool log_param(char param)
+{
+	return param == 'n' || param == 'M';
+}
+
+void ps_map_cell_edges(const uint64_t *v, size_t count, size_t k, char param,
+		       double *lo, double *hi)
+{
+	const bool log_axis = log_param(param);
+	double here = (double)v[k], prev = k ? (double)v[k - 1] : here,
+	       next = k + 1 < count ? (double)v[k + 1] : here;
+
+	if (count == 1) {
+		*lo = log_axis ? here / 2 : here - 0.5;
+		*hi = log_axis ? here * 2 : here + 0.5;
+	} else if (log_axis) {
+		*lo = k ? sqrt(prev * here) : here * sqrt(here / next);
+		*hi = k + 1 < count ? sqrt(here * next) : here * sqrt(here / prev);
+	} else {
+		*lo = k ? (prev + here) / 2 : here - (next - here) / 2;
+		*hi = k + 1 < count ? (here + next) / 2 : here + (here - prev) / 2;
+	}
+}
+
+/* The category of a cell in one panel: its case, or its cheapest
+ * strategy (strategy_count: none applies); -1 for a case not known. */
+static int cell_category(const struct ps_map *map, const struct ps_map_cell *c, bool cases)
+{
+	if (cases) {
+		for (int k = 0; k < 4; k++)
+			if (c->case_name && !strcmp(c->case_name, case_names[k]))
+				return k;
+		return -1;
+	}
+	for (size_t q = 0; q < map->strategy_count; q++)
+		if (!strcmp(c->cheapest, map->strategies[q]))
+			return (int)q;
+	return (int)map->strategy_count;
+}
+
+/* Blocks: the cells of each case, of each strategy, then each line. */
+struct map_blocks {
+	int cases[4];
+	int strategies[PS_SWEEP_MAX_STRATEGIES + 1];
+	int lines[2];
+};
+
+static void map_block_layout(const struct ps_map *map, struct map_blocks *b)
+{
+	int next = 0;
+
+	for (int panel = 0; panel < 2; panel++) {
+		size_t kinds = panel ? map->strategy_count + 1 : 4;
+
+		for (size_t k = 0; k < kinds; k++) {
+			int *slot = panel ? &b->strategies[k] : &b->cases[k];
+
+			*slot = -1;
+			for (size_t c = 0; c < map->nx * map->ny && *slot < 0; c++)
+				if (cell_category(map, &map->cells[c], !panel) == (int)k)
+					*slot = next++;
+		}
+	}
+	for (size_t l = 0; l < 2; l++)
+		b->lines[l] = l < map->line_count ? next++ : -1;
+}
+
+/* The data: per category, each cell's x y xlow xhigh ylow yhigh; per
+ * line, its points (a blank line where it breaks). */
+static void map_data(FILE *data, void *ctx)
+{
+	const struct ps_map *map = ctx;
+	struct map_blocks b;
+	bool first = true;
+
+	map_block_layout(map, &b);
+	for (int panel = 0; panel < 2; panel++) {
+		size_t kinds = panel ? map->strategy_count + 1 : 4;
+
+		for (size_t k = 0; k < kinds; k++) {
+			if ((panel ? b.strategies[k] : b.cases[k]) < 0)
+				continue;
+			fputs(first ? "" : "\n\n", data);
+			first = false;
+			fprintf(data, "# %s: x y xlow xhigh ylow yhigh\n",
+				panel ? (k < map->strategy_count ? map->strategies[k] : "none applies")
+				      : case_words[k]);
+			for (size_t c = 0; c < map->nx * map->ny; c++) {
+				size_t ix = c % map->nx, iy = c / map->nx;
+				double xl, xh, yl, yh;
+
+				if (cell_category(map, &map->cells[c], !panel) != (int)k)
+					continue;
+				ps_map_cell_edges(map->xs, map->nx, ix, map->x, &xl, &xh);
+				ps_map_cell_edges(map->ys, map->ny, iy, map->y, &yl, &yh);
+				fprintf(data, "%llu %llu %.10g %.10g %.10g %.10g\n",
+					(unsigned long long)map->xs[ix], (unsigned long long)map->ys[iy],
+					xl, xh, yl, yh);
+			}
+		}
+	}
+	for (size_t l = 0; l < map->line_count; l++) {
+		fprintf(data, "\n\n# %s\n", map->lines[l].formula);
+		for (size_t k = 0; k < map->lines[l].count; k++) {
+			if (isnan(map->lines[l].points[k][0]))
+				fputc('\n', data);
+			else
+				fprintf(data, "%.10g %.10g\n", map->lines[l].points[k][0],
+					map->lines[l].points[k][1]);
+		}
+	}
+}
+
+static void map_axes(FILE *gp, const struct ps_map *map)
+{
+	double xl, xh, yl, yh;
+
+	ps_map_cell_edges(map->xs, map->nx, 0, map->x, &xl, &xh);
+	ps_map_cell_edges(map->xs, map->nx, map->nx - 1, map->x, &yl, &xh);
+	fprintf(gp, "set xrange [%.10g:%.10g]\n", xl, xh);
+	ps_map_cell_edges(map->ys, map->ny, 0, map->y, &yl, &yh);
+	ps_map_cell_edges(map->ys, map->ny, map->ny - 1, map->y, &xl, &yh);
+	fprintf(gp, "set yrange [%.10g:%.10g]\n", yl, yh);
+	fprintf(gp, "%sset xlabel '%c'\n%sset ylabel '%c'\nset format x '%%.0f'\nset format y '%%.0f'\n",
+		log_param(map->x) ? "set logscale x 2\n" : "", map->x,
+		log_param(map->y) ? "set logscale y 2\n" : "", map->y);
+	if (!log_param(map->x) && map->xs[map->nx - 1] - map->xs[0] <= 24)
+		fputs("set xtics 1\n", gp);
+	if (!log_param(map->y) && map->ys[map->ny - 1] - map->ys[0] <= 24)
+		fputs("set ytics 1\n", gp);
+}
+
+/* The lines over a panel, after its cells. */
+static void map_lines_plot(FILE *gp, const struct ps_map *map, const struct plot_form *form,
+			   const struct map_blocks *b)
+{
+	static const char *const styles[] = { "lw 2.5 dt 2 lc rgb '#000000'", "lw 2.5 dt 4 lc rgb '#7f0000'" };
+
+	for (size_t l = 0; l < map->line_count; l++) {
+		fprintf(gp, ", \\\n     '%s' index %d using 1:2 with lines %s title ", form->data,
+			b->lines[l], styles[map->lines[l].formula[0] == 'M' && strstr(map->lines[l].formula, "g^2") ? 1 : 0]);
+		gnuplot_string(gp, "%s", map->lines[l].name);
+	}
+}
+
+static void map_script(FILE *gp, const struct plot_form *form, void *ctx)
+{
+	const struct ps_map *map = ctx;
+	struct map_blocks b;
+	bool first;
+
+	map_block_layout(map, &b);
+	script_head(gp, form, 1200, 660);
+	fputs("set multiplot layout 1,2 title ", gp);
+	gnuplot_string(gp, "pebblesim map: %s", map->fixed ? map->fixed : "");
+	fputs("\nset key outside below left vertical Left reverse spacing 1.1 font ',10'\n", gp);
+	map_axes(gp, map);
+	/* the left panel: the case at each cell, named in it when there is room */
+	fputs("set title 'the case (docs/BOUNDS.md)'\nplot ", gp);
+	first = true;
+	for (int k = 0; k < 4; k++) {
+		if (b.cases[k] < 0)
+			continue;
+		fprintf(gp, "%s'%s' index %d using 1:2:3:4:5:6 with boxxyerror fs solid 1.0 noborder lc rgb '%s' title ",
+			first ? "" : ", \\\n     ", form->data, b.cases[k], case_colours[k]);
+		gnuplot_string(gp, "%s", case_words[k]);
+		if (map->nx * map->ny <= 400)
+			fprintf(gp, ", \\\n     '%s' index %d using 1:2:('%s') with labels font ',9' notitle",
+				form->data, b.cases[k], case_names[k]);
+		first = false;
+	}
+	if (first)
+		fputs("NaN notitle", gp);
+	map_lines_plot(gp, map, form, &b);
+	/* the right panel: the cheapest strategy */
+	fputs("\nset title 'the cheapest strategy (cost models)'\nplot ", gp);
+	first = true;
+	for (size_t q = 0; q <= map->strategy_count; q++) {
+		if (b.strategies[q] < 0)
+			continue;
+		fprintf(gp, "%s'%s' index %d using 1:2:3:4:5:6 with boxxyerror fs solid 0.55 noborder lc rgb '%s' title ",
+			first ? "" : ", \\\n     ", form->data, b.strategies[q],
+			q < map->strategy_count ? COLOUR(q) : "#dddddd");
+		if (q < map->strategy_count)
+			gnuplot_string(gp, "%s", map->strategies[q]);
+		else
+			gnuplot_string(gp, "none of them applies");
+		first = false;
+	}
+	map_lines_plot(gp, map, form, &b);
+	fputs("\nunset multiplot\n", gp);
+}
+
+int ps_map_plot(const char *path, const struct ps_map *map,
+		const struct ps_plot_options *opt, struct ps_error *err)
+{
+	struct plot_job job = { map_data, map_script, (void *)map };
+
+	if (!map->nx || !map->ny)
+		return ps_error_set(err, PS_EINPUT, "cannot plot an empty map");
+	return plot_run(path, opt ? opt->script : NULL, &job, err);
 }

@@ -156,7 +156,7 @@ START_TEST(test_plot_injection)
 	strcpy(cross.label, rows[0].label);
 	strcpy(cross.baseline, "'\\");
 	ps_error_clear(&err);
-	ck_assert_msg(ps_sweep_plot("q.svg", 'n', rows, 2, &cross, 1, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ps_sweep_plot("q.svg", 'n', rows, 2, &cross, 1, NULL, &err) == 0, "%s", err.msg);
 	HAS(get("q.svg"), "<?xml");
 	ck_assert_int_eq(others("evil.csv", "p.svg", "q.svg", NULL), 0);
 }
