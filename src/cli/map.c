@@ -161,17 +161,25 @@ static void map_lines(struct map_run *m)
 				if ((line == 0 && p.g == 0) || line_M(line, g) > 9e18 ||
 				    !line_applies(line, &p, (uint64_t)ceil(line_M(line, g))))
 					continue;
-				for (int s = 0; s <= MAP_LINE_STEPS; s++) {
+				for (int s = 0, in = 0; s <= MAP_LINE_STEPS; s++) {
 					double gs = lo + (hi - lo) * s / MAP_LINE_STEPS, y = line_M(line, gs);
 
-					if (gs > 0 && y >= bottom && y <= top)
+					if (gs > 0 && y >= bottom && y <= top) {
 						add_point(m, gs, y);
+						in++;
+					}
+					if (s == MAP_LINE_STEPS && in)
+						add_point(m, NAN, NAN);
 				}
-				add_point(m, NAN, NAN);
 			} else if (y_M) {
 				/* horizontal, at M on the line for the fixed g, across
 				 * the columns where it applies */
-				double y = line_M(line, (double)p.g);
+				double y = line_M(line, (double)p.g), bottom, top, unused;
+
+				ps_map_cell_edges(m->ys, map->ny, 0, 'M', &bottom, &unused);
+				ps_map_cell_edges(m->ys, map->ny, map->ny - 1, 'M', &unused, &top);
+				if (y < bottom || y > top)
+					continue;
 
 				set_param(&p, &M, map->x, m->xs[k]);
 				ps_map_cell_edges(m->xs, map->nx, k, map->x, &lo, &hi);
@@ -184,7 +192,12 @@ static void map_lines(struct map_run *m)
 			} else {
 				/* vertical, at g on the line for the fixed M, across the
 				 * rows where the largest g left of it is in line_case */
-				double g = line_g(line, (double)M);
+				double g = line_g(line, (double)M), left, right, unused;
+
+				ps_map_cell_edges(m->xs, map->nx, 0, 'g', &left, &unused);
+				ps_map_cell_edges(m->xs, map->nx, map->nx - 1, 'g', &unused, &right);
+				if (g < left || g > right)
+					continue;
 
 				set_param(&p, &M, map->y, m->ys[k]);
 				ps_map_cell_edges(m->ys, map->ny, k, map->y, &lo, &hi);
@@ -303,9 +316,9 @@ static void map_print(const struct map_run *m, FILE *out)
 
 		for (size_t k = 0; k < line->count; k++)
 			segments += isnan(line->points[k][0]);
-		fprintf(out, "line                   %s: drawn over %zu %s where the case beside it is %s\n",
-			line->formula, segments, map->x == 'g' && map->y == 'M' ? "columns" : "cells",
-			line->applies);
+		fprintf(out, "line                   %s: drawn over %zu %s%s where the case beside it is %s\n",
+			line->formula, segments, map->x == 'g' && map->y == 'M' ? "column" : "cell",
+			segments == 1 ? "" : "s", line->applies);
 	}
 	if (map->x != 'g' && map->y != 'M')
 		fprintf(out, "lines                  none: Theorem 1.2's w0 = g and M = 4 g^2 depend on g and M only, both fixed here\n");
