@@ -716,12 +716,8 @@ int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
 
 	if (!sp)
 		return ps_error_set(err, PS_ENOMEM, "cannot plot: out of memory");
-	sp->param = param;
-	sp->rows = rows;
-	sp->count = count;
-	sp->cross = cross;
-	sp->cross_count = cross_count;
-	sp->opt = opt;
+	*sp = (struct sweep_plot){ .param = param, .rows = rows, .count = count, .cross = cross,
+				   .cross_count = cross_count, .opt = opt };
 	sweep_prepare(sp);
 	if (sp->xmax < sp->xmin)
 		rc = ps_error_set(err, PS_EINPUT, "cannot plot to '%s': no run of the sweep has a result",
@@ -856,16 +852,22 @@ static void map_data(FILE *data, void *ctx)
 	}
 }
 
+void ps_map_axis_span(const uint64_t *v, size_t count, char param, double *lo, double *hi)
+{
+	double unused;
+
+	ps_map_cell_edges(v, count, 0, param, lo, &unused);
+	ps_map_cell_edges(v, count, count - 1, param, &unused, hi);
+}
+
 static void map_axes(FILE *gp, const struct ps_map *map)
 {
-	double xl, xh, yl, yh;
+	double lo, hi;
 
-	ps_map_cell_edges(map->xs, map->nx, 0, map->x, &xl, &xh);
-	ps_map_cell_edges(map->xs, map->nx, map->nx - 1, map->x, &yl, &xh);
-	fprintf(gp, "set xrange [%.10g:%.10g]\n", xl, xh);
-	ps_map_cell_edges(map->ys, map->ny, 0, map->y, &yl, &yh);
-	ps_map_cell_edges(map->ys, map->ny, map->ny - 1, map->y, &xl, &yh);
-	fprintf(gp, "set yrange [%.10g:%.10g]\n", yl, yh);
+	ps_map_axis_span(map->xs, map->nx, map->x, &lo, &hi);
+	fprintf(gp, "set xrange [%.10g:%.10g]\n", lo, hi);
+	ps_map_axis_span(map->ys, map->ny, map->y, &lo, &hi);
+	fprintf(gp, "set yrange [%.10g:%.10g]\n", lo, hi);
 	fprintf(gp, "%sset xlabel '%c'\n%sset ylabel '%c'\nset format x '%%.0f'\nset format y '%%.0f'\n",
 		log_param(map->x) ? "set logscale x 2\n" : "", map->x,
 		log_param(map->y) ? "set logscale y 2\n" : "", map->y);

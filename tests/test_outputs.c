@@ -29,17 +29,12 @@ static char dir[64], cwd[4096]; /* a fresh directory per test, the runner's */
 
 static void setup(void)
 {
-	test_dir_make(dir, sizeof(dir), "outputs");
-	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
-	/* the tests run in it, and so do gnuplot's private directories */
-	ck_assert_int_eq(chdir(dir), 0);
-	ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+	test_dir_enter(dir, sizeof(dir), cwd, sizeof(cwd), "outputs");
 }
 
 static void teardown(void)
 {
-	ck_assert_int_eq(chdir(cwd), 0);
-	test_dir_remove(dir);
+	test_dir_leave(dir, cwd);
 }
 
 /* Runs pebblesim with the NULL-terminated arguments; returns the status. */

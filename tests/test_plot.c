@@ -21,16 +21,12 @@ static char dir[64], cwd[4096];
 
 static void setup(void)
 {
-	test_dir_make(dir, sizeof(dir), "plot");
-	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
-	ck_assert_int_eq(chdir(dir), 0);
-	ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+	test_dir_enter(dir, sizeof(dir), cwd, sizeof(cwd), "plot");
 }
 
 static void teardown(void)
 {
-	ck_assert_int_eq(chdir(cwd), 0);
-	test_dir_remove(dir);
+	test_dir_leave(dir, cwd);
 }
 
 static int cli(const char *first, ...)
@@ -78,6 +74,20 @@ static size_t occurrences(const char *text, const char *needle)
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A sweep of n by the cost models over [lo, hi] (x2) at d, g, M. */
+static void predict_spec(struct ps_sweep_spec *spec, uint64_t lo, uint64_t hi, uint64_t d,
+			 uint64_t g, uint64_t M)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->d = d;
+	spec->g = g;
+	spec->M = M;
+	spec->normalize = true;
+	spec->predict = true;
+	spec->jobs = 1;
+	spec->range = (struct ps_sweep_range){ 'n', lo, hi, 2, true };
 }
 
 #define SMALL_SWEEP "sweep", "-n", "1k:4k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict", \
@@ -132,13 +142,7 @@ START_TEST(test_plot_legend)
 	gp = slurp("p.gp", NULL);
 	/* the approximate strategies' bound, at these points the trivial one
 	 * (3nd + nd) as the sweep's own rows say */
-	memset(&spec, 0, sizeof(spec));
-	spec.d = 16;
-	spec.g = 3;
-	spec.M = 8192;
-	spec.normalize = true;
-	spec.predict = true;
-	spec.range = (struct ps_sweep_range){ 'n', 1024, 4096, 2, true };
+	predict_spec(&spec, 1024, 4096, 16, 3, 8192);
 	for (uint64_t n = 1024; n <= 4096; n *= 2) {
 		ps_sweep_point(&spec, n, "caseI", &row);
 		ck_assert(row.ran);
@@ -176,14 +180,7 @@ START_TEST(test_plot_coincide)
 	size_t count;
 	char *svg;
 
-	memset(&spec, 0, sizeof(spec));
-	spec.d = 4;
-	spec.g = 2;
-	spec.M = 1024;
-	spec.normalize = true;
-	spec.predict = true;
-	spec.jobs = 1;
-	spec.range = (struct ps_sweep_range){ 'n', 64, 256, 2, true };
+	predict_spec(&spec, 64, 256, 4, 2, 1024);
 	spec.labels[0] = "caseI";
 	spec.labels[1] = "case";
 	spec.label_count = 2;

@@ -84,6 +84,10 @@ struct ps_map {
 void ps_map_cell_edges(const uint64_t *v, size_t count, size_t k, char param,
 		       double *lo, double *hi);
 
+/* From the first cell's lower edge to the last cell's upper edge. */
+void ps_map_axis_span(const uint64_t *v, size_t count, char param, double *lo,
+		      double *hi);
+
 /* Draws the map: the case on the left, the cheapest strategy on the
  * right, each cell a rectangle (log axes for n and M), the lines on
  * both. */

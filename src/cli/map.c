@@ -152,11 +152,10 @@ static void map_lines(struct map_run *m)
 
 			if (x_g && y_M) {
 				/* a curve: the column of g = xs[k], from one edge to the other */
-				double g = (double)m->xs[k], top, bottom, yl;
+				double g = (double)m->xs[k], top, bottom;
 
 				ps_map_cell_edges(m->xs, map->nx, k, 'g', &lo, &hi);
-				ps_map_cell_edges(m->ys, map->ny, 0, 'M', &bottom, &yl);
-				ps_map_cell_edges(m->ys, map->ny, map->ny - 1, 'M', &yl, &top);
+				ps_map_axis_span(m->ys, map->ny, 'M', &bottom, &top);
 				p.g = m->xs[k];
 				if ((line == 0 && p.g == 0) || line_M(line, g) > 9e18 ||
 				    !line_applies(line, &p, (uint64_t)ceil(line_M(line, g))))
@@ -174,10 +173,9 @@ static void map_lines(struct map_run *m)
 			} else if (y_M) {
 				/* horizontal, at M on the line for the fixed g, across
 				 * the columns where it applies */
-				double y = line_M(line, (double)p.g), bottom, top, unused;
+				double y = line_M(line, (double)p.g), bottom, top;
 
-				ps_map_cell_edges(m->ys, map->ny, 0, 'M', &bottom, &unused);
-				ps_map_cell_edges(m->ys, map->ny, map->ny - 1, 'M', &unused, &top);
+				ps_map_axis_span(m->ys, map->ny, 'M', &bottom, &top);
 				if (y < bottom || y > top)
 					continue;
 
@@ -192,10 +190,9 @@ static void map_lines(struct map_run *m)
 			} else {
 				/* vertical, at g on the line for the fixed M, across the
 				 * rows where the largest g left of it is in line_case */
-				double g = line_g(line, (double)M), left, right, unused;
+				double g = line_g(line, (double)M), left, right;
 
-				ps_map_cell_edges(m->xs, map->nx, 0, 'g', &left, &unused);
-				ps_map_cell_edges(m->xs, map->nx, map->nx - 1, 'g', &unused, &right);
+				ps_map_axis_span(m->xs, map->nx, 'g', &left, &right);
 				if (g < left || g > right)
 					continue;
 
