@@ -10,7 +10,10 @@
 #   make bench      time representative runs; writes build/bench.json
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
 #   make docs-tables regenerate the tables of docs/VALUES.md from runs (docs/scripts/tables.py)
-#   make docs-plot  regenerate docs/exact-crossover.svg (docs/EXACT.md) with gnuplot
+#   make docs-plot  regenerate the figures of docs/ with gnuplot: exact-crossover.svg
+#                   (README.md, docs/EXACT.md) and map.svg (docs/MAP.md)
+#   make check-docs-plot  draw the figures into build/docs-plot and compare them
+#                   with docs/ (make check runs it)
 #   make check-full the whole strategy grid (longer than make check)
 #   make optimal-grid the exact optima of docs/OPTIMAL.md's table, 60 s an instance
 #   make install    PREFIX=/usr/local DESTDIR=: the binary, the static and shared
@@ -97,7 +100,7 @@ API_EXAMPLES := $(wildcard examples/api/*.c)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: docs-plot docs-tables all run check check-flags check-install check-full optimal-grid bench golden install uninstall clean deps FORCE
+.PHONY: docs-plot check-docs-plot docs-tables all run check check-flags check-install check-full optimal-grid bench golden install uninstall clean deps FORCE
 all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 
 deps:
@@ -187,6 +190,7 @@ check: $(BIN) $(TESTS) $(SHLIB) $(MAN)
 	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
 	@$(MAKE) --no-print-directory check-flags
 	@$(MAKE) --no-print-directory check-install
+	@$(MAKE) --no-print-directory check-docs-plot
 
 # one object made in a scratch build directory with the same options, then
 # with WERROR flipped: build/flags decides what is remade (scripts/check-build-flags.sh)
@@ -226,10 +230,26 @@ golden: $(GOLDEN)
 docs-tables: $(BIN)
 	/usr/bin/python3 docs/scripts/tables.py ./$(BIN)
 
-# the crossover of docs/EXACT.md: approximate attention against FlashAttention
+# every figure of docs/, by the cost models: the crossover of README.md and
+# docs/EXACT.md (approximate attention against FlashAttention), and the map
+# of the cases of docs/MAP.md. The same pebblesim and gnuplot give the same
+# bytes (docs/MAP.md, "Reproducing the figures").
+DOCS_PLOT_DIR ?= docs
+DOCS_FIGURES := exact-crossover.svg map.svg
 docs-plot: $(BIN)
-	./$(BIN) sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict \
-		--strategies flash,keylemma,caseI,generic,colpass --plot docs/exact-crossover.svg
+	./$(BIN) sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict -j 1 \
+		--strategies flash,keylemma,caseI,generic,colpass,best --plot $(DOCS_PLOT_DIR)/exact-crossover.svg
+	./$(BIN) map -n 4096 -d 16 -g 1:6 -M 64:1M:x4 --plot $(DOCS_PLOT_DIR)/map.svg
+
+# the figures drawn again into build/, each equal to docs/'s but for the
+# line naming gnuplot's version
+check-docs-plot: $(BIN)
+	rm -rf $(BUILD)/docs-plot && mkdir -p $(BUILD)/docs-plot
+	@$(MAKE) --no-print-directory docs-plot DOCS_PLOT_DIR=$(BUILD)/docs-plot >/dev/null
+	@for f in $(DOCS_FIGURES); do \
+		diff -q -I '^<desc>Produced by GNUPLOT' docs/$$f $(BUILD)/docs-plot/$$f >/dev/null || \
+		{ echo "docs/$$f is not what make docs-plot draws (run it and review the diff)"; exit 1; }; done
+	@echo "check-docs-plot: $(DOCS_FIGURES) as make docs-plot draws them"
 
 bench: $(BIN) $(BENCH)
 	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json

@@ -15,6 +15,8 @@
 
 /* tests/test_optimal.c: the exact optimum against exhaustive search */
 Suite *optimal_suite(void);
+/* tests/test_plot.c: the plots' formats, legends, and map */
+Suite *plot_suite(void);
 
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 		    uint64_t g, int normalize)
@@ -102,6 +104,21 @@ void test_dir_make(char *dir, size_t len, const char *name)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
+void test_dir_enter(char *dir, size_t len, char *cwd, size_t cwd_len, const char *name)
+{
+	test_dir_make(dir, len, name);
+	ck_assert_ptr_nonnull(getcwd(cwd, cwd_len));
+	/* the tests run in it, and so do gnuplot's private directories */
+	ck_assert_int_eq(chdir(dir), 0);
+	ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+}
+
+void test_dir_leave(const char *dir, const char *cwd)
+{
+	ck_assert_int_eq(chdir(cwd), 0);
+	test_dir_remove(dir);
+}
+
 void test_dir_remove(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -168,6 +185,7 @@ int main(void)
 	srunner_add_suite(sr, outputs_suite());
 	srunner_add_suite(sr, hostile_suite());
 	srunner_add_suite(sr, optimal_suite());
+	srunner_add_suite(sr, plot_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

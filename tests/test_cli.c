@@ -1164,8 +1164,8 @@ START_TEST(test_sweep_cli)
 	ck_assert_int_eq(cli("sweep", "-n", "8:32", "-d", "4", "-g", "2", "-M", "200",
 			     "--shard", "3/2", NULL), 2);
 	ck_assert_int_eq(cli("sweep", "-n", "8:32", "-d", "4", "-g", "2", "-M", "200",
-			     "--plot", "/tmp/x.pdf", NULL), 2);
-	HAS(err_text, "the name ends in .svg or .png");
+			     "--plot", "/tmp/x.jpg", NULL), 2);
+	HAS(err_text, "the name ends in .svg, .png or .pdf");
 	/* a range is a sweep's: run refuses it */
 	ck_assert_int_eq(cli("-n", "8:32", "-d", "4", "-g", "2", "-M", "200", NULL), 2);
 }

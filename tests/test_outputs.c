@@ -20,6 +20,7 @@
 #include "../src/cli/cli.h"
 #include "pebblesim/npy.h"
 #include "pebblesim/output.h"
+#include "pebblesim/plot.h"
 #include "pebblesim/sweep.h"
 #include "gnuplot_check.h"
 #include "tests.h"
@@ -29,17 +30,12 @@ static char dir[64], cwd[4096]; /* a fresh directory per test, the runner's */
 
 static void setup(void)
 {
-	test_dir_make(dir, sizeof(dir), "outputs");
-	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
-	/* the tests run in it, and so do gnuplot's private directories */
-	ck_assert_int_eq(chdir(dir), 0);
-	ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+	test_dir_enter(dir, sizeof(dir), cwd, sizeof(cwd), "outputs");
 }
 
 static void teardown(void)
 {
-	ck_assert_int_eq(chdir(cwd), 0);
-	test_dir_remove(dir);
+	test_dir_leave(dir, cwd);
 }
 
 /* Runs pebblesim with the NULL-terminated arguments; returns the status. */
@@ -156,7 +152,7 @@ START_TEST(test_plot_injection)
 	strcpy(cross.label, rows[0].label);
 	strcpy(cross.baseline, "'\\");
 	ps_error_clear(&err);
-	ck_assert_msg(ps_sweep_plot("q.svg", 'n', rows, 2, &cross, 1, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ps_sweep_plot("q.svg", 'n', rows, 2, &cross, 1, NULL, &err) == 0, "%s", err.msg);
 	HAS(get("q.svg"), "<?xml");
 	ck_assert_int_eq(others("evil.csv", "p.svg", "q.svg", NULL), 0);
 }

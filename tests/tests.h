@@ -70,6 +70,11 @@ void test_engine_teardown(struct ps_attention *att, struct ps_engine *eng);
 void test_dir_make(char *dir, size_t len, const char *name);
 void test_dir_remove(const char *dir);
 
+/* test_dir_make, then into it with $TMPDIR there (cwd gets the runner's
+ * directory); and back to cwd, the directory removed. */
+void test_dir_enter(char *dir, size_t len, char *cwd, size_t cwd_len, const char *name);
+void test_dir_leave(const char *dir, const char *cwd);
+
 /* A sweep row of label at value with this I/O, ran. */
 void test_sweep_row(struct ps_sweep_row *r, const char *label, uint64_t value, uint64_t io);
 

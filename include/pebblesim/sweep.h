@@ -4,8 +4,8 @@
  * pebbles (flash and exact-matmul exact attention, the others approximate
  * attention). Points run through the engine, or through the cost models
  * alone (predict), in parallel processes with results identical to one;
- * rows go to CSV and JSON, the crossovers are found, and gnuplot draws the
- * plot. docs/EXACT.md shows the crossover this answers.
+ * rows go to CSV and JSON, and the crossovers are found; pebblesim/plot.h
+ * draws them. docs/EXACT.md shows the crossover this answers.
  */
 #ifndef PEBBLESIM_SWEEP_H
 #define PEBBLESIM_SWEEP_H
@@ -149,12 +149,5 @@ void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 			size_t count, const struct ps_crossover *cross,
 			size_t cross_count);
-
-/* Draws I/O against the swept value on log-log axes with gnuplot, into
- * path (.svg or .png): a line per label, lower bounds dashed, crossovers
- * marked; with values, epsilon on a second axis (right), dotted. */
-int ps_sweep_plot(const char *path, char param, const struct ps_sweep_row *rows,
-		  size_t count, const struct ps_crossover *cross,
-		  size_t cross_count, struct ps_error *err);
 
 #endif

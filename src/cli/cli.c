@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pebblesim/output.h"
+#include "pebblesim/plot.h"
 
 const struct cli_option help_options[] = {
 	CLI_OPT_HELP,
@@ -22,6 +23,7 @@ const struct cli_command cli_commands[] = {
 	{ "sweep", cmd_sweep, sweep_options, &sweep_help, 0, 64 },
 	{ "frontier", cmd_frontier, frontier_options, &frontier_help, 0, 0 },
 	{ "optimal", cmd_optimal, optimal_options, &optimal_help, 0, 0 },
+	{ "map", cmd_map, map_options, &map_help, 0, 0 },
 	{ "list", cmd_list, list_options, &list_help, 0, 0 },
 	{ "help", cmd_help, help_options, &help_help, 0, 1 },
 };
@@ -69,10 +71,22 @@ const struct cli_help help_help = {
  */
 static int check_outputs(const struct cli_args *a, FILE *errout)
 {
-	const char *outputs[] = { a->trace, a->values_output, a->csv, a->plot, a->output };
+	const char *outputs[] = { a->trace, a->values_output, a->csv, a->plot, a->output,
+				  a->plot_script, NULL };
 	const char *inputs[4 + 64] = { a->dag_file, a->q_file, a->k_file, a->v_file };
+	char plot_data[4096];
 	size_t count = 4;
 	struct ps_error err;
+
+	/* --plot-script FILE.gp writes FILE.dat beside it */
+	ps_error_clear(&err);
+	if (a->plot_script) {
+		if (ps_plot_script_data_path(a->plot_script, plot_data, sizeof(plot_data), &err)) {
+			fprintf(errout, "pebblesim: %s\n", err.msg);
+			return PS_EXIT_USAGE;
+		}
+		outputs[sizeof(outputs) / sizeof(outputs[0]) - 1] = plot_data;
+	}
 
 	/* the files validate replays and sweep --merge joins */
 	for (int k = 0; k < a->operand_count && count < sizeof(inputs) / sizeof(inputs[0]); k++)

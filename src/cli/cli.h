@@ -34,7 +34,7 @@ enum cli_option_id {
 	OPT_TRACE, OPT_TRACE_DETAIL, OPT_TRACE_LIMIT, OPT_MAX_MOVES,
 	OPT_FORMAT, OPT_OUTPUT,
 	OPT_ATTENTION,
-	OPT_STRATEGIES, OPT_PREDICT, OPT_CSV, OPT_PLOT, OPT_JOBS, OPT_SHARD,
+	OPT_STRATEGIES, OPT_PREDICT, OPT_CSV, OPT_PLOT, OPT_PLOT_SCRIPT, OPT_JOBS, OPT_SHARD,
 	OPT_MERGE, OPT_BASELINE,
 	OPT_VALUES, OPT_Q, OPT_K, OPT_V, OPT_SEED, OPT_ENTRY_BOUND, OPT_VALUES_OUTPUT,
 	OPT_TIME_LIMIT, OPT_MEMORY_LIMIT, OPT_SWEEP, /* optimal */
@@ -82,6 +82,7 @@ struct cli_args {
 	const char *format, *output;
 	const char *attention; /* "approx" or "exact" */
 	const char *strategies, *csv, *plot, *shard, *baseline; /* sweep */
+	const char *plot_script; /* --plot-script FILE.gp */
 	uint64_t jobs;
 	bool predict, merge, refine;
 	bool values;                               /* --values */
@@ -130,12 +131,13 @@ extern const size_t cli_command_count;
 
 /* One file per command: its function, option table and help. */
 cli_fn cmd_run, cmd_compare, cmd_validate, cmd_dag, cmd_list, cmd_help,
-	cmd_sweep, cmd_frontier, cmd_optimal;
+	cmd_sweep, cmd_frontier, cmd_optimal, cmd_map;
 extern const struct cli_option run_options[], compare_options[],
 	validate_options[], dag_options[], list_options[], help_options[],
-	sweep_options[], frontier_options[], optimal_options[];
+	sweep_options[], frontier_options[], optimal_options[], map_options[];
 extern const struct cli_help run_help, compare_help, validate_help,
-	dag_help, list_help, help_help, sweep_help, frontier_help, optimal_help;
+	dag_help, list_help, help_help, sweep_help, frontier_help, optimal_help,
+	map_help;
 
 struct ps_sweep_row;
 
@@ -143,6 +145,10 @@ struct ps_sweep_row;
  * file, `-` standard output); 0 or PS_EXIT_USAGE after a message. */
 int cli_sweep_write_csv(const char *path, const struct ps_sweep_row *rows,
 			size_t count, FILE *out, FILE *errout);
+
+/* map.c: the polynomial a plot's title names: --polynomial's, or
+ * Taylor's; NULL when not known (a merge of CSV files). */
+const char *cli_plot_polynomial(const struct cli_args *a, bool known);
 
 /* Default of --trace-limit: lines of any trace, set or elementary. */
 #define CLI_TRACE_MAX_LINES UINT64_C(20000000)
@@ -187,6 +193,8 @@ int cli_sweep_write_csv(const char *path, const struct ps_sweep_row *rows,
 /* A sweep's outputs, sweep and frontier. */
 #define CLI_OPT_CSV(help) { OPT_CSV, 0, "csv", CLI_STRING, offsetof(struct cli_args, csv), 0, 0, "FILE", help }
 #define CLI_OPT_PLOT(help) { OPT_PLOT, 0, "plot", CLI_STRING, offsetof(struct cli_args, plot), 0, 0, "FILE", help }
+#define CLI_OPT_PLOT_SCRIPT { OPT_PLOT_SCRIPT, 0, "plot-script", CLI_STRING, offsetof(struct cli_args, plot_script), 0, 0, \
+	"FILE.gp", "write the plot's gnuplot script and its data (FILE.dat)\nbeside it, to restyle: `gnuplot FILE.gp` in that\ndirectory draws the plot's name (or FILE.svg)" }
 #define CLI_OPT_VALUES_ALL(help) CLI_OPT_VALUES(help), CLI_OPT_INPUT(OPT_Q, "q", q_file, "Q"), \
 	CLI_OPT_INPUT(OPT_K, "k", k_file, "K"), CLI_OPT_INPUT(OPT_V, "v", v_file, "V"), \
 	CLI_OPT_SEED, CLI_OPT_ENTRY_BOUND, CLI_OPT_POLYNOMIAL, CLI_OPT_INTERVAL, CLI_OPT_VALUES_OUTPUT

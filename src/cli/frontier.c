@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "pebblesim/polynomial.h"
+#include "pebblesim/plot.h"
 #include "pebblesim/sweep.h"
 
 /* The largest n, and n x r, at which an end is confirmed by simulation:
@@ -36,7 +37,8 @@ const struct cli_option frontier_options[] = {
 	CLI_OPT_POLYNOMIAL_WHEN(0),
 	CLI_OPT_INTERVAL_WHEN(0),
 	CLI_OPT_CSV("write best's and flash's rows as sweep's CSV"),
-	CLI_OPT_PLOT("draw I/O against n into FILE.svg or FILE.png (gnuplot)"),
+	CLI_OPT_PLOT("draw I/O against n into FILE.svg, FILE.png or FILE.pdf\n(gnuplot), best's points marked with the chosen g"),
+	CLI_OPT_PLOT_SCRIPT,
 	CLI_OPT_JSON("print {\"points\":[...],\"intervals\":[...],...} on one line"),
 	CLI_OPT_HELP,
 	CLI_OPT_END,
@@ -149,6 +151,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	size_t count = 0, end_count = 0;
 	double beta;
 	bool has_g;
+	char plot_title[96];
 	int rc;
 
 	if (!a->given[OPT_N] || !a->given[OPT_D] || !a->given[OPT_M] || !a->given[OPT_EPSILON])
@@ -215,7 +218,11 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 			return rc;
 		}
 	}
-	if (a->plot && has_g && ps_sweep_plot(a->plot, 'n', rows, count, cross, 1, &err)) {
+	snprintf(plot_title, sizeof(plot_title), "best at the least g whose a-priori bound is <= %g", a->epsilon);
+	if ((a->plot || a->plot_script) && has_g &&
+	    ps_sweep_plot(a->plot, 'n', rows, count, cross, 1,
+			  &(struct ps_plot_options){ .polynomial = ps_polynomial_name(p.made), .title = plot_title,
+						     .script = a->plot_script, .mark_label = "best" }, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		free(rows);
 		return PS_EXIT_USAGE;

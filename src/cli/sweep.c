@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pebblesim/output.h"
+#include "pebblesim/plot.h"
 #include "pebblesim/sweep.h"
 
 #define SWEEP_SIZE(id, letter, field, least, what) \
@@ -40,7 +41,8 @@ const struct cli_option sweep_options[] = {
 	{ OPT_SHARD, 0, "shard", CLI_STRING, offsetof(struct cli_args, shard), 0, 0, "K/N",
 	  "run every N-th point, from the K-th (1 <= K <= N)" },
 	CLI_OPT_CSV("write one row per (point, strategy) as CSV"),
-	CLI_OPT_PLOT("draw I/O against the swept parameter (log-log) into\nFILE.svg or FILE.png, with gnuplot"),
+	CLI_OPT_PLOT("draw I/O against the swept parameter into FILE.svg,\nFILE.png or FILE.pdf, with gnuplot (log axes for n, M\nand I/O, linear for d and g)"),
+	CLI_OPT_PLOT_SCRIPT,
 	{ OPT_MERGE, 0, "merge", CLI_FLAG, offsetof(struct cli_args, merge), 0, 0, NULL,
 	  "join the CSV files given as arguments (shards) instead\nof running" },
 	CLI_OPT_VALUES("run every simulated point with numbers (random inputs,\n"
@@ -146,7 +148,10 @@ static int finish(const struct cli_args *a, const struct ps_sweep_spec *spec, ch
 	if (a->csv && cli_sweep_write_csv(a->csv, rows, count, out, errout))
 		return PS_EXIT_USAGE;
 	ps_error_clear(&err);
-	if (a->plot && ps_sweep_plot(a->plot, param, rows, count, cross, cross_count, &err)) {
+	if ((a->plot || a->plot_script) &&
+	    ps_sweep_plot(a->plot, param, rows, count, cross, cross_count,
+			  &(struct ps_plot_options){ .polynomial = cli_plot_polynomial(a, spec != NULL),
+						     .script = a->plot_script }, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}

@@ -1,9 +1,9 @@
 /*
- * libFuzzer target: `sweep --merge` and `--plot` (src/sweep.c), the path
+ * libFuzzer target: `sweep --merge` (src/sweep.c) and `--plot` (src/plot.c), the path
  * where text of a CSV once reached gnuplot as code.
  *
- * The input's first byte chooses the plot's format (bit 0: PNG, else SVG)
- * and --json (bit 1); the rest is the CSV that --merge reads. The target
+ * The input's first byte chooses the plot's format (bit 2: PDF, else bit
+ * 0: PNG, else SVG) and --json (bit 1); the rest is the CSV that --merge reads. The target
  * works in a directory of its own with $TMPDIR beside it, and the CSV,
  * the plot and the CSV written back lie in a third. After each run the
  * first two must be empty and the third hold only those files: anything
@@ -26,7 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char root[] = "/tmp/pebblesim-fuzz-plot-XXXXXX";
-static char work[64], tmp[64], io[64], csv[96], svg[96], png[96], back[96];
+static char work[64], tmp[64], io[64], csv[96], svg[96], png[96], pdf[96], back[96];
 static FILE *sink;
 
 /* The names in path other than the allowed ones (NULL-ended), removed;
@@ -105,6 +105,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(csv, sizeof(csv), "%s/in.csv", io);
 	snprintf(svg, sizeof(svg), "%s/p.svg", io);
 	snprintf(png, sizeof(png), "%s/p.png", io);
+	snprintf(pdf, sizeof(pdf), "%s/p.pdf", io);
 	snprintf(back, sizeof(back), "%s/out.csv", io);
 	if (mkdir(work, 0700) || mkdir(tmp, 0700) || mkdir(io, 0700) || chdir(work) ||
 	    setenv("TMPDIR", tmp, 1))
@@ -119,7 +120,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const none[] = { NULL };
-	static const char *const outputs[] = { "in.csv", "p.svg", "p.png", "out.csv", NULL };
+	static const char *const outputs[] = { "in.csv", "p.svg", "p.png", "p.pdf", "out.csv", NULL };
 	char *argv[12];
 	int argc = 0;
 	bool stray;
@@ -136,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc++] = "--merge";
 	argv[argc++] = csv;
 	argv[argc++] = "--plot";
-	argv[argc++] = data[0] & 1 ? png : svg;
+	argv[argc++] = data[0] & 4 ? pdf : data[0] & 1 ? png : svg;
 	argv[argc++] = "--csv";
 	argv[argc++] = back;
 	if (data[0] & 2)
