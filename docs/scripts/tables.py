@@ -67,6 +67,7 @@ def frontier(binary):
                 conf = ", ".join(f"n = {c['n']}: {'yes' if c['simulated'] else 'too large'}"
                                  for c in rep["confirmations"]) or "-"
                 lines.append(f"| {eps} | {d} | {M} | {p['g']} | {bound:.2e} | {where} | {conf} |")
+                print(lines[-1], file=sys.stderr, flush=True)
     return "docs/EXACT.md", "\n".join(lines)
 
 
