@@ -426,7 +426,7 @@ static json_t *frontier_json(const struct choice *ch, double epsilon,
 						ends[t].confirmed, "at_n", (json_int_t)ends[t].io[0],
 						(json_int_t)ends[t].io[1], "at_outer",
 						(json_int_t)ends[t].io[2], (json_int_t)ends[t].io[3]));
-	root = json_pack("{s:f, s:s, s:{s:s, s:o, s:f, s:o, s:o, s:o}, s:f, s:o, s:o, s:o, s:b}",
+	root = json_pack("{s:f, s:s, s:{s:s, s:o, s:f, s:o, s:o, s:o, s:f}, s:o, s:o, s:o, s:b}",
 			 "epsilon", epsilon, "bound", by, "polynomial", "name",
 			 ps_polynomial_name(ch->p.made), "g",
 			 ch->has_g ? json_integer((json_int_t)ch->p.g) : json_null(),
