@@ -40,7 +40,7 @@ def values_eta(binary):
             cells = []
             for kind in KINDS:
                 rep = run_json(binary, ["-n", "64", "-d", "16", "-g", str(g), "-M", "8k",
-                                        "--strategy", "best", "--values", "--entry-bound", bound,
+                                        "--strategy", "resident", "--values", "--entry-bound", bound,
                                         "--polynomial", kind])
                 v = rep["values"]
                 p = v["polynomial"]

@@ -444,6 +444,15 @@ static json_t *frontier_json(const struct choice *ch, double epsilon,
 	return root;
 }
 
+/* Whether best was planned at some point (rows: best's, then flash's). */
+static bool any_best_ran(const struct ps_sweep_row *rows, size_t count)
+{
+	for (size_t k = 0; k < count; k += 2)
+		if (rows[k].ran)
+			return true;
+	return false;
+}
+
 /* "minimax, g = 3, bound <= 0.001" or "..., measured epsilon 4.1e-04 <= 0.001 on these inputs" */
 static void accuracy_print(FILE *out, const struct choice *ch, double epsilon)
 {
@@ -645,7 +654,11 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	}
 	fputs("answer: approximate attention (", out);
 	accuracy_print(out, &ch, a->epsilon);
-	if (!c->interval_count) {
+	if (!any_best_ran(rows, count)) {
+		fprintf(out, ") is not planned at any n in [%llu, %llu]: %s\n",
+			(unsigned long long)spec.range.lo, (unsigned long long)spec.range.hi,
+			count ? rows[0].why : "no point");
+	} else if (!c->interval_count) {
 		fprintf(out, ") does not move less data than FlashAttention for any n in [%llu, %llu]\n",
 			(unsigned long long)spec.range.lo, (unsigned long long)spec.range.hi);
 	} else {
