@@ -303,6 +303,8 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 				row->values_failed = rep.values.failed;
 				row->error_vs_direct = rep.values.error_vs_direct;
 				row->epsilon = rep.values.has_softmax ? rep.values.error_vs_softmax : -1;
+				row->eta = rep.values.has_polynomial ? rep.values.polynomial.eta : -1;
+				row->bound = rep.values.has_bound ? rep.values.bound : -1;
 				if (rep.values.failed)
 					snprintf(row->why, sizeof(row->why),
 						 "values: %s pebbled %.17g, direct %.17g",
@@ -528,9 +530,19 @@ int ps_sweep_run(const struct ps_sweep_spec *spec, struct ps_sweep_row **rows,
 static const char csv_header[] =
 	"dag,n,d,g,M,strategy,valid,loads,saves,io,predicted_io,peak_red,lower,upper,seconds,label,simulated,swept,value,why";
 
-/* Two columns after the first twenty, empty without values; a CSV of
- * twenty columns (written before them) is read as without values. */
+/* Four columns after the first twenty, empty without values; a CSV of
+ * twenty columns (written before them) is read as without values, one of
+ * twenty-two (before eta and the bound) as without those two. */
 static const char csv_values_header[] = ",error_vs_direct,epsilon";
+static const char csv_bound_header[] = ",eta,bound";
+
+/* A number of the values' columns: empty where negative (none). */
+static void csv_optional(FILE *out, double v)
+{
+	fputc(',', out);
+	if (v >= 0)
+		fprintf(out, "%.6e", v);
+}
 
 static void csv_field(FILE *out, const char *s)
 {
@@ -549,7 +561,7 @@ static void csv_field(FILE *out, const char *s)
 
 int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 {
-	fprintf(out, "%s%s\n", csv_header, csv_values_header);
+	fprintf(out, "%s%s%s\n", csv_header, csv_values_header, csv_bound_header);
 	for (size_t k = 0; k < count; k++) {
 		const struct ps_sweep_row *r = &rows[k];
 
@@ -570,11 +582,12 @@ int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 		fprintf(out, "%c,%llu,", r->swept, (unsigned long long)r->value);
 		csv_field(out, r->why);
 		if (r->has_values) {
-			fprintf(out, ",%.6e,", r->error_vs_direct);
-			if (r->epsilon >= 0)
-				fprintf(out, "%.6e", r->epsilon);
+			fprintf(out, ",%.6e", r->error_vs_direct);
+			csv_optional(out, r->epsilon);
+			csv_optional(out, r->eta);
+			csv_optional(out, r->bound);
 		} else {
-			fputs(",,", out);
+			fputs(",,,,", out);
 		}
 		fputc('\n', out);
 	}
@@ -672,14 +685,18 @@ static int check_names(char *const *f, size_t nf, const char *name, size_t linen
 int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		      size_t *count, char *param, struct ps_error *err)
 {
-	char line[1024], *f[24];
-	bool values_columns;
+	char line[1024], *f[25];
+	size_t columns = 20;
 	size_t cap = *count, used = *count, lineno = 1;
 
 	if (!fgets(line, sizeof(line), in) || strncmp(line, csv_header, strlen(csv_header)))
 		return ps_error_set(err, PS_EINPUT, "%s: not a pebblesim sweep CSV (its header differs)", name);
-	values_columns = !strncmp(line + strlen(csv_header), csv_values_header,
-				  strlen(csv_values_header));
+	if (!strncmp(line + strlen(csv_header), csv_values_header, strlen(csv_values_header))) {
+		columns = 22;
+		if (!strncmp(line + strlen(csv_header) + strlen(csv_values_header), csv_bound_header,
+			     strlen(csv_bound_header)))
+			columns = 24;
+	}
 	while (fgets(line, sizeof(line), in)) {
 		struct ps_sweep_row r;
 		size_t nf;
@@ -687,9 +704,9 @@ int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		lineno++;
 		if (!strchr(line, '\n') && !feof(in))
 			return ps_error_set(err, PS_EINPUT, "%s:%zu: line too long", name, lineno);
-		nf = csv_split(line, f, 24);
+		nf = csv_split(line, f, 25);
 		memset(&r, 0, sizeof(r));
-		if (nf != (values_columns ? 22u : 20u) || !csv_u64(f[1], &r.n) || !csv_u64(f[2], &r.d) ||
+		if (nf != columns || !csv_u64(f[1], &r.n) || !csv_u64(f[2], &r.d) ||
 		    !csv_u64(f[3], &r.g) || !csv_u64(f[4], &r.M) || !csv_u64(f[18], &r.value) ||
 		    strlen(f[0]) >= sizeof(r.dag) || strlen(f[5]) >= sizeof(r.strategy) ||
 		    strlen(f[15]) >= sizeof(r.label))
@@ -709,10 +726,13 @@ int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		r.lower = atof(f[12]);
 		r.upper = *f[13] ? atof(f[13]) : -1;
 		r.seconds = atof(f[14]);
-		if (nf == 22 && *f[20]) {
+		if (nf >= 22 && *f[20]) {
 			r.has_values = true;
 			r.error_vs_direct = atof(f[20]);
 			r.epsilon = *f[21] ? atof(f[21]) : -1;
+			/* a CSV from before the columns eta and bound has neither */
+			r.eta = nf == 24 && *f[22] ? atof(f[22]) : -1;
+			r.bound = nf == 24 && *f[23] ? atof(f[23]) : -1;
 		}
 		if (strlen(f[17]) != 1 || !strchr("ndgM", f[17][0]))
 			return ps_error_set(err, PS_EINPUT, "%s:%zu: the swept parameter is n, d, g or M", name, lineno);
@@ -1058,7 +1078,7 @@ void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 
 	fprintf(out, "%10c  %-10s %-12s %-6s %14s %14s %12s %9s  %s%s\n", param, "label",
 		"strategy", "valid", "I/O", "predicted", "lower", "seconds", "how",
-		values ? "       epsilon  error_vs_direct" : "");
+		values ? "       epsilon           eta         bound  error_vs_direct" : "");
 	for (size_t k = 0; k < count; k++) {
 		const struct ps_sweep_row *r = &rows[k];
 
@@ -1076,6 +1096,14 @@ void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 			fprintf(out, "  %12.3e", r->epsilon);
 		else if (r->has_values)
 			fprintf(out, "  %12s", "-");
+		for (size_t t = 0; r->has_values && t < 2; t++) {
+			const double v = t ? r->bound : r->eta;
+
+			if (v >= 0)
+				fprintf(out, "  %12.3e", v);
+			else
+				fprintf(out, "  %12s", "-");
+		}
 		if (r->has_values)
 			fprintf(out, "  %15.3e%s", r->error_vs_direct,
 				r->values_failed ? "  VALUES FAILED" : "");
@@ -1130,6 +1158,10 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 					    json_real(r->error_vs_direct) : json_null());
 			json_object_set_new(row, "epsilon", r->epsilon >= 0 && isfinite(r->epsilon) ?
 					    json_real(r->epsilon) : json_null());
+			json_object_set_new(row, "eta", r->eta >= 0 && isfinite(r->eta) ?
+					    json_real(r->eta) : json_null());
+			json_object_set_new(row, "bound", r->bound >= 0 && isfinite(r->bound) ?
+					    json_real(r->bound) : json_null());
 			json_object_set_new(row, "values_failed", json_boolean(r->values_failed));
 		}
 		if (r->why[0])

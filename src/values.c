@@ -612,7 +612,8 @@ struct direct {
 	double *x, *weight, *e; /* n each */
 	double *scores;         /* SCORE_ROWS x n: q_i.k_j, a block of rows */
 	uint64_t first;         /* the block's first row */
-	const double *c;        /* P's coefficients */
+	const double *c;        /* P's coefficients, c_0 .. c_g */
+	uint64_t g;             /* P's degree */
 	double max_score;       /* the largest |x| so far */
 };
 
@@ -666,7 +667,7 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 		       double *restrict softmax, bool with_softmax)
 {
 	const struct ps_attention *att = vals->att;
-	const uint64_t n = att->n, d = att->d, g = att->g;
+	const uint64_t n = att->n, d = att->d, g = dr->g;
 	const double root = sqrt((double)d);
 	double *restrict x = dr->x, *restrict weight = dr->weight;
 	double *restrict e = dr->e;
@@ -783,6 +784,7 @@ struct direct_share {
 	const struct ps_values *vals;
 	uint64_t first, last;
 	double *direct, *softmax;
+	const struct ps_polynomial *poly; /* approximate attention: P */
 	double max_score; /* the largest |q_i.k_j| / sqrt d of its rows */
 	bool failed; /* out of memory */
 };
@@ -808,7 +810,8 @@ static void *direct_rows(void *arg)
 	for (uint64_t j = 0; j < n; j++)
 		for (uint64_t a = 0; a < d; a++)
 			dr.kt[a * n + j] = sh->vals->k[j * d + a];
-	dr.c = sh->vals->poly.c;
+	dr.c = sh->poly->c;
+	dr.g = sh->poly->g;
 	dr.max_score = 0.0;
 	dr.first = 0;
 	for (uint64_t i = sh->first; i < sh->last; i++) {
@@ -830,13 +833,13 @@ static void *direct_rows(void *arg)
  * the same way whoever computes it, so the results do not depend on the
  * split.
  */
-static int direct_all(const struct ps_values *vals, double *direct, double *softmax,
-		      double *max_score)
+static int direct_all(const struct ps_values *vals, const struct ps_polynomial *poly,
+		      double *direct, double *softmax, double *max_score)
 {
 	const uint64_t n = vals->att->n;
 	struct direct_share sh[2] = {
-		{ vals, 0, n, direct, softmax, 0.0, false },
-		{ vals, n, n, direct, softmax, 0.0, false },
+		{ vals, 0, n, direct, softmax, poly, 0.0, false },
+		{ vals, n, n, direct, softmax, poly, 0.0, false },
 	};
 	pthread_t helper;
 	bool two = n >= 256 && sysconf(_SC_NPROCESSORS_ONLN) > 1;
@@ -900,7 +903,7 @@ int ps_values_finish(struct ps_values *vals, struct ps_error *err)
 		for (uint64_t b = 0; b < d; b++)
 			vals->outputs[i * d + b] = lookup(vals, ps_attention_id2(att, out_kind, i, b));
 	start = ps_now_seconds();
-	if (direct_all(vals, directs, softmaxes, &rep->max_score)) {
+	if (direct_all(vals, &vals->poly, directs, softmaxes, &rep->max_score)) {
 		free(directs);
 		free(softmaxes);
 		return ps_error_set(err, PS_ENOMEM, "out of memory for the direct evaluation");
@@ -942,6 +945,40 @@ int ps_values_finish(struct ps_values *vals, struct ps_error *err)
 	free(directs);
 	free(softmaxes);
 	return PS_OK;
+}
+
+int ps_values_measure(const struct ps_values *vals, const struct ps_polynomial *p,
+		      double *epsilon, struct ps_error *err)
+{
+	const struct ps_attention *att = vals->att;
+	const uint64_t n = att->n, d = att->d;
+	double *directs = malloc(n * (d + 1) * sizeof(double));
+	double *softmaxes = malloc(n * d * sizeof(double));
+	double max_score;
+	int rc = PS_OK;
+
+	if (att->exact || !att->normalize) {
+		rc = ps_error_set(err, PS_EINPUT, "epsilon is measured on normalised approximate attention");
+	} else if (!directs || !softmaxes ||
+		   direct_all(vals, p, directs, softmaxes, &max_score)) {
+		rc = ps_error_set(err, PS_ENOMEM, "out of memory for the direct evaluation");
+	} else {
+		*epsilon = 0.0;
+		for (uint64_t i = 0; i < n; i++) {
+			const double *direct = directs + i * (d + 1), *softmax = softmaxes + i * d;
+
+			/* a normaliser of 0 or below gives no number: infinitely far */
+			for (uint64_t b = 0; b < d; b++) {
+				double gap = direct[d] > 0.0 ? distance(direct[b] / direct[d], softmax[b])
+							     : INFINITY;
+
+				*epsilon = gap > *epsilon ? gap : *epsilon;
+			}
+		}
+	}
+	free(directs);
+	free(softmaxes);
+	return rc;
 }
 
 /* ---- the sink ------------------------------------------------------------ */

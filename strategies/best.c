@@ -83,13 +83,11 @@ static void rank(const struct ps_candidate *c, struct ps_candidate *best,
 	}
 }
 
-int ps_best_candidates(const struct ps_problem *pb, struct ps_candidate *best,
-		       struct ps_candidate *second)
+size_t ps_best_candidate_list(struct ps_candidate *out, size_t max)
 {
 	static const char *const sizes[] = { NULL, "tuned" };
+	size_t count = 0;
 
-	memset(best, 0, sizeof(*best));
-	memset(second, 0, sizeof(*second));
 	for (size_t k = 0; k < ps_strategy_count; k++) {
 		const struct ps_strategy *s = ps_strategies[k];
 		size_t variants = ps_strategy_takes(s, PS_TAKES_SIZES) ? 2 : 1;
@@ -98,14 +96,26 @@ int ps_best_candidates(const struct ps_problem *pb, struct ps_candidate *best,
 			continue;
 		/* a strategy with tile sizes is planned with the proof's and
 		 * with tuned ones: two candidates */
-		for (size_t v = 0; v < variants; v++) {
-			struct ps_problem with_sizes = *pb;
-			struct ps_candidate c = { s, sizes[v], 0 };
+		for (size_t v = 0; v < variants && count < max; v++)
+			out[count++] = (struct ps_candidate){ s, sizes[v], 0 };
+	}
+	return count;
+}
 
-			with_sizes.sizes = sizes[v];
-			if (predicted_io(s, &with_sizes, &c.io))
-				rank(&c, best, second);
-		}
+int ps_best_candidates(const struct ps_problem *pb, struct ps_candidate *best,
+		       struct ps_candidate *second)
+{
+	struct ps_candidate all[PS_BEST_MAX_CANDIDATES];
+	size_t count = ps_best_candidate_list(all, PS_BEST_MAX_CANDIDATES);
+
+	memset(best, 0, sizeof(*best));
+	memset(second, 0, sizeof(*second));
+	for (size_t k = 0; k < count; k++) {
+		struct ps_problem with_sizes = *pb;
+
+		with_sizes.sizes = all[k].sizes;
+		if (predicted_io(all[k].s, &with_sizes, &all[k].io))
+			rank(&all[k], best, second);
 	}
 	return best->s ? PS_OK : PS_EINPUT;
 }

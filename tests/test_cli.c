@@ -1477,9 +1477,125 @@ START_TEST(test_frontier)
 	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", NULL), PS_EXIT_USAGE);
 	HAS(err_text, "--epsilon");
 	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", "--epsilon", "1e-3",
-			     "--bound", "measured", NULL), PS_EXIT_USAGE);
-	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", "--epsilon", "1e-3",
 			     "--values", NULL), PS_EXIT_USAGE);
+}
+END_TEST
+
+/* The epsilon of a run with values at degree g (random inputs, d 4,
+ * entries in [-0.5, 0.5], chebyshev), or of the files q, k, v. */
+static double run_epsilon(unsigned g, const char *const files[3])
+{
+	char degree[8];
+	json_t *root;
+	double epsilon;
+
+	snprintf(degree, sizeof(degree), "%u", g);
+	if (files)
+		ck_assert_int_eq(cli("-n", "24", "-d", "4", "-g", degree, "-M", "128", "--strategy", "best",
+				     "--values", "--polynomial", "chebyshev", "--q", files[0], "--k", files[1],
+				     "--v", files[2], "--json", NULL), 0);
+	else
+		ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", degree, "-M", "128", "--strategy", "best",
+				     "--values", "--entry-bound", "0.5", "--polynomial", "chebyshev", "--json",
+				     NULL), 0);
+	root = out_json();
+	epsilon = json_real_value(json_object_get(json_object_get(root, "values"), "error_vs_softmax"));
+	json_decref(root);
+	return epsilon;
+}
+
+/* frontier --bound measured: the least g whose measured epsilon is within
+ * epsilon, that of a pebbled run at g and not at g - 1, on random inputs
+ * and on files; the inputs' options refused without it. */
+START_TEST(test_frontier_measured)
+{
+	char degree[8], q[64], k[64], v[64];
+	const char *const fixed[6] = { "-d", "4", "-g", degree, "-M", "128" };
+	const char *const files[3] = { q, k, v };
+	double x[24 * 4], measured;
+	json_t *root, *iv;
+	json_int_t g, from;
+
+	ck_assert_int_eq(cli("frontier", "-n", "4:64:x2", "-d", "4", "-M", "128", "--epsilon", "1e-4",
+			     "--entry-bound", "0.5", "--polynomial", "chebyshev", "--bound", "measured",
+			     "--json", NULL), 0);
+	output_valid_frontier();
+	root = out_json();
+	g = json_path_int(root, "polynomial", "g");
+	measured = json_real_value(json_object_get(json_object_get(root, "measured"), "epsilon"));
+	ck_assert_str_eq(json_string_value(json_object_get(root, "bound")), "measured");
+	ck_assert_int_eq(json_path_int(root, "measured", "n"), 64);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(root, "points"), 0),
+							   "g_by")), "measured");
+	iv = json_array_get(json_object_get(root, "intervals"), 0);
+	ck_assert_ptr_nonnull(iv);
+	from = json_integer_value(json_object_get(iv, "from"));
+	ck_assert_int_eq(json_integer_value(json_object_get(iv, "g")), g);
+	json_decref(root);
+	/* the a-priori bound needs g = 3 here; the measured one no more */
+	ck_assert_int_ge(g, 1);
+	ck_assert_int_le(g, 3);
+	ck_assert(measured <= 1e-4);
+	ck_assert_double_eq_tol(run_epsilon((unsigned)g, NULL), measured, 1e-12);
+	ck_assert(run_epsilon((unsigned)g - 1, NULL) > 1e-4);
+	snprintf(degree, sizeof(degree), "%d", (int)g);
+	ck_assert_int_eq(below_alone("-n", (uint64_t)from, fixed), 1);
+	ck_assert_int_eq(below_alone("-n", (uint64_t)from - 1, fixed), 0);
+	ck_assert_int_eq(cli("frontier", "-n", "4:64:x2", "-d", "4", "-M", "128", "--epsilon", "1e-4",
+			     "--entry-bound", "0.5", "--polynomial", "chebyshev", "--bound", "measured", NULL), 0);
+	HAS(out_text, "inputs                 random: n = 64 rows, entries uniform in [-0.5, 0.5], seed 1");
+	HAS(out_text, "measured epsilon");
+	HAS(out_text, "on these inputs) moves less data than FlashAttention for n in [");
+	/* files: their 24 rows */
+	temp_path(q, sizeof(q), ".npy");
+	temp_path(k, sizeof(k), ".npy");
+	temp_path(v, sizeof(v), ".npy");
+	for (int t = 0; t < 24 * 4; t++)
+		x[t] = 0.9 * sin(0.7 * t + 0.3);
+	write_npy(q, x, 24, 4);
+	for (int t = 0; t < 24 * 4; t++)
+		x[t] = 0.8 * cos(1.3 * t);
+	write_npy(k, x, 24, 4);
+	for (int t = 0; t < 24 * 4; t++)
+		x[t] = (t % 5) - 2.0;
+	write_npy(v, x, 24, 4);
+	ck_assert_int_eq(cli("frontier", "-n", "4:64:x2", "-d", "4", "-M", "128", "--epsilon", "1e-3",
+			     "--polynomial", "chebyshev", "--bound", "measured", "--q", q, "--k", k, "--v", v,
+			     "--json", NULL), 0);
+	output_valid_frontier();
+	root = out_json();
+	g = json_path_int(root, "polynomial", "g");
+	measured = json_real_value(json_object_get(json_object_get(root, "measured"), "epsilon"));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(root, "measured"), "inputs")), "files");
+	ck_assert_int_eq(json_path_int(root, "measured", "n"), 24);
+	json_decref(root);
+	ck_assert_int_ge(g, 1);
+	ck_assert(measured <= 1e-3);
+	ck_assert_double_eq_tol(run_epsilon((unsigned)g, files), measured, 1e-12);
+	ck_assert(run_epsilon((unsigned)g - 1, files) > 1e-3);
+	/* no g of a fit reaches 1e-300 */
+	ck_assert_int_eq(cli("frontier", "-n", "64", "-d", "4", "-M", "128", "--epsilon", "1e-300",
+			     "--polynomial", "chebyshev", "--bound", "measured", NULL), 0);
+	HAS(out_text, "does not reach epsilon <= 1e-300 on these inputs at any g up to 30");
+	/* refusals, by name */
+	ck_assert_int_eq(cli("frontier", "-n", "64", "-d", "4", "-M", "128", "--epsilon", "1e-3",
+			     "--seed", "2", NULL), PS_EXIT_USAGE);
+	HAS(err_text, "option '--seed' gives the inputs of --bound measured");
+	ck_assert_int_eq(cli("frontier", "-n", "64", "-d", "4", "-M", "128", "--epsilon", "1e-3",
+			     "--bound", "measured", "--q", q, NULL), PS_EXIT_USAGE);
+	HAS(err_text, "--q, --k and --v go together");
+	ck_assert_int_eq(cli("frontier", "-n", "64", "-d", "4", "-M", "128", "--epsilon", "1e-3",
+			     "--bound", "measured", "--q", q, "--k", k, "--v", v, "--entry-bound", "2", NULL),
+			 PS_EXIT_USAGE);
+	HAS(err_text, "option '--entry-bound' is for random inputs");
+	ck_assert_int_eq(cli("frontier", "-n", "64", "-d", "5", "-M", "128", "--epsilon", "1e-3",
+			     "--bound", "measured", "--q", q, "--k", k, "--v", v, NULL), PS_EXIT_USAGE);
+	ck_assert_int_eq(cli("frontier", "-n", "64", "-d", "4", "-M", "128", "--epsilon", "1e-3",
+			     "--bound", "worst", NULL), PS_EXIT_USAGE);
+	HAS(err_text, "unknown --bound 'worst': a-priori or measured");
+	unlink(q);
+	unlink(k);
+	unlink(v);
 }
 END_TEST
 
@@ -1513,9 +1629,14 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_exact_attention_cli);
 	tcase_add_test(tc, test_sweep_cli);
 	tcase_add_test(tc, test_sweep_refine);
-	tcase_add_test(tc, test_frontier);
 	tcase_add_test(tc, test_values_cli);
 	tcase_add_test(tc, test_sizes_cli);
+	suite_add_tcase(s, tc);
+	/* the frontier's own case, to be run alone (CK_RUN_CASE=frontier) */
+	tc = tcase_create("frontier");
+	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
+	tcase_add_test(tc, test_frontier);
+	tcase_add_test(tc, test_frontier_measured);
 	suite_add_tcase(s, tc);
 	return s;
 }

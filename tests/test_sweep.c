@@ -2,10 +2,12 @@
  * Sweeps: ranges and their refusals, rows identical whatever the number
  * of jobs, shards that merge back into the whole, crossovers.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebblesim/polynomial.h"
 #include "pebblesim/sweep.h"
 #include "tests.h"
 
@@ -167,6 +169,89 @@ START_TEST(test_crossovers)
 }
 END_TEST
 
+/* sweep --values: each approximate row carries P's eta on its interval,
+ * the bound it implies beside the measured epsilon and never below it,
+ * through the CSV and back; a CSV written before the columns eta and
+ * bound reads without them. */
+START_TEST(test_values_eta_and_bound)
+{
+	struct ps_sweep_spec spec;
+	struct ps_sweep_row *rows, *back = NULL;
+	size_t count, nb = 0, bounded = 0;
+	struct ps_error err;
+	char param = 0, line[1024];
+	FILE *f = tmpfile(), *old = tmpfile();
+
+	memset(&spec, 0, sizeof(spec));
+	spec.n = 16;
+	spec.d = 4;
+	spec.M = 200;
+	spec.normalize = true;
+	spec.jobs = 1;
+	spec.labels[0] = "resident";
+	spec.labels[1] = "flash";
+	spec.label_count = 2;
+	spec.values = true;
+	spec.inputs.seed = 1;
+	spec.inputs.entry_bound = 0.5;
+	spec.inputs.polynomial = PS_POLYNOMIAL_CHEBYSHEV;
+	ck_assert_int_eq(ps_sweep_range_parse('g', "1:4", &spec.range, &err), 0);
+	ck_assert_int_eq(ps_sweep_run(&spec, &rows, &count, &err), 0);
+	ck_assert_uint_eq(count, 8);
+	for (size_t k = 0; k < count; k++) {
+		const struct ps_sweep_row *r = &rows[k];
+		struct ps_polynomial p;
+
+		ck_assert(r->ran && r->has_values);
+		if (!strcmp(r->label, "flash")) {
+			ck_assert(r->eta < 0 && r->bound < 0);
+			continue;
+		}
+		/* beta = B^2 sqrt d = 0.5 */
+		ck_assert_int_eq(ps_polynomial_make(&p, PS_POLYNOMIAL_CHEBYSHEV, (unsigned)r->g, 0.5, &err), 0);
+		ck_assert_double_eq(r->eta, p.eta);
+		if (r->bound >= 0) {
+			ck_assert(r->epsilon <= r->bound);
+			bounded++;
+		}
+	}
+	ck_assert_uint_ge(bounded, 3);
+	ck_assert_int_eq(ps_sweep_write_csv(f, rows, count), 0);
+	rewind(f);
+	ck_assert_int_eq(ps_sweep_read_csv(f, "values.csv", &back, &nb, &param, &err), 0);
+	ck_assert_uint_eq(nb, count);
+	for (size_t k = 0; k < count; k++) {
+		ck_assert_double_eq_tol(back[k].eta, rows[k].eta, 1e-6 * fabs(rows[k].eta) + 1e-300);
+		ck_assert_double_eq_tol(back[k].bound, rows[k].bound, 1e-6 * fabs(rows[k].bound) + 1e-300);
+	}
+	free(back);
+	/* the same CSV without its last two columns, as written before them */
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *end = strrchr(line, ',');
+
+		*end = '\0';
+		*strrchr(line, ',') = '\0';
+		fprintf(old, "%s\n", line);
+	}
+	rewind(old);
+	back = NULL;
+	nb = 0;
+	param = 0;
+	ck_assert_int_eq(ps_sweep_read_csv(old, "old.csv", &back, &nb, &param, &err), 0);
+	ck_assert_uint_eq(nb, count);
+	for (size_t k = 0; k < count; k++) {
+		ck_assert(back[k].has_values);
+		ck_assert_double_eq_tol(back[k].epsilon, rows[k].epsilon, 1e-6 * rows[k].epsilon + 1e-300);
+		ck_assert(back[k].eta < 0 && back[k].bound < 0);
+	}
+	free(back);
+	free(rows);
+	fclose(f);
+	fclose(old);
+}
+END_TEST
+
 Suite *sweep_suite(void)
 {
 	Suite *s = suite_create("sweep");
@@ -177,6 +262,7 @@ Suite *sweep_suite(void)
 	tcase_add_test(tc, test_jobs_give_the_same_rows);
 	tcase_add_test(tc, test_shards_merge_into_the_whole);
 	tcase_add_test(tc, test_crossovers);
+	tcase_add_test(tc, test_values_eta_and_bound);
 	suite_add_tcase(s, tc);
 	return s;
 }

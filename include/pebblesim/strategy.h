@@ -149,6 +149,12 @@ struct ps_candidate {
 int ps_best_candidates(const struct ps_problem *pb, struct ps_candidate *best,
 		       struct ps_candidate *second);
 
+/* best's candidates in the order it plans them, at most max: each
+ * strategy it considers, one that takes --sizes also with "tuned";
+ * returns how many. */
+#define PS_BEST_MAX_CANDIDATES 64
+size_t ps_best_candidate_list(struct ps_candidate *out, size_t max);
+
 /* A candidate's name: "colpass", "caseI --sizes tuned". */
 const char *ps_candidate_name(const struct ps_candidate *c, char *buf,
 			      size_t len);

@@ -114,6 +114,18 @@ int ps_values_apply(struct ps_values *vals, const struct ps_op *op,
  * vals->outputs and fills vals->report. */
 int ps_values_finish(struct ps_values *vals, struct ps_error *err);
 
+/*
+ * epsilon = max |A - softmax(Q K^T / sqrt d) V| where A is the direct
+ * evaluation (no pebbling) of the approximation with the polynomial p
+ * in place of vals's own, on vals's inputs: how `frontier --bound
+ * measured` picks g. Normalised approximate attention only; the DAG's g
+ * need not be p's (a DAG of g = 0 holds the inputs at no cost). A row
+ * whose normaliser is not positive counts as infinitely far. 0, PS_EINPUT
+ * or PS_ENOMEM.
+ */
+int ps_values_measure(const struct ps_values *vals, const struct ps_polynomial *p,
+		      double *epsilon, struct ps_error *err);
+
 /* The value a node holds now (red or blue), or false. */
 bool ps_values_get(const struct ps_values *vals, ps_node v, double *value);
 

@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebblesim/npy.h"
 #include "pebblesim/polynomial.h"
 #include "pebblesim/plot.h"
+#include "pebblesim/strategy.h"
 #include "pebblesim/sweep.h"
+#include "pebblesim/values.h"
 
 /* The largest n, and n x r, at which an end is confirmed by simulation:
  * a run of seconds, not hours. */
@@ -31,9 +34,18 @@ const struct cli_option frontier_options[] = {
 	{ OPT_EPSILON, 0, "epsilon", CLI_REAL, offsetof(struct cli_args, epsilon), 0, 0, "E",
 	  "the accuracy: max |A - softmax(Q K^T / sqrt d) V| <= E" },
 	{ OPT_BOUND, 0, "bound", CLI_STRING, offsetof(struct cli_args, bound), 0, 0, "HOW",
-	  "a-priori (the default): the least g whose bound\n2 eta / (1 - eta) max|V| on the interval is within E" },
+	  "a-priori (the default): the least g whose bound\n2 eta / (1 - eta) max|V| on the interval is within E;\n"
+	  "measured: the least g whose epsilon measured on the\ninputs (--q, --k, --v, or random ones) is within E" },
 	{ OPT_ENTRY_BOUND, 0, "entry-bound", CLI_REAL, offsetof(struct cli_args, entry_bound), 0, 0, "B",
-	  "entries of Q, K and V in [-B, B] (default 1)" },
+	  "entries of Q, K and V in [-B, B] (default 1); measured:\nrandom inputs uniform in [-B, B]" },
+	{ OPT_Q, 0, "q", CLI_STRING, offsetof(struct cli_args, q_file), 0, 0, "Q.npy",
+	  "--bound measured: Q (rows x d) from a .npy file;\n--q, --k and --v go together" },
+	{ OPT_K, 0, "k", CLI_STRING, offsetof(struct cli_args, k_file), 0, 0, "K.npy",
+	  "--bound measured: K from a .npy file" },
+	{ OPT_V, 0, "v", CLI_STRING, offsetof(struct cli_args, v_file), 0, 0, "V.npy",
+	  "--bound measured: V from a .npy file" },
+	{ OPT_SEED, 0, "seed", CLI_COUNT, offsetof(struct cli_args, seed), 0, 0, "S",
+	  "--bound measured: random inputs from seed S (default 1),\nmin(the largest n, 4096) rows" },
 	CLI_OPT_POLYNOMIAL_WHEN(0),
 	CLI_OPT_INTERVAL_WHEN(0),
 	CLI_OPT_CSV("write best's and flash's rows as sweep's CSV"),
@@ -43,22 +55,6 @@ const struct cli_option frontier_options[] = {
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };
-
-/* The least g <= the kind's largest whose bound is within epsilon: 0 and
- * *p, or -1 when none is (p then the last tried). */
-static int least_degree(enum ps_polynomial_kind kind, double beta, double max_v,
-			double epsilon, struct ps_polynomial *p, struct ps_error *err)
-{
-	const unsigned top = kind == PS_POLYNOMIAL_TAYLOR ? PS_POLYNOMIAL_MAX_G : PS_POLYNOMIAL_MAX_FIT;
-
-	for (unsigned g = 0; g <= top; g++) {
-		if (ps_polynomial_make(p, kind, g, beta, err))
-			return PS_EINPUT;
-		if (ps_polynomial_bound(p->eta, max_v) <= epsilon)
-			return 0;
-	}
-	return -1;
-}
 
 /* The I/O of label at n, by the engine (simulated) or the cost model. */
 static bool io_at(const struct ps_sweep_spec *spec, uint64_t n, const char *label,
@@ -90,28 +86,333 @@ static bool confirm(const struct ps_sweep_spec *spec, uint64_t end, uint64_t out
 	       io[0] < io[1] && io[2] >= io[3];
 }
 
+/*
+ * The ends of the intervals by bisection, planning only what can win.
+ * best is below flash at n exactly when one of its candidates is, so a
+ * step plans candidates until one is below (cheapest at the last point
+ * first) and all of them only where none is. While an interval's first
+ * end is sought between lo (not below) and hi (below), a candidate whose
+ * I/O at lo is already flash's at hi or more is set aside: the cost
+ * models grow with n, so it cannot be below flash in between. That is
+ * an assumption about the models, so the end found is checked with every
+ * candidate at its outer neighbour, and sought again with all of them
+ * where the check fails. Every plan is made once per n (the cache).
+ */
+#define FLASH SIZE_MAX
+
+struct planned {
+	uint64_t n;
+	size_t candidate; /* an index into the list, or FLASH */
+	bool accepts;     /* the candidate accepts n (else io is 0) */
+	uint64_t io;
+};
+
+struct planner {
+	const struct ps_sweep_spec *spec;
+	struct ps_candidate candidates[PS_BEST_MAX_CANDIDATES];
+	size_t count;
+	struct planned *cache;
+	size_t used, cap;
+	uint64_t plans;   /* plans made, flash's included */
+};
+
+static const struct planned *cached(const struct planner *pl, uint64_t n, size_t candidate)
+{
+	for (size_t k = pl->used; k-- > 0;)
+		if (pl->cache[k].n == n && pl->cache[k].candidate == candidate)
+			return &pl->cache[k];
+	return NULL;
+}
+
+/* A candidate's (or flash's) predicted I/O at n: false where it does not
+ * accept n or memory runs out. */
+static bool plan_at(struct planner *pl, uint64_t n, size_t candidate, uint64_t *io)
+{
+	const struct planned *hit = cached(pl, n, candidate);
+	struct planned made = { n, candidate, false, 0 };
+
+	if (hit) {
+		*io = hit->io;
+		return hit->accepts;
+	}
+	if (candidate == FLASH) {
+		made.accepts = io_at(pl->spec, n, "flash", false, &made.io);
+	} else {
+		const struct ps_candidate *c = &pl->candidates[candidate];
+		struct ps_attention_params params = {
+			.n = n, .d = pl->spec->d, .g = pl->spec->g, .normalize = pl->spec->normalize,
+		};
+		struct ps_attention att;
+		struct ps_problem pb;
+		struct ps_plan plan;
+		struct ps_error ignored;
+
+		if (!ps_attention_init(&att, &params, &ignored)) {
+			memset(&pb, 0, sizeof(pb));
+			pb.att = &att;
+			pb.M = pl->spec->M;
+			pb.sizes = c->sizes;
+			made.accepts = pb.M >= ps_strategy_min_memory(c->s, &att) &&
+				       !ps_strategy_plan(c->s, &pb, &plan, &ignored) && plan.predicted;
+			made.io = made.accepts ? plan.loads + plan.saves : 0;
+			ps_attention_free(&att);
+		}
+	}
+	pl->plans++;
+	if (pl->used == pl->cap) {
+		size_t cap = pl->cap * 2 + 64;
+		struct planned *grown = realloc(pl->cache, cap * sizeof(*grown));
+
+		if (!grown) { /* out of memory: planned again when asked again */
+			*io = made.io;
+			return made.accepts;
+		}
+		pl->cache = grown;
+		pl->cap = cap;
+	}
+	pl->cache[pl->used++] = made;
+	*io = made.io;
+	return made.accepts;
+}
+
+/* Whether best is below flash at n among the kept candidates, tried
+ * cheapest at ref first. */
+static bool below_at(struct planner *pl, uint64_t n, const bool *kept, uint64_t ref)
+{
+	size_t order[PS_BEST_MAX_CANDIDATES];
+	uint64_t flash, io;
+
+	if (!plan_at(pl, n, FLASH, &flash))
+		return false;
+	for (size_t k = 0; k < pl->count; k++)
+		order[k] = k;
+	/* insertion sort by the I/O at ref where known: a handful of names */
+	for (size_t k = 1; k < pl->count; k++) {
+		for (size_t t = k; t > 0; t--) {
+			const struct planned *a = cached(pl, ref, order[t - 1]);
+			const struct planned *b = cached(pl, ref, order[t]);
+			uint64_t ka = a && a->accepts ? a->io : UINT64_MAX;
+			uint64_t kb = b && b->accepts ? b->io : UINT64_MAX;
+			size_t swap;
+
+			if (ka <= kb)
+				break;
+			swap = order[t - 1];
+			order[t - 1] = order[t];
+			order[t] = swap;
+		}
+	}
+	for (size_t k = 0; k < pl->count; k++)
+		if (kept[order[k]] && plan_at(pl, n, order[k], &io) && io < flash)
+			return true;
+	return false;
+}
+
+/* Sets aside the candidates whose I/O at lo is flash's at hi or more. */
+static void set_aside(struct planner *pl, uint64_t lo, uint64_t hi, bool *kept)
+{
+	uint64_t flash;
+
+	if (!plan_at(pl, hi, FLASH, &flash))
+		return;
+	for (size_t k = 0; k < pl->count; k++) {
+		const struct planned *at = cached(pl, lo, k);
+
+		if (kept[k] && at && at->accepts && at->io >= flash)
+			kept[k] = false;
+	}
+}
+
+/* The least x in (lo, hi] that compares as hi does (best below flash at
+ * exactly one of lo and hi), by bisection; prune: set candidates aside
+ * (hi below, lo not). */
+static uint64_t flip_at(struct planner *pl, uint64_t lo, uint64_t hi, bool below_hi, bool prune)
+{
+	bool kept[PS_BEST_MAX_CANDIDATES];
+
+	for (size_t k = 0; k < pl->count; k++)
+		kept[k] = true;
+	while (hi - lo > 1) {
+		const uint64_t mid = lo + (hi - lo) / 2;
+
+		if (below_at(pl, mid, kept, below_hi ? hi : lo) == below_hi)
+			hi = mid;
+		else
+			lo = mid;
+		if (prune)
+			set_aside(pl, lo, hi, kept);
+	}
+	return hi;
+}
+
+/* Where best starts to be below flash between lo (not below) and hi
+ * (below): n*, with best not below at n* - 1 over every candidate. */
+static uint64_t first_below(struct planner *pl, uint64_t lo, uint64_t hi)
+{
+	bool all[PS_BEST_MAX_CANDIDATES];
+	uint64_t end = flip_at(pl, lo, hi, true, true);
+
+	for (size_t k = 0; k < pl->count; k++)
+		all[k] = true;
+	if (below_at(pl, end - 1, all, end - 1))
+		end = flip_at(pl, lo, hi, true, false);
+	return end;
+}
+
+/* Each end of the crossover's intervals exact: best below flash at the
+ * end, not below at its outer neighbour (within the range). */
+static void refine(struct planner *pl, struct ps_crossover *c)
+{
+	const struct ps_sweep_spec *spec = pl->spec;
+	uint64_t values[PS_SWEEP_MAX_POINTS];
+	size_t points = ps_sweep_points(&spec->range, values, PS_SWEEP_MAX_POINTS);
+	size_t kept = c->interval_count < PS_SWEEP_MAX_INTERVALS ? c->interval_count
+								   : PS_SWEEP_MAX_INTERVALS;
+
+	for (size_t t = 0; t < kept; t++) {
+		struct ps_sweep_interval *iv = &c->intervals[t];
+		uint64_t before = 0, after = 0;
+		bool has_before = false, has_after = false;
+
+		/* the grid values around the interval: best is not below at
+		 * either (the interval is maximal on the grid) */
+		for (size_t p = 0; p < points; p++) {
+			if (values[p] < iv->from)
+				before = values[p], has_before = true;
+			if (values[p] > iv->to && !has_after)
+				after = values[p], has_after = true;
+		}
+		if (has_before)
+			iv->from = first_below(pl, before, iv->from);
+		if (has_after)
+			iv->to = flip_at(pl, iv->to, after, false, false) - 1;
+	}
+	c->refined = true;
+	if (c->found)
+		c->at = c->intervals[kept - 1].from;
+}
+
 struct frontier_end {
 	uint64_t n, outer;
 	bool confirmed;
 	uint64_t io[4]; /* best and flash at n, then at outer */
 };
 
-static json_t *frontier_json(const struct ps_polynomial *p, double epsilon, double max_v,
-			     bool has_g, const struct ps_sweep_row *rows, size_t count,
+/* How g was chosen, and what it gives. */
+struct choice {
+	struct ps_polynomial p;  /* at the chosen g, or the last tried */
+	bool has_g;
+	bool measured;           /* --bound measured (else a-priori) */
+	double beta;             /* the interval */
+	double entry_bound;      /* B, or the largest |entry| of the files */
+	double max_v;            /* max |V|: B, or the inputs' */
+	double epsilon;          /* measured at the chosen g (or the last) */
+	bool files;              /* measured on --q, --k, --v */
+	uint64_t sample_n, seed; /* the inputs' rows; random: their seed */
+};
+
+/* The least g <= the kind's largest whose bound is within epsilon: 0 and
+ * ch->p, or -1 when none is (p then the last tried). */
+static int least_degree(enum ps_polynomial_kind kind, double epsilon, struct choice *ch,
+			struct ps_error *err)
+{
+	const unsigned top = kind == PS_POLYNOMIAL_TAYLOR ? PS_POLYNOMIAL_MAX_G : PS_POLYNOMIAL_MAX_FIT;
+
+	for (unsigned g = 0; g <= top; g++) {
+		if (ps_polynomial_make(&ch->p, kind, g, ch->beta, err))
+			return PS_EINPUT;
+		if (ps_polynomial_bound(ch->p.eta, ch->max_v) <= epsilon)
+			return 0;
+	}
+	return -1;
+}
+
+/* The rows of the random inputs of --bound measured: the range's largest
+ * n up to this, so that each degree's direct evaluation (n^2 d) takes
+ * well under a second. */
+#define FRONTIER_MEASURE_MAX_N 4096
+
+/* The largest |entry| of count doubles. */
+static double largest(const double *x, uint64_t count)
+{
+	double top = 0.0;
+
+	for (uint64_t k = 0; k < count; k++)
+		top = fabs(x[k]) > top ? fabs(x[k]) : top;
+	return top;
+}
+
+/*
+ * --bound measured: the least g whose epsilon = max |A - softmax(Q K^T /
+ * sqrt d) V|, measured on the inputs by the direct evaluation, is within
+ * epsilon. The inputs: the files (their n rows), or ch->sample_n random
+ * rows. 0 and ch->p, -1 when no g up to the kind's largest meets it, or
+ * PS_EINPUT / PS_ENOMEM with err.
+ */
+static int least_measured_degree(enum ps_polynomial_kind kind, uint64_t d, double epsilon,
+				 const struct ps_values_inputs *in, struct choice *ch,
+				 struct ps_error *err)
+{
+	const unsigned top = kind == PS_POLYNOMIAL_TAYLOR ? PS_POLYNOMIAL_MAX_G : PS_POLYNOMIAL_MAX_FIT;
+	/* g = 0: the DAG only holds the inputs; each degree's P is made here */
+	struct ps_attention_params params = { .n = ch->sample_n, .d = d, .g = 0, .normalize = true };
+	struct ps_attention att;
+	struct ps_values vals;
+	int rc;
+
+	if (in->q) {
+		double *q;
+		uint64_t rows, cols;
+
+		if ((rc = ps_npy_load(in->q, 0, d, &q, &rows, &cols, err)))
+			return rc;
+		free(q);
+		params.n = ch->sample_n = rows;
+	}
+	if ((rc = ps_attention_init(&att, &params, err)))
+		return rc;
+	if ((rc = ps_values_init(&vals, &att, in, err))) {
+		ps_attention_free(&att);
+		return rc;
+	}
+	ch->beta = vals.poly.beta;
+	ch->max_v = largest(vals.v, att.n * d);
+	if (in->q) {
+		double q = largest(vals.q, att.n * d), k = largest(vals.k, att.n * d);
+
+		ch->entry_bound = q > k ? q : k;
+	}
+	rc = -1;
+	for (unsigned g = 0; g <= top && rc == -1; g++) {
+		if (ps_polynomial_make(&ch->p, kind, g, ch->beta, err) ||
+		    ps_values_measure(&vals, &ch->p, &ch->epsilon, err))
+			rc = PS_EINPUT;
+		else if (ch->epsilon <= epsilon)
+			rc = 0;
+	}
+	ps_values_free(&vals);
+	ps_attention_free(&att);
+	return rc;
+}
+
+static json_t *frontier_json(const struct choice *ch, double epsilon,
+			     const struct ps_sweep_row *rows, size_t count,
 			     const struct ps_crossover *c, const struct frontier_end *ends,
 			     size_t end_count)
 {
 	json_t *points = json_array(), *intervals = json_array(), *confirmations = json_array();
-	json_t *coef = json_array();
+	json_t *coef = json_array(), *root;
+	const char *by = ch->measured ? "measured" : "a-priori";
+	const double bound = ps_polynomial_bound(ch->p.eta, ch->max_v);
 
-	for (unsigned l = 0; has_g && l <= p->g; l++)
-		json_array_append_new(coef, json_real(p->c[l]));
+	for (unsigned l = 0; ch->has_g && l <= ch->p.g; l++)
+		json_array_append_new(coef, json_real(ch->p.c[l]));
 	for (size_t k = 0; k + 1 < count; k += 2) {
 		const struct ps_sweep_row *best = &rows[k], *flash = &rows[k + 1];
 
-		json_array_append_new(points, json_pack("{s:I, s:I, s:s, s:o, s:o}", "n",
-							(json_int_t)best->n, "g", (json_int_t)p->g,
-							"strategy", best->strategy,
+		json_array_append_new(points, json_pack("{s:I, s:I, s:s, s:s, s:o, s:o}", "n",
+							(json_int_t)best->n, "g", (json_int_t)ch->p.g,
+							"g_by", by, "strategy", best->strategy,
 							"io", best->ran ? json_integer((json_int_t)best->io) : json_null(),
 							"flash_io", flash->ran ? json_integer((json_int_t)flash->io)
 									       : json_null()));
@@ -119,7 +420,7 @@ static json_t *frontier_json(const struct ps_polynomial *p, double epsilon, doub
 	for (size_t t = 0; c && t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++)
 		json_array_append_new(intervals, json_pack("{s:I, s:I, s:I}", "from",
 							   (json_int_t)c->intervals[t].from, "to",
-							   (json_int_t)c->intervals[t].to, "g", (json_int_t)p->g));
+							   (json_int_t)c->intervals[t].to, "g", (json_int_t)ch->p.g));
 	for (size_t t = 0; t < end_count; t++)
 		json_array_append_new(confirmations,
 				      json_pack("{s:I, s:I, s:b, s:[I,I], s:[I,I]}", "n", (json_int_t)ends[t].n,
@@ -127,13 +428,62 @@ static json_t *frontier_json(const struct ps_polynomial *p, double epsilon, doub
 						ends[t].confirmed, "at_n", (json_int_t)ends[t].io[0],
 						(json_int_t)ends[t].io[1], "at_outer",
 						(json_int_t)ends[t].io[2], (json_int_t)ends[t].io[3]));
-	return json_pack("{s:f, s:s, s:{s:s, s:o, s:f, s:o, s:o, s:f}, s:o, s:o, s:o, s:b}",
-			 "epsilon", epsilon, "bound", "a-priori", "polynomial", "name",
-			 ps_polynomial_name(p->made), "g", has_g ? json_integer((json_int_t)p->g) : json_null(),
-			 "interval", p->beta, "coefficients", coef, "eta",
-			 isfinite(p->eta) ? json_real(p->eta) : json_null(), "max_v", max_v, "points",
-			 points, "intervals", intervals, "confirmations", confirmations, "refined",
-			 c ? c->refined : false);
+	root = json_pack("{s:f, s:s, s:{s:s, s:o, s:f, s:o, s:o, s:o, s:f}, s:o, s:o, s:o, s:b}",
+			 "epsilon", epsilon, "bound", by, "polynomial", "name",
+			 ps_polynomial_name(ch->p.made), "g",
+			 ch->has_g ? json_integer((json_int_t)ch->p.g) : json_null(),
+			 "interval", ch->beta, "coefficients", coef, "eta",
+			 isfinite(ch->p.eta) ? json_real(ch->p.eta) : json_null(), "bound",
+			 isfinite(bound) ? json_real(bound) : json_null(), "max_v", ch->max_v,
+			 "points", points, "intervals", intervals, "confirmations", confirmations,
+			 "refined", c ? c->refined : false);
+	if (ch->measured)
+		json_object_set_new(root, "measured",
+				    json_pack("{s:f, s:s, s:I, s:o}", "epsilon", ch->epsilon, "inputs",
+					      ch->files ? "files" : "random", "n", (json_int_t)ch->sample_n,
+					      "seed", ch->files ? json_null()
+							       : json_integer((json_int_t)ch->seed)));
+	return root;
+}
+
+/* Whether best was planned at some point (rows: best's, then flash's). */
+static bool any_best_ran(const struct ps_sweep_row *rows, size_t count)
+{
+	for (size_t k = 0; k < count; k += 2)
+		if (rows[k].ran)
+			return true;
+	return false;
+}
+
+/* "minimax, g = 3, bound <= 0.001" or "..., measured epsilon 4.1e-04 <= 0.001 on these inputs" */
+static void accuracy_print(FILE *out, const struct choice *ch, double epsilon)
+{
+	if (ch->measured)
+		fprintf(out, "%s, g = %u, measured epsilon %.2g <= %g on these inputs",
+			ps_polynomial_name(ch->p.made), ch->p.g, ch->epsilon, epsilon);
+	else
+		fprintf(out, "%s, g = %u, bound <= %g", ps_polynomial_name(ch->p.made), ch->p.g, epsilon);
+}
+
+/* The options of the inputs of --bound measured, refused without it. */
+static int check_inputs(const struct cli_command *cmd, const struct cli_args *a, bool measured,
+			FILE *errout)
+{
+	static const struct {
+		enum cli_option_id id;
+		const char *name;
+	} only_measured[] = { { OPT_Q, "--q" }, { OPT_K, "--k" }, { OPT_V, "--v" }, { OPT_SEED, "--seed" } };
+
+	for (size_t k = 0; k < sizeof(only_measured) / sizeof(only_measured[0]); k++)
+		if (!measured && a->given[only_measured[k].id])
+			return cli_usage_error(cmd, errout, "option '%s' gives the inputs of --bound measured, not of the a-priori bound",
+					       only_measured[k].name);
+	if ((a->q_file || a->k_file || a->v_file) && !(a->q_file && a->k_file && a->v_file))
+		return cli_usage_error(cmd, errout, "--q, --k and --v go together: the three inputs from files, or none");
+	if (a->q_file && (a->given[OPT_SEED] || a->given[OPT_ENTRY_BOUND]))
+		return cli_usage_error(cmd, errout, "option '%s' is for random inputs, not with --q, --k and --v",
+				       a->given[OPT_SEED] ? "--seed" : "--entry-bound");
+	return 0;
 }
 
 int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
@@ -144,23 +494,22 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	struct ps_sweep_row *rows = NULL;
 	struct ps_crossover cross[2];
 	struct frontier_end ends[2 * PS_SWEEP_MAX_INTERVALS];
-	struct ps_polynomial p;
+	struct choice ch;
 	struct ps_error err;
 	enum ps_polynomial_kind kind = PS_POLYNOMIAL_TAYLOR;
 	const struct ps_crossover *c = NULL;
 	size_t count = 0, end_count = 0;
-	double beta;
-	bool has_g;
 	char plot_title[96];
 	int rc;
 
 	if (!a->given[OPT_N] || !a->given[OPT_D] || !a->given[OPT_M] || !a->given[OPT_EPSILON])
 		return cli_usage_error(cmd, errout, "frontier needs -n, -d, -M and --epsilon");
-	if (a->bound && strcmp(a->bound, "a-priori"))
-		return cli_usage_error(cmd, errout, strcmp(a->bound, "measured")
-					       ? "unknown --bound '%s': a-priori"
-					       : "--bound %s is not built: the frontier picks g by the a-priori bound only",
-				       a->bound);
+	if (a->bound && strcmp(a->bound, "a-priori") && strcmp(a->bound, "measured"))
+		return cli_usage_error(cmd, errout, "unknown --bound '%s': a-priori or measured", a->bound);
+	memset(&ch, 0, sizeof(ch));
+	ch.measured = a->bound && !strcmp(a->bound, "measured");
+	if ((rc = check_inputs(cmd, a, ch.measured, errout)))
+		return rc;
 	if (a->polynomial) {
 		int k = ps_polynomial_parse(a->polynomial);
 
@@ -185,20 +534,45 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	} else {
 		spec.range = (struct ps_sweep_range){ 'n', a->n, a->n, 1, false };
 	}
-	beta = a->given[OPT_INTERVAL] ? a->interval : ps_polynomial_interval(B, a->d);
-	rc = least_degree(kind, beta, B, a->epsilon, &p, &err);
+	ch.entry_bound = ch.max_v = B;
+	ch.beta = a->given[OPT_INTERVAL] ? a->interval : ps_polynomial_interval(B, a->d);
+	if (ch.measured) {
+		struct ps_values_inputs in = {
+			.q = a->q_file, .k = a->k_file, .v = a->v_file,
+			.seed = a->given[OPT_SEED] ? a->seed : PS_VALUES_DEFAULT_SEED,
+			.entry_bound = B, .polynomial = kind,
+			.interval = a->given[OPT_INTERVAL] ? a->interval : 0.0,
+		};
+
+		ch.files = a->q_file != NULL;
+		ch.seed = in.seed;
+		ch.sample_n = spec.range.hi < FRONTIER_MEASURE_MAX_N ? spec.range.hi : FRONTIER_MEASURE_MAX_N;
+		rc = least_measured_degree(kind, a->d, a->epsilon, &in, &ch, &err);
+	} else {
+		rc = least_degree(kind, a->epsilon, &ch, &err);
+	}
+	if (rc == PS_ENOMEM) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
 	if (rc > 0 || rc == PS_EINPUT)
 		return cli_usage_error(cmd, errout, "%s", err.msg);
-	has_g = rc == 0;
-	if (has_g) {
-		spec.g = p.g;
+	ch.has_g = rc == 0;
+	if (ch.has_g) {
+		struct planner pl;
+
+		spec.g = ch.p.g;
 		if (ps_sweep_run(&spec, &rows, &count, &err)) {
 			fprintf(errout, "pebblesim: %s\n", err.msg);
 			return PS_EXIT_USAGE;
 		}
 		ps_sweep_sort(rows, count);
 		ps_sweep_crossovers(rows, count, "flash", cross, 2);
-		ps_sweep_refine(&spec, cross, 1);
+		memset(&pl, 0, sizeof(pl));
+		pl.spec = &spec;
+		pl.count = ps_best_candidate_list(pl.candidates, PS_BEST_MAX_CANDIDATES);
+		refine(&pl, &cross[0]);
+		free(pl.cache);
 		c = &cross[0];
 		for (size_t t = 0; t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++) {
 			const struct ps_sweep_interval *iv = &c->intervals[t];
@@ -218,17 +592,18 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 			return rc;
 		}
 	}
-	snprintf(plot_title, sizeof(plot_title), "best at the least g whose a-priori bound is <= %g", a->epsilon);
-	if ((a->plot || a->plot_script) && has_g &&
+	snprintf(plot_title, sizeof(plot_title), "best at the least g whose %s is <= %g",
+		 ch.measured ? "measured epsilon" : "a-priori bound", a->epsilon);
+	if ((a->plot || a->plot_script) && ch.has_g &&
 	    ps_sweep_plot(a->plot, 'n', rows, count, cross, 1,
-			  &(struct ps_plot_options){ .polynomial = ps_polynomial_name(p.made), .title = plot_title,
+			  &(struct ps_plot_options){ .polynomial = ps_polynomial_name(ch.p.made), .title = plot_title,
 						     .script = a->plot_script, .mark_label = "best" }, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		free(rows);
 		return PS_EXIT_USAGE;
 	}
 	if (a->json) {
-		json_t *root = frontier_json(&p, a->epsilon, B, has_g, rows, count, c, ends, end_count);
+		json_t *root = frontier_json(&ch, a->epsilon, rows, count, c, ends, end_count);
 
 		json_dumpf(root, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', out);
@@ -236,41 +611,66 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		free(rows);
 		return PS_EXIT_VALID;
 	}
-	fprintf(out, "frontier               d = %llu, M = %llu, epsilon <= %g, the a-priori bound\n",
-		(unsigned long long)a->d, (unsigned long long)a->M, a->epsilon);
-	if (beta < ps_polynomial_interval(B, a->d))
+	fprintf(out, "frontier               d = %llu, M = %llu, epsilon <= %g, %s\n",
+		(unsigned long long)a->d, (unsigned long long)a->M, a->epsilon,
+		ch.measured ? "g by the measured epsilon" : "g by the a-priori bound");
+	if (ch.measured && ch.files)
+		fprintf(out, "inputs                 Q, K, V from the files: n = %llu rows, largest |entry| of Q and K %g, max |V| %g\n",
+			(unsigned long long)ch.sample_n, ch.entry_bound, ch.max_v);
+	else if (ch.measured)
+		fprintf(out, "inputs                 random: n = %llu rows, entries uniform in [-%g, %g], seed %llu\n",
+			(unsigned long long)ch.sample_n, B, B, (unsigned long long)ch.seed);
+	if (!ch.measured && ch.beta < ps_polynomial_interval(B, a->d))
 		fprintf(out, "  note                 the interval is narrower than B^2 sqrt d = %g: the bound holds only for inputs whose scores |q.k| / sqrt d stay within it\n",
 			ps_polynomial_interval(B, a->d));
-	if (!has_g) {
+	if (!ch.has_g && ch.measured) {
+		fprintf(out, "polynomial             %s on [-%g, %g]: no g up to %u gives a measured epsilon <= %g (at g = %u: %.3g)\n",
+			ps_polynomial_name(kind), ch.beta, ch.beta, ch.p.g, a->epsilon, ch.p.g, ch.epsilon);
+		fprintf(out, "answer: approximate attention does not reach epsilon <= %g on these inputs at any g up to %u, so it does not win at any n at this accuracy\n",
+			a->epsilon, ch.p.g);
+		free(rows);
+		return PS_EXIT_VALID;
+	}
+	if (!ch.has_g) {
 		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): no g up to %u gives 2 eta / (1 - eta) max|V| <= %g\n",
-			ps_polynomial_name(kind), beta, beta, B, B, p.g, a->epsilon);
+			ps_polynomial_name(kind), ch.beta, ch.beta, B, B, ch.p.g, a->epsilon);
 		fprintf(out, "answer: approximate attention has no a-priori guarantee of epsilon <= %g here, so it does not win at any n at this accuracy\n",
 			a->epsilon);
 		free(rows);
 		return PS_EXIT_VALID;
 	}
-	fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): least g = %u, eta = %.3g, bound %.3g\n",
-		ps_polynomial_name(p.made), beta, beta, B, B, p.g, p.eta, ps_polynomial_bound(p.eta, B));
+	if (ch.measured)
+		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured epsilon %.3g; eta = %.3g, a-priori bound %.3g\n",
+			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.epsilon, ch.p.eta,
+			ps_polynomial_bound(ch.p.eta, ch.max_v));
+	else
+		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): least g = %u, eta = %.3g, bound %.3g\n",
+			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, B, B, ch.p.g, ch.p.eta,
+			ps_polynomial_bound(ch.p.eta, B));
 	fprintf(out, "%12s  %3s  %-10s %16s %16s %10s\n", "n", "g", "best", "I/O", "flash I/O", "flash/best");
 	for (size_t k = 0; k + 1 < count; k += 2) {
 		const struct ps_sweep_row *best = &rows[k], *flash = &rows[k + 1];
 
 		if (!best->ran || !flash->ran) {
-			fprintf(out, "%12llu  %3u  not run: %s\n", (unsigned long long)best->n, p.g,
+			fprintf(out, "%12llu  %3u  not run: %s\n", (unsigned long long)best->n, ch.p.g,
 				best->ran ? flash->why : best->why);
 			continue;
 		}
-		fprintf(out, "%12llu  %3u  %-10s %16llu %16llu %10.2f\n", (unsigned long long)best->n, p.g,
+		fprintf(out, "%12llu  %3u  %-10s %16llu %16llu %10.2f\n", (unsigned long long)best->n, ch.p.g,
 			best->strategy, (unsigned long long)best->io, (unsigned long long)flash->io,
 			(double)flash->io / (double)best->io);
 	}
-	if (!c->interval_count) {
-		fprintf(out, "answer: approximate attention (%s, g = %u, bound <= %g) does not move less data than FlashAttention for any n in [%llu, %llu]\n",
-			ps_polynomial_name(p.made), p.g, a->epsilon, (unsigned long long)spec.range.lo,
-			(unsigned long long)spec.range.hi);
+	fputs("answer: approximate attention (", out);
+	accuracy_print(out, &ch, a->epsilon);
+	if (!any_best_ran(rows, count)) {
+		fprintf(out, ") is not planned at any n in [%llu, %llu]: %s\n",
+			(unsigned long long)spec.range.lo, (unsigned long long)spec.range.hi,
+			count ? rows[0].why : "no point");
+	} else if (!c->interval_count) {
+		fprintf(out, ") does not move less data than FlashAttention for any n in [%llu, %llu]\n",
+			(unsigned long long)spec.range.lo, (unsigned long long)spec.range.hi);
 	} else {
-		fprintf(out, "answer: approximate attention (%s, g = %u, bound <= %g) moves less data than FlashAttention for n in ",
-			ps_polynomial_name(p.made), p.g, a->epsilon);
+		fputs(") moves less data than FlashAttention for n in ", out);
 		for (size_t t = 0; t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++)
 			fprintf(out, "%s[%llu, %llu]", t ? ", " : "", (unsigned long long)c->intervals[t].from,
 				(unsigned long long)c->intervals[t].to);
