@@ -70,6 +70,12 @@ void test_engine_teardown(struct ps_attention *att, struct ps_engine *eng);
 void test_dir_make(char *dir, size_t len, const char *name);
 void test_dir_remove(const char *dir);
 
+/* Do the engine's loads and saves by array (measured) equal a cost
+ * model's (predicted), for every one of the PS_ARRAY_MAX arrays? If not,
+ * why names the first that differs. */
+bool test_by_array_equal(const struct ps_dag *dag, const struct ps_array_io *measured,
+			 const struct ps_array_io *predicted, char *why, size_t len);
+
 /* A sweep row of label at value with this I/O, ran. */
 void test_sweep_row(struct ps_sweep_row *r, const char *label, uint64_t value, uint64_t io);
 
