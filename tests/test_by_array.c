@@ -20,16 +20,10 @@
 
 static char out_text[1 << 16], err_text[1 << 14];
 
-static int cli(const char *first, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, first);
-	rc = test_cli_va(out_text, sizeof(out_text), err_text, sizeof(err_text), first, ap);
-	va_end(ap);
-	return rc;
-}
+/* Runs pebblesim with these arguments into out_text and err_text; its
+ * exit status. */
+#define cli(...) test_cli_run((char *[]){ "pebblesim", __VA_ARGS__ }, out_text, \
+			      sizeof(out_text), err_text, sizeof(err_text))
 
 static json_t *out_json(void)
 {
