@@ -81,17 +81,21 @@ static const struct ps_attention *as_att(const struct ps_dag *dag)
 	return (const struct ps_attention *)dag;
 }
 
+/* The kind of node v: the last in id order whose first id is at most v. */
+static enum ps_kind kind_of(const struct ps_attention *att, ps_node v)
+{
+	for (unsigned t = att->layout_count; t-- > 0;)
+		if (v >= att->base[att->layout[t]])
+			return att->layout[t];
+	return att->layout[0];
+}
+
 enum ps_kind ps_attention_decode(const struct ps_attention *att, ps_node v,
 				 uint64_t c[3])
 {
-	enum ps_kind k = att->layout[0];
+	enum ps_kind k = kind_of(att, v);
 	uint64_t off;
 
-	for (unsigned t = att->layout_count; t-- > 0;)
-		if (v >= att->base[att->layout[t]]) {
-			k = att->layout[t];
-			break;
-		}
 	off = v - att->base[k];
 	if (ps_kinds[k].arity == 3) {
 		c[2] = off % att->ext[k][2];
@@ -268,6 +272,39 @@ static void att_describe(const struct ps_dag *dag, ps_node v, char *buf,
 		snprintf(buf + used, len - used, "]");
 }
 
+/* I/O by array: an array is a kind, numbered as enum ps_kind (the block
+ * path counts a block's loads and saves by its kind), listed in the order
+ * of MODEL.md's tables, the output A last. */
+_Static_assert(PS_KIND_COUNT <= PS_ARRAY_MAX, "a kind is an array");
+
+static unsigned att_array(const struct ps_dag *dag, ps_node v)
+{
+	return (unsigned)kind_of(as_att(dag), v);
+}
+
+static const char *att_array_at(const struct ps_dag *dag, unsigned k,
+				unsigned *array)
+{
+	static const enum ps_kind approx[] = {
+		PS_KIND_Q, PS_KIND_K, PS_KIND_V, PS_KIND_U1, PS_KIND_U2,
+		PS_KIND_H, PS_KIND_N, PS_KIND_A,
+	};
+	static const enum ps_kind exact[] = {
+		PS_KIND_Q, PS_KIND_K, PS_KIND_V, PS_KIND_S, PS_KIND_E,
+		PS_KIND_O, PS_KIND_A,
+	};
+	const struct ps_attention *att = as_att(dag);
+	const enum ps_kind *order = att->exact ? exact : approx;
+	unsigned count = att->exact ? sizeof(exact) / sizeof(exact[0]) :
+			 sizeof(approx) / sizeof(approx[0]);
+
+	/* A is last, and absent without normalisation */
+	if (k >= count || !ps_attention_has(att, order[k]))
+		return NULL;
+	*array = (unsigned)order[k];
+	return ps_kinds[order[k]].name;
+}
+
 static const struct ps_dag_ops attention_ops = {
 	.name = "approx-attention",
 	.role = att_role,
@@ -278,6 +315,8 @@ static const struct ps_dag_ops attention_ops = {
 	.sum = att_sum,
 	.output = att_output,
 	.describe = att_describe,
+	.array = att_array,
+	.array_at = att_array_at,
 };
 
 static const struct ps_dag_ops exact_ops = {
@@ -290,6 +329,8 @@ static const struct ps_dag_ops exact_ops = {
 	.sum = ps_exact_sum,
 	.output = att_output,
 	.describe = att_describe,
+	.array = att_array,
+	.array_at = att_array_at,
 };
 
 void ps_attention_free(struct ps_attention *att)

@@ -1021,6 +1021,7 @@ int ps_engine_load(struct ps_engine *e, ps_node v)
 	e->c.red++;
 	note_peak(e, e->c.red);
 	e->c.loads++;
+	e->c.by_array[ps_dag_array(e->dag, v)].loads++;
 	return PS_OK;
 }
 
@@ -1046,6 +1047,7 @@ int ps_engine_save(struct ps_engine *e, ps_node v)
 	if (plane_set(&e->st->blue, v))
 		return PS_ENOMEM;
 	e->c.saves++;
+	e->c.by_array[ps_dag_array(e->dag, v)].saves++;
 	return PS_OK;
 }
 
@@ -1378,7 +1380,7 @@ bool ps_engine_same(const struct ps_engine *a, const struct ps_engine *b,
 bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
 {
 	char namebuf[128];
-	uint64_t red = 0, partial = 0;
+	uint64_t red = 0, partial = 0, loads, saves;
 
 	if (e->failed && e->violation.rule == PS_RULE_NONE) {
 		snprintf(why, len, "failed without a violation");
@@ -1392,6 +1394,13 @@ bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
 	if (e->c.peak_red < e->c.red) {
 		snprintf(why, len, "peak %llu below the %llu red pebbles",
 			 (unsigned long long)e->c.peak_red, (unsigned long long)e->c.red);
+		return false;
+	}
+	ps_array_io_total(e->c.by_array, &loads, &saves);
+	if (loads != e->c.loads || saves != e->c.saves) {
+		snprintf(why, len, "%llu loads and %llu saves by array for %llu and %llu",
+			 (unsigned long long)loads, (unsigned long long)saves,
+			 (unsigned long long)e->c.loads, (unsigned long long)e->c.saves);
 		return false;
 	}
 	for (int l = 0; l < 2; l++) {
@@ -2313,6 +2322,11 @@ void ps_engine_block_counted(struct ps_engine *e, const struct ps_counts *add,
 {
 	e->c.loads += add->loads;
 	e->c.saves += add->saves;
+	/* a block of macs moves nothing in or out: no array to visit */
+	for (unsigned k = 0; (add->loads || add->saves) && k < PS_ARRAY_MAX; k++) {
+		e->c.by_array[k].loads += add->by_array[k].loads;
+		e->c.by_array[k].saves += add->by_array[k].saves;
+	}
 	e->c.computes += add->computes;
 	e->c.recomputations += add->recomputations;
 	e->c.macs += add->macs;

@@ -273,7 +273,7 @@ int ps_tile_mark_computed(struct ps_engine *e, const struct ps_tile *t);
 int ps_tiles_settle(struct ps_engine *e, ps_node lo, ps_node hi);
 
 /* A block applied: its counters (moves, macs, computes, recomputations,
- * red pebbles added, loads, saves) and its peak. */
+ * red pebbles added, loads, saves and both by array) and its peak. */
 void ps_engine_block_counted(struct ps_engine *e, const struct ps_counts *add,
 			     uint64_t red_removed, uint64_t peak);
 

@@ -433,6 +433,9 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	add.moves = count;
 	add.loads = op->code == PS_OP_LOAD ? count : 0;
 	add.saves = op->code == PS_OP_SAVE ? count : 0;
+	/* the attention DAGs number their arrays by kind */
+	add.by_array[k].loads = add.loads;
+	add.by_array[k].saves = add.saves;
 	add.red = op->code == PS_OP_LOAD ? count : 0;
 	ps_engine_block_counted(e, &add, op->code == PS_OP_DELETE ? count : 0,
 				e->c.red + add.red);

@@ -178,6 +178,18 @@ int ps_sweep_check(const struct ps_sweep_spec *spec, struct ps_error *err)
 	return PS_OK;
 }
 
+/* The row's loads and saves by array: io of each array of dag. */
+static void row_by_array(struct ps_sweep_row *row, const struct ps_dag *dag,
+			 const struct ps_array_io *io)
+{
+	unsigned a;
+
+	memcpy(row->by_array, io, sizeof(row->by_array));
+	row->arrays = 0;
+	for (unsigned k = 0; ps_dag_array_at(dag, k, &a); k++)
+		row->arrays |= UINT32_C(1) << a;
+}
+
 static void not_run(struct ps_sweep_row *row, const char *why)
 {
 	row->ran = false;
@@ -255,6 +267,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			row->loads = plan.loads;
 			row->saves = plan.saves;
 			row->io = row->predicted_io = plan.loads + plan.saves;
+			row_by_array(row, &att.dag, plan.by_array);
 			row->peak_red = plan.peak_red;
 			row->upper = plan.bounded ? plan.upper.value : -1;
 			ps_bounds_lower(&att, M, &lb);
@@ -288,6 +301,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			row->loads = rep.counts.loads;
 			row->saves = rep.counts.saves;
 			row->io = rep.counts.loads + rep.counts.saves;
+			row_by_array(row, &att.dag, rep.counts.by_array);
 			row->predicted_io = rep.plan.predicted ? rep.plan.loads + rep.plan.saves : 0;
 			row->peak_red = rep.counts.peak_red;
 			row->upper = rep.plan.bounded ? rep.plan.upper.value : -1;
@@ -544,6 +558,23 @@ static void csv_optional(FILE *out, double v)
 		fprintf(out, "%.6e", v);
 }
 
+/*
+ * Then two columns for each array, its loads and saves (from the engine,
+ * or from the cost model in a row that was not simulated), in this order
+ * of kinds; empty for an array that is not in the row's DAG, or in a row
+ * that did not run. A CSV without them (written before them) is read as
+ * without a breakdown.
+ */
+static const char csv_arrays_header[] =
+	",Q_loads,Q_saves,K_loads,K_saves,V_loads,V_saves,U1_loads,U1_saves,"
+	"U2_loads,U2_saves,H_loads,H_saves,N_loads,N_saves,S_loads,S_saves,"
+	"E_loads,E_saves,O_loads,O_saves,A_loads,A_saves";
+static const enum ps_kind csv_arrays[] = {
+	PS_KIND_Q, PS_KIND_K, PS_KIND_V, PS_KIND_U1, PS_KIND_U2, PS_KIND_H,
+	PS_KIND_N, PS_KIND_S, PS_KIND_E, PS_KIND_O, PS_KIND_A,
+};
+#define CSV_ARRAYS (sizeof(csv_arrays) / sizeof(csv_arrays[0]))
+
 static void csv_field(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\n")) {
@@ -561,7 +592,8 @@ static void csv_field(FILE *out, const char *s)
 
 int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 {
-	fprintf(out, "%s%s%s\n", csv_header, csv_values_header, csv_bound_header);
+	fprintf(out, "%s%s%s%s\n", csv_header, csv_values_header, csv_bound_header,
+		csv_arrays_header);
 	for (size_t k = 0; k < count; k++) {
 		const struct ps_sweep_row *r = &rows[k];
 
@@ -589,6 +621,13 @@ int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 		} else {
 			fputs(",,,,", out);
 		}
+		for (size_t q = 0; q < CSV_ARRAYS; q++)
+			if (r->ran && (r->arrays >> csv_arrays[q] & 1))
+				fprintf(out, ",%llu,%llu",
+					(unsigned long long)r->by_array[csv_arrays[q]].loads,
+					(unsigned long long)r->by_array[csv_arrays[q]].saves);
+			else
+				fputs(",,", out);
 		fputc('\n', out);
 	}
 	return ferror(out) ? PS_EIO : PS_OK;
@@ -682,21 +721,56 @@ static int check_names(char *const *f, size_t nf, const char *name, size_t linen
 	return PS_OK;
 }
 
+/*
+ * The loads and saves by array of a row from fields f (two a kind, in the
+ * order of csv_arrays): both empty, or both counts; they add up to the
+ * row's loads and saves. 0, or PS_EINPUT naming the line.
+ */
+static int csv_by_array(char *const *f, struct ps_sweep_row *r, const char *name,
+			size_t lineno, struct ps_error *err)
+{
+	uint64_t loads = 0, saves = 0;
+
+	for (size_t q = 0; q < CSV_ARRAYS; q++) {
+		struct ps_array_io *io = &r->by_array[csv_arrays[q]];
+
+		if (!*f[2 * q] && !*f[2 * q + 1])
+			continue;
+		if (!r->ran || !csv_u64(f[2 * q], &io->loads) || !csv_u64(f[2 * q + 1], &io->saves) ||
+		    io->loads > UINT64_MAX - loads || io->saves > UINT64_MAX - saves)
+			return ps_error_set(err, PS_EINPUT, "%s:%zu: the %s loads and saves (columns %zu and %zu) are not two counts of a row that ran",
+					    name, lineno, ps_kinds[csv_arrays[q]].name,
+					    23 + 2 * q, 24 + 2 * q);
+		r->arrays |= UINT32_C(1) << csv_arrays[q];
+		loads += io->loads;
+		saves += io->saves;
+	}
+	if (r->arrays && (loads != r->loads || saves != r->saves))
+		return ps_error_set(err, PS_EINPUT, "%s:%zu: the loads and saves by array add up to %llu and %llu, not to the row's %llu and %llu",
+				    name, lineno, (unsigned long long)loads, (unsigned long long)saves,
+				    (unsigned long long)r->loads, (unsigned long long)r->saves);
+	return PS_OK;
+}
+
 int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		      size_t *count, char *param, struct ps_error *err)
 {
-	char line[1024], *f[25];
-	size_t columns = 20;
-	size_t cap = *count, used = *count, lineno = 1;
+	char line[4096], *f[52];
+	bool values_columns, bound_columns, arrays_columns;
+	size_t cap = *count, used = *count, lineno = 1, columns, at;
 
 	if (!fgets(line, sizeof(line), in) || strncmp(line, csv_header, strlen(csv_header)))
 		return ps_error_set(err, PS_EINPUT, "%s: not a pebblesim sweep CSV (its header differs)", name);
-	if (!strncmp(line + strlen(csv_header), csv_values_header, strlen(csv_values_header))) {
-		columns = 22;
-		if (!strncmp(line + strlen(csv_header) + strlen(csv_values_header), csv_bound_header,
-			     strlen(csv_bound_header)))
-			columns = 24;
-	}
+	/* the values' columns, then eta and bound, then the arrays': a CSV
+	 * written before a group of them has none of that group */
+	at = strlen(csv_header);
+	values_columns = !strncmp(line + at, csv_values_header, strlen(csv_values_header));
+	at += values_columns ? strlen(csv_values_header) : 0;
+	bound_columns = values_columns && !strncmp(line + at, csv_bound_header, strlen(csv_bound_header));
+	at += bound_columns ? strlen(csv_bound_header) : 0;
+	arrays_columns = values_columns && !strncmp(line + at, csv_arrays_header, strlen(csv_arrays_header));
+	columns = 20 + (values_columns ? 2 : 0) + (bound_columns ? 2 : 0) +
+		  (arrays_columns ? 2 * CSV_ARRAYS : 0);
 	while (fgets(line, sizeof(line), in)) {
 		struct ps_sweep_row r;
 		size_t nf;
@@ -704,7 +778,7 @@ int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		lineno++;
 		if (!strchr(line, '\n') && !feof(in))
 			return ps_error_set(err, PS_EINPUT, "%s:%zu: line too long", name, lineno);
-		nf = csv_split(line, f, 25);
+		nf = csv_split(line, f, 52);
 		memset(&r, 0, sizeof(r));
 		if (nf != columns || !csv_u64(f[1], &r.n) || !csv_u64(f[2], &r.d) ||
 		    !csv_u64(f[3], &r.g) || !csv_u64(f[4], &r.M) || !csv_u64(f[18], &r.value) ||
@@ -726,13 +800,16 @@ int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		r.lower = atof(f[12]);
 		r.upper = *f[13] ? atof(f[13]) : -1;
 		r.seconds = atof(f[14]);
-		if (nf >= 22 && *f[20]) {
+		if (arrays_columns &&
+		    csv_by_array(f + 22 + (bound_columns ? 2 : 0), &r, name, lineno, err))
+			return PS_EINPUT;
+		if (values_columns && *f[20]) {
 			r.has_values = true;
 			r.error_vs_direct = atof(f[20]);
 			r.epsilon = *f[21] ? atof(f[21]) : -1;
 			/* a CSV from before the columns eta and bound has neither */
-			r.eta = nf == 24 && *f[22] ? atof(f[22]) : -1;
-			r.bound = nf == 24 && *f[23] ? atof(f[23]) : -1;
+			r.eta = bound_columns && *f[22] ? atof(f[22]) : -1;
+			r.bound = bound_columns && *f[23] ? atof(f[23]) : -1;
 		}
 		if (strlen(f[17]) != 1 || !strchr("ndgM", f[17][0]))
 			return ps_error_set(err, PS_EINPUT, "%s:%zu: the swept parameter is n, d, g or M", name, lineno);
@@ -1146,6 +1223,18 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 			json_object_set_new(row, "loads", json_integer((json_int_t)r->loads));
 			json_object_set_new(row, "saves", json_integer((json_int_t)r->saves));
 			json_object_set_new(row, "io", json_integer((json_int_t)r->io));
+			if (r->arrays) {
+				json_t *by = json_object();
+
+				for (size_t q = 0; q < CSV_ARRAYS; q++)
+					if (r->arrays >> csv_arrays[q] & 1)
+						json_object_set_new(by, ps_kinds[csv_arrays[q]].name,
+							json_pack("{s:I, s:I}", "loads",
+								  (json_int_t)r->by_array[csv_arrays[q]].loads,
+								  "saves",
+								  (json_int_t)r->by_array[csv_arrays[q]].saves));
+				json_object_set_new(row, "by_array", by);
+			}
 			json_object_set_new(row, "predicted_io", r->predicted_io ?
 					    json_integer((json_int_t)r->predicted_io) : json_null());
 			json_object_set_new(row, "peak_red", json_integer((json_int_t)r->peak_red));

@@ -87,6 +87,7 @@ struct cp_schedule {
 	uint64_t pass_count, pass_cap;
 	uint64_t *feats;      /* each pass's F_k, pass after pass */
 	uint64_t loads, saves, peak;
+	struct ps_array_io by_array[PS_ARRAY_MAX]; /* loads, saves by kind */
 };
 
 static void schedule_free(struct cp_schedule *s)
@@ -499,7 +500,7 @@ static int schedule_finish(struct cp_schedule *s, const struct ps_attention *att
 	uint64_t *done = calloc(att->nb, sizeof(uint64_t)); /* cells summed */
 	uint8_t *mark = calloc(att->d ? att->d : 1, 1);
 	uint8_t *seen = calloc(att->nb, 1);
-	uint64_t d_saved_at = UINT64_MAX, loads = 0, saves = 0;
+	uint64_t d_saved_at = UINT64_MAX;
 	uint64_t feat_total = 0, feat_cap = 0;
 	int rc = PS_OK;
 
@@ -595,14 +596,20 @@ static int schedule_finish(struct cp_schedule *s, const struct ps_attention *att
 			rc = 1;
 			goto out;
 		}
+	/* by array: Q and K n |F_k|, V n v_k, the partial N and the
+	 * normaliser; the finished columns are A (N without normalisation) */
+	memset(s->by_array, 0, sizeof(s->by_array));
 	for (uint64_t k = 0; k < s->pass_count; k++) {
 		const struct cp_pass *p = &s->passes[k];
 
-		loads += n * (2 * p->feat_count + p->v + p->pi + p->delta);
-		saves += n * (p->finished + p->sigma + p->eps);
+		s->by_array[PS_KIND_Q].loads += n * p->feat_count;
+		s->by_array[PS_KIND_K].loads += n * p->feat_count;
+		s->by_array[PS_KIND_V].loads += n * p->v;
+		s->by_array[PS_KIND_N].loads += n * (p->pi + p->delta);
+		s->by_array[PS_KIND_N].saves += n * (p->sigma + p->eps);
+		s->by_array[att->normalize ? PS_KIND_A : PS_KIND_N].saves += n * p->finished;
 	}
-	s->loads = loads;
-	s->saves = saves;
+	ps_array_io_total(s->by_array, &s->loads, &s->saves);
 out:
 	free(done);
 	free(mark);
@@ -992,10 +999,8 @@ static int colpass_plan(const struct ps_problem *pb, struct ps_plan *plan,
 			 s.c == 1 ? "" : "s", (unsigned long long)s.pass_count,
 			 s.pass_count == 1 ? "" : "es", sizes,
 			 (unsigned long long)((s.loads + s.saves) / att->n));
-	plan->loads = s.loads;
-	plan->saves = s.saves;
+	ps_plan_predicted(plan, s.by_array);
 	plan->peak_red = s.peak;
-	plan->predicted = true;
 	plan->bounded = false; /* its cost model, not a theorem's bound */
 	plan->variant = layout_names[s.layout];
 	schedule_free(&s);

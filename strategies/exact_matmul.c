@@ -35,14 +35,23 @@ static uint64_t side_for(uint64_t M, const struct ps_attention *att)
 	return s;
 }
 
+/* The cost model of the header, by array (the kinds). */
 static void matmul_predict(uint64_t s, const struct ps_attention *att,
-			   uint64_t *loads, uint64_t *saves)
+			   struct ps_plan *plan)
 {
 	const uint64_t n = att->n, d = att->d, blocks = ps_block_count(n, s);
+	struct ps_array_io io[PS_ARRAY_MAX] = { { 0, 0 } };
 
-	*loads = 2 * n * d * blocks + n * n * ps_block_count(att->nb, s) +
-		 n * d * blocks;
-	*saves = n * n + (att->normalize ? n * d : n * att->nb);
+	io[PS_KIND_Q].loads = n * d * blocks;
+	io[PS_KIND_K].loads = n * d * blocks;
+	io[PS_KIND_E].loads = n * n * ps_block_count(att->nb, s);
+	io[PS_KIND_V].loads = n * d * blocks;
+	io[PS_KIND_E].saves = n * n;
+	if (att->normalize)
+		io[PS_KIND_A].saves = n * d;
+	else
+		io[PS_KIND_O].saves = n * att->nb;
+	ps_plan_predicted(plan, io);
 }
 
 static uint64_t matmul_min_memory(const struct ps_attention *att)
@@ -67,9 +76,8 @@ static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	if (pb->M < matmul_peak(1))
 		return too_small(pb, err);
 	s = side_for(pb->M, att);
-	matmul_predict(s, att, &plan->loads, &plan->saves);
+	matmul_predict(s, att, plan);
 	plan->peak_red = matmul_peak(s);
-	plan->predicted = true;
 	plan->bounded = true;
 	plan->param_name = "s";
 	plan->param = s;

@@ -38,13 +38,22 @@ static uint64_t flash_peak(const struct flash *f, const struct ps_attention *att
 	return ps_max_u64(inner, finish);
 }
 
+/* The cost model by array (the kinds): Q once, K and V once per query
+ * block, the outputs saved once. */
 static void flash_predict(const struct flash *f, const struct ps_attention *att,
-			  uint64_t *loads, uint64_t *saves)
+			  struct ps_plan *plan)
 {
-	const uint64_t n = att->n, d = att->d;
+	const uint64_t n = att->n, d = att->d, blocks = ps_block_count(n, f->br);
+	struct ps_array_io io[PS_ARRAY_MAX] = { { 0, 0 } };
 
-	*loads = n * d + ps_block_count(n, f->br) * n * 2 * d;
-	*saves = att->normalize ? n * d : n * att->nb;
+	io[PS_KIND_Q].loads = n * d;
+	io[PS_KIND_K].loads = blocks * n * d;
+	io[PS_KIND_V].loads = blocks * n * d;
+	if (att->normalize)
+		io[PS_KIND_A].saves = n * d;
+	else
+		io[PS_KIND_O].saves = n * att->nb;
+	ps_plan_predicted(plan, io);
 }
 
 /* The sizes for M; the smallest (1 x 1) when nothing fits. */
@@ -97,9 +106,8 @@ static int flash_plan(const struct ps_problem *pb, struct ps_plan *plan,
 
 	if (rc)
 		return rc;
-	flash_predict(&f, att, &plan->loads, &plan->saves);
+	flash_predict(&f, att, plan);
 	plan->peak_red = flash_peak(&f, att);
-	plan->predicted = true;
 	plan->bounded = true;
 	plan->param_name = "br";
 	plan->param = f.br;

@@ -51,20 +51,24 @@ static uint64_t resident_peak(const struct resident *p,
 	return base + p->query_rows * (p->features + att->nb) + inner;
 }
 
+/* The cost model by array (the kinds): Q once; K and V once, or once per
+ * chunk of every block of query rows; the outputs saved once. */
 static void resident_predict(const struct resident *p,
-			     const struct ps_attention *att, uint64_t *loads,
-			     uint64_t *saves)
+			     const struct ps_attention *att,
+			     struct ps_array_io *io)
 {
-	const uint64_t n = att->n, key_row = p->features + att->d;
-	uint64_t l = n * p->features; /* Q, once */
+	const uint64_t n = att->n;
+	const uint64_t passes = kv_resident(p, att) ? 1 :
+				ps_block_count(n, p->query_rows) * ps_block_count(att->r, p->chunk);
 
-	if (kv_resident(p, att))
-		l += n * key_row;
+	memset(io, 0, PS_ARRAY_MAX * sizeof(*io));
+	io[PS_KIND_Q].loads = n * p->features;
+	io[PS_KIND_K].loads = passes * n * p->features;
+	io[PS_KIND_V].loads = passes * n * att->d;
+	if (att->normalize)
+		io[PS_KIND_A].saves = n * att->d;
 	else
-		l += ps_block_count(n, p->query_rows) *
-		     ps_block_count(att->r, p->chunk) * n * key_row;
-	*loads = l;
-	*saves = att->normalize ? n * att->d : n * att->nb;
+		io[PS_KIND_N].saves = n * att->nb;
 }
 
 /* The largest x in [1, hi] for which the plan fits M, or 0. The peak
@@ -115,6 +119,7 @@ static void resident_plan_for(const struct ps_attention *att, uint64_t M,
 	/* streamed: query rows 1, 2, 4, ..., n, each with the largest chunk */
 	for (uint64_t rows = 1; rows <= att->n;
 	     rows = rows == att->n ? rows + 1 : ps_min_u64(2 * rows, att->n)) {
+		struct ps_array_io io[PS_ARRAY_MAX];
 		uint64_t loads, saves;
 
 		trial.query_rows = rows;
@@ -123,7 +128,8 @@ static void resident_plan_for(const struct ps_attention *att, uint64_t M,
 		if (!largest_fitting(att, M, &trial, &trial.chunk, att->r))
 			break; /* more query rows fit still less */
 		largest_fitting(att, M, &trial, &trial.key_rows, att->n - 1);
-		resident_predict(&trial, att, &loads, &saves);
+		resident_predict(&trial, att, io);
+		ps_array_io_total(io, &loads, &saves);
 		if (loads + saves < best_io) {
 			*p = trial;
 			best_io = loads + saves;
@@ -231,16 +237,17 @@ static int resident_plan(const struct ps_problem *pb, struct ps_plan *plan,
 {
 	const struct ps_attention *att = pb->att;
 	struct resident p;
+	struct ps_array_io io[PS_ARRAY_MAX];
 	uint64_t blocks;
 	int rc = resident_fitted(pb, &p, err);
 
 	if (rc)
 		return rc;
-	resident_predict(&p, att, &plan->loads, &plan->saves);
+	resident_predict(&p, att, io);
+	ps_plan_predicted(plan, io);
 	plan->param_name = "query_rows";
 	plan->param = p.query_rows;
 	plan->peak_red = resident_peak(&p, att);
-	plan->predicted = true;
 	plan->bounded = true;
 	blocks = ps_block_count(att->n, p.query_rows);
 	if (kv_resident(&p, att))

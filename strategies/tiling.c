@@ -358,81 +358,80 @@ uint64_t ps_tiling_peak(const struct ps_tiling *t,
 
 /* ---- the cost model -------------------------------------------------- */
 
-/* Phases 0 and 1 of the cost model: U stored, then H tile by tile. */
+/* Phases 0 and 1 of the cost model: U stored, then H tile by tile; added
+ * into io by array (the kinds). */
 static void predict_h(const struct ps_tiling *t, const struct ps_attention *att,
-		      uint64_t *loads, uint64_t *saves)
+		      struct ps_array_io *io)
 {
 	const uint64_t n = att->n, d = att->d, r = att->r, nb = att->nb;
 	const uint64_t row_steps = ps_block_count(n, t->h_rows);
 	const uint64_t h_blocks = ps_block_count(nb, t->h_width);
-	uint64_t l = 0, s = 0;
+	/* phase 1 reads U2 (stored) or K (regenerating U2) */
+	struct ps_array_io *src = &io[t->stored ? PS_KIND_U2 : PS_KIND_K];
 
 	/* phase 0: each row of K and Q read once, U2 and U1 saved once */
 	if (t->stored) {
-		l += 2 * n * t->all_count;
-		s += 2 * n * r;
+		io[PS_KIND_K].loads += n * t->all_count;
+		io[PS_KIND_Q].loads += n * t->all_count;
+		io[PS_KIND_U2].saves += n * r;
+		io[PS_KIND_U1].saves += n * r;
 	}
 	/* phase 1, tile by tile; over the column blocks V's columns sum to d
 	 * and H's to |B| */
 	for (uint64_t k = 0; k < t->tile_count; k++) {
 		const struct ps_agg_tile *tile = &t->tiles[k];
 
+		src->loads += h_blocks * n * (t->stored ? tile->count : tile->gen_count);
+		io[PS_KIND_V].loads += n * d;
 		if (tile->count <= t->chunk) {
-			uint64_t src = t->stored ? tile->count : tile->gen_count;
-
-			l += h_blocks * n * src + n * d;
-			s += tile->count * nb;
+			io[PS_KIND_H].saves += tile->count * nb;
 		} else {
 			/* sub-tiles of H: reloaded after the first rows, saved
 			 * after every step */
-			l += h_blocks * n * tile->gen_count + n * d +
-			     (row_steps - 1) * tile->count * nb;
-			s += row_steps * tile->count * nb;
+			io[PS_KIND_H].loads += (row_steps - 1) * tile->count * nb;
+			io[PS_KIND_H].saves += row_steps * tile->count * nb;
 		}
 	}
-	*loads = l;
-	*saves = s;
 }
 
-/* Phase 2 of the cost model: N and A. */
+/* Phase 2 of the cost model: N and A, added into io. */
 static void predict_n(const struct ps_tiling *t, const struct ps_attention *att,
-		      uint64_t *loads, uint64_t *saves)
+		      struct ps_array_io *io)
 {
 	const uint64_t n = att->n, d = att->d, r = att->r, nb = att->nb;
 	const uint64_t row_blocks = ps_block_count(n, t->n_height);
 	const uint64_t n_blocks = ps_block_count(nb, t->n_width);
-	uint64_t l = 0;
 
 	/* Q (strip or per tile), H once per row block, U1 when stored */
 	if (t->keep_q)
-		l += n * t->all_count;
+		io[PS_KIND_Q].loads += n * t->all_count;
 	else if (!t->stored)
-		l += n_blocks * n * ps_tiling_gen_total(t);
-	l += row_blocks * r * nb;
+		io[PS_KIND_Q].loads += n_blocks * n * ps_tiling_gen_total(t);
+	io[PS_KIND_H].loads += row_blocks * r * nb;
 	if (t->stored)
-		l += n_blocks * n * r;
-	*loads = l;
-	*saves = att->normalize ? n * d : n * nb;
+		io[PS_KIND_U1].loads += n_blocks * n * r;
+	if (att->normalize)
+		io[PS_KIND_A].saves += n * d;
+	else
+		io[PS_KIND_N].saves += n * nb;
 }
 
 void ps_tiling_predict(const struct ps_tiling *t,
-		       const struct ps_attention *att, uint64_t *loads,
-		       uint64_t *saves)
+		       const struct ps_attention *att, struct ps_array_io *by_array)
 {
-	uint64_t l1, s1, l2, s2;
-
-	predict_h(t, att, &l1, &s1);
-	predict_n(t, att, &l2, &s2);
-	*loads = l1 + l2;
-	*saves = s1 + s2;
+	memset(by_array, 0, PS_ARRAY_MAX * sizeof(*by_array));
+	predict_h(t, att, by_array);
+	predict_n(t, att, by_array);
 }
 
 void ps_tiling_plan(const struct ps_tiling *t, const struct ps_attention *att,
 		    struct ps_plan *plan)
 {
-	ps_tiling_predict(t, att, &plan->loads, &plan->saves);
+	struct ps_array_io by_array[PS_ARRAY_MAX];
+
+	ps_tiling_predict(t, att, by_array);
+	ps_plan_predicted(plan, by_array);
 	plan->peak_red = ps_tiling_peak(t, att);
-	plan->predicted = true;
 	plan->bounded = true;
 }
 
@@ -509,12 +508,14 @@ static void phase_set(struct ps_tiling *t, enum phase ph, uint64_t width,
 static uint64_t phase_io(const struct ps_tiling *t,
 			 const struct ps_attention *att, enum phase ph)
 {
+	struct ps_array_io io[PS_ARRAY_MAX] = { { 0, 0 } };
 	uint64_t loads, saves;
 
 	if (ph == PHASE_H)
-		predict_h(t, att, &loads, &saves);
+		predict_h(t, att, io);
 	else
-		predict_n(t, att, &loads, &saves);
+		predict_n(t, att, io);
+	ps_array_io_total(io, &loads, &saves);
 	return loads + saves;
 }
 

@@ -129,10 +129,10 @@ void ps_tiling_free(struct ps_tiling *t);
 uint64_t ps_tiling_peak(const struct ps_tiling *t,
 			const struct ps_attention *att);
 
-/* The exact loads and saves of ps_tiling_run, summed tile by tile. */
+/* The exact loads and saves of ps_tiling_run by array (the kinds, into
+ * by_array[0, PS_ARRAY_MAX)), summed tile by tile. */
 void ps_tiling_predict(const struct ps_tiling *t,
-		       const struct ps_attention *att, uint64_t *loads,
-		       uint64_t *saves);
+		       const struct ps_attention *att, struct ps_array_io *by_array);
 
 /* Emits the whole pebbling: (U1, U2 when stored), H, then N and A. */
 int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
@@ -141,7 +141,7 @@ int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
 /* The features of all tiles, added up. */
 uint64_t ps_tiling_gen_total(const struct ps_tiling *t);
 
-/* Fills plan->loads, saves and peak_red from the tiling. */
+/* Fills plan->by_array, loads, saves and peak_red from the tiling. */
 void ps_tiling_plan(const struct ps_tiling *t, const struct ps_attention *att,
 		    struct ps_plan *plan);
 

@@ -24,11 +24,11 @@
 static const char *const words[] = {
 	/* commands and their options */
 	"set", "unset", "plot", "replot", "terminal", "svg", "dynamic", "png",
-	"pngcairo", "pdfcairo", "cairo", "size", "enhanced", "noenhanced",
+	"pngcairo", "pdfcairo", "cairo", "size", "pointscale", "linewidth", "enhanced", "noenhanced",
 	"truecolor", "font", "fontscale", "background", "rgb", "rgbcolor",
 	"logscale", "xy", "x", "y", "x2", "y2", "xlabel", "ylabel", "x2label",
 	"y2label", "title", "notitle", "key", "outside", "inside", "right",
-	"left", "top", "bottom", "center", "box", "nobox", "opaque", "spacing",
+	"left", "top", "bottom", "center", "below", "above", "box", "nobox", "opaque", "spacing",
 	"samplen", "width", "height", "maxrows", "maxcols", "horizontal",
 	"vertical", "Left", "Right", "reverse", "noreverse", "invert",
 	"grid", "xtics", "ytics", "x2tics", "y2tics", "mxtics", "mytics",
@@ -45,7 +45,7 @@ static const char *const words[] = {
 	"noautoscale", "fix", "margin", "lmargin", "rmargin", "tmargin",
 	"bmargin", "tics", "out", "in", "scale", "rotate", "by", "norotate",
 	"textcolor", "tc", "variable", "image", "rgbimage", "matrix",
-	"nonuniform", "pm3d", "map", "view", "equal", "xyplane", "ratio",
+	"nonuniform", "pm3d", "map", "labels", "view", "equal", "xyplane", "ratio",
 	"boxwidth", "absolute", "relative", "noextend", "extend", "object",
 	"rectangle", "rect", "behind", "fc", "fillcolor", "fs", "fillstyle",
 	"noborder", "multiplot", "layout", "columns", "rows", "clip", "noclip",
@@ -154,6 +154,12 @@ int gnuplot_check(const char *s, size_t n, char *why, size_t why_len)
 		}
 		if (isdigit(c) || strchr(".,:+-*/()[]{}<>=", c)) {
 			k++;
+			continue;
+		}
+		if (c == '\\' && k + 1 < n && s[k + 1] == '\n') {
+			/* a line continued */
+			k += 2;
+			line++;
 			continue;
 		}
 		if (c == '#') {

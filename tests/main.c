@@ -136,6 +136,30 @@ void test_dir_remove(const char *dir)
 	rmdir(dir);
 }
 
+bool test_by_array_equal(const struct ps_dag *dag, const struct ps_array_io *measured,
+			 const struct ps_array_io *predicted, char *why, size_t len)
+{
+	for (unsigned a = 0; a < PS_ARRAY_MAX; a++) {
+		const char *name, *found = "an array the DAG does not list";
+		unsigned at;
+
+		if (measured[a].loads == predicted[a].loads &&
+		    measured[a].saves == predicted[a].saves)
+			continue;
+		for (unsigned k = 0; (name = ps_dag_array_at(dag, k, &at)); k++)
+			if (at == a)
+				found = name;
+		snprintf(why, len, "%s: measured %llu loads + %llu saves, predicted %llu + %llu",
+			 found,
+			 (unsigned long long)measured[a].loads,
+			 (unsigned long long)measured[a].saves,
+			 (unsigned long long)predicted[a].loads,
+			 (unsigned long long)predicted[a].saves);
+		return false;
+	}
+	return true;
+}
+
 void test_sweep_row(struct ps_sweep_row *r, const char *label, uint64_t value, uint64_t io)
 {
 	memset(r, 0, sizeof(*r));
@@ -186,6 +210,7 @@ int main(void)
 	srunner_add_suite(sr, hostile_suite());
 	srunner_add_suite(sr, optimal_suite());
 	srunner_add_suite(sr, plot_suite());
+	srunner_add_suite(sr, by_array_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

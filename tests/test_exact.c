@@ -141,6 +141,7 @@ static uint64_t check_exact_run(const struct ps_attention *att,
 	struct ps_problem pb = { .att = att, .M = M };
 	struct ps_report rep;
 	struct ps_error err;
+	char why[256];
 	uint64_t io;
 
 	ps_error_clear(&err);
@@ -158,6 +159,11 @@ static uint64_t check_exact_run(const struct ps_attention *att,
 		      (unsigned long long)M, (unsigned long long)rep.counts.loads,
 		      (unsigned long long)rep.counts.saves,
 		      (unsigned long long)rep.plan.loads, (unsigned long long)rep.plan.saves);
+	ck_assert_msg((s->flags & PS_STRATEGY_BASELINE) ||
+		      test_by_array_equal(&att->dag, rep.counts.by_array, rep.plan.by_array,
+					  why, sizeof(why)),
+		      "%s n=%llu d=%llu M=%llu: by array, %s", s->name, (unsigned long long)att->n,
+		      (unsigned long long)att->d, (unsigned long long)M, why);
 	ck_assert_uint_le(rep.counts.peak_red, (s->flags & PS_STRATEGY_BASELINE) ? M : rep.plan.peak_red);
 	ck_assert_uint_le(rep.plan.peak_red, M);
 	ck_assert_double_ge((double)io, rep.lower.best.value);

@@ -34,6 +34,25 @@ static int compare(const char *what, json_t *entry, const char *key,
 	return 1;
 }
 
+/* The same for the loads and saves of each array of dag; how many moved. */
+static int compare_by_array(const char *what, const struct ps_dag *dag, json_t *by_array,
+			    const struct ps_array_io *now)
+{
+	char where[192];
+	const char *name;
+	unsigned a;
+	int moved = 0;
+
+	for (unsigned k = 0; (name = ps_dag_array_at(dag, k, &a)); k++) {
+		json_t *io = json_object_get(by_array, name);
+
+		snprintf(where, sizeof(where), "%s, %s", what, name);
+		moved += compare(where, io, "loads", now[a].loads);
+		moved += compare(where, io, "saves", now[a].saves);
+	}
+	return moved;
+}
+
 START_TEST(test_golden_counts)
 {
 	static const char *const case_names[] = { "I", "II", "III", "IV" };
@@ -72,6 +91,8 @@ START_TEST(test_golden_counts)
 		moved += compare(what, entry, "saves", rep.counts.saves);
 		moved += compare(what, entry, "peak_red", rep.counts.peak_red);
 		moved += compare(what, entry, "macs", rep.counts.macs);
+		moved += compare_by_array(what, &att.dag, json_object_get(entry, "by_array"),
+					  rep.counts.by_array);
 		for (int c = 0; c < 4; c++)
 			cases[c] += !strcmp(rep.case_name, case_names[c]);
 		ps_attention_free(&att);

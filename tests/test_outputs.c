@@ -392,7 +392,7 @@ static int script_check(const char *text)
 
 /* 1, by the script itself: a gnuplot that keeps each script it is given
  * sees only pebblesim's code, for a sweep with crossovers, one with
- * values, a merge whose labels are gnuplot's command words, and rows
+ * values, a map, a merge whose labels are gnuplot's command words, and rows
  * whose labels no CSV could hold. The check is shown to refuse what an
  * injection would leave. */
 START_TEST(test_plot_script_is_ours)
@@ -423,6 +423,9 @@ START_TEST(test_plot_script_is_ours)
 	put_csv("a.csv", "system");
 	ck_assert_int_eq(cli("sweep", "--merge", "a.csv", "--plot", "p.svg", NULL), 0);
 	check_captured_script();
+	ck_assert_int_eq(cli("map", "-n", "256", "-d", "4", "-g", "1:3", "-M", "64:4096:x4", "--plot",
+			     "p.svg", NULL), 0);
+	check_captured_script();
 	memset(rows, 0, sizeof(rows));
 	for (int k = 0; k < 2; k++) {
 		rows[k].ran = true;
@@ -434,7 +437,7 @@ START_TEST(test_plot_script_is_ours)
 	strcpy(rows[0].label, "';system('touch PWNED')");
 	strcpy(rows[1].label, "x\";`touch PWNED`\n!touch X");
 	ps_error_clear(&err);
-	ck_assert_msg(ps_sweep_plot("q.svg", 'n', rows, 2, NULL, 0, &err) == 0, "%s", err.msg);
+	ck_assert_msg(ps_sweep_plot("q.svg", 'n', rows, 2, NULL, 0, NULL, &err) == 0, "%s", err.msg);
 	check_captured_script();
 	unsetenv("CAPTURE");
 	ck_assert_int_eq(others("a.csv", "p.svg", "q.svg", "bin", NULL), 0);

@@ -42,7 +42,7 @@ static uint64_t check_run_problem(const struct ps_problem *problem,
 	struct ps_lower_bounds lb;
 	const struct ps_strategy *ran;
 	struct ps_error err;
-	char what[128];
+	char what[128], why[256];
 	uint64_t io;
 	int rc;
 
@@ -76,6 +76,11 @@ static uint64_t check_run_problem(const struct ps_problem *problem,
 		      (unsigned long long)rep.counts.loads,
 		      (unsigned long long)rep.counts.saves,
 		      (unsigned long long)plan.loads, (unsigned long long)plan.saves);
+	/* and array by array: the engine's counts, the cost model's breakdown */
+	ck_assert_msg(!plan.predicted ||
+		      test_by_array_equal(&att->dag, rep.counts.by_array, plan.by_array,
+					  why, sizeof(why)),
+		      "%s: by array, %s", what, why);
 	ck_assert_msg(rep.counts.peak_red <= plan.peak_red && plan.peak_red <= M,
 		      "%s: peak red %llu, planned %llu", what,
 		      (unsigned long long)rep.counts.peak_red,

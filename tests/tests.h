@@ -30,6 +30,7 @@ Suite *outputs_suite(void);
 Suite *values_suite(void);
 Suite *hostile_suite(void);
 Suite *polynomial_suite(void);
+Suite *by_array_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
@@ -74,6 +75,12 @@ void test_dir_remove(const char *dir);
  * directory); and back to cwd, the directory removed. */
 void test_dir_enter(char *dir, size_t len, char *cwd, size_t cwd_len, const char *name);
 void test_dir_leave(const char *dir, const char *cwd);
+
+/* Do the engine's loads and saves by array (measured) equal a cost
+ * model's (predicted), for every one of the PS_ARRAY_MAX arrays? If not,
+ * why names the first that differs. */
+bool test_by_array_equal(const struct ps_dag *dag, const struct ps_array_io *measured,
+			 const struct ps_array_io *predicted, char *why, size_t len);
 
 /* A sweep row of label at value with this I/O, ran. */
 void test_sweep_row(struct ps_sweep_row *r, const char *label, uint64_t value, uint64_t io);

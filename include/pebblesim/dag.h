@@ -46,6 +46,14 @@ struct ps_sum {
 	uint64_t in_degree;
 };
 
+/*
+ * The arrays by which the engine counts loads and saves (I/O by array):
+ * each node that holds pebbles belongs to one, numbered below
+ * PS_ARRAY_MAX by its DAG. The attention DAGs number them by kind (enum
+ * ps_kind: Q, K, V, U1, ..., S, E, O), an explicit DAG by role.
+ */
+#define PS_ARRAY_MAX 16
+
 struct ps_dag;
 
 struct ps_dag_ops {
@@ -66,6 +74,14 @@ struct ps_dag_ops {
 	/* a readable name such as "U1[5,(0,3)]" */
 	void (*describe)(const struct ps_dag *dag, ps_node v, char *buf,
 			 size_t len);
+	/* optional, both or neither: the array node v (one that holds
+	 * pebbles) belongs to, below PS_ARRAY_MAX; and the k-th array in
+	 * the order reports list them, its number in *array and its name
+	 * ("K"), or NULL past the last. Without them: the role, and the
+	 * roles input, plain and sum */
+	unsigned (*array)(const struct ps_dag *dag, ps_node v);
+	const char *(*array_at)(const struct ps_dag *dag, unsigned k,
+				unsigned *array);
 };
 
 struct ps_dag {
@@ -124,6 +140,30 @@ static inline void ps_dag_describe(const struct ps_dag *dag, ps_node v,
 				   char *buf, size_t len)
 {
 	dag->ops->describe(dag, v, buf, len);
+}
+
+/* The array v belongs to (the engine counts its loads and saves there). */
+static inline unsigned ps_dag_array(const struct ps_dag *dag, ps_node v)
+{
+	if (dag->ops->array)
+		return dag->ops->array(dag, v);
+	return (unsigned)dag->ops->role(dag, v);
+}
+
+/* The k-th array of dag in report order: its name, and its number in
+ * *array; NULL past the last. */
+static inline const char *ps_dag_array_at(const struct ps_dag *dag, unsigned k,
+					  unsigned *array)
+{
+	static const enum ps_role roles[] = { PS_ROLE_INPUT, PS_ROLE_PLAIN, PS_ROLE_SUM };
+	static const char *const names[] = { "input", "plain", "sum" };
+
+	if (dag->ops->array_at)
+		return dag->ops->array_at(dag, k, array);
+	if (k >= sizeof(roles) / sizeof(roles[0]))
+		return NULL;
+	*array = (unsigned)roles[k];
+	return names[k];
 }
 
 #endif

@@ -15,6 +15,7 @@
  * block):
  *   - c.red is the number of red pebbles, and at most M while not failed;
  *     c.peak_red is at least every c.red the game has had;
+ *   - c.by_array's loads add up to c.loads, its saves to c.saves;
  *   - a sum is incomplete exactly while it holds some in-edges but fewer
  *     than its in-degree: then it has a record whose count is the number
  *     of in-edges in its set; a complete sum has none;
@@ -70,12 +71,31 @@ enum ps_move {
 	PS_MOVE_END,
 };
 
+/* Loads and saves of one array of the DAG (dag.h, PS_ARRAY_MAX). */
+struct ps_array_io {
+	uint64_t loads, saves;
+};
+
+/* The loads and saves of by_array[0, PS_ARRAY_MAX), added up. */
+static inline void ps_array_io_total(const struct ps_array_io *by_array,
+				     uint64_t *loads, uint64_t *saves)
+{
+	*loads = *saves = 0;
+	for (unsigned k = 0; k < PS_ARRAY_MAX; k++) {
+		*loads += by_array[k].loads;
+		*saves += by_array[k].saves;
+	}
+}
+
 struct ps_counts {
 	uint64_t loads, saves;
 	uint64_t computes, recomputations, macs;
 	uint64_t moves;    /* elementary moves applied */
 	uint64_t red;      /* red pebbles now */
 	uint64_t peak_red; /* the most at any time, a mac's product counted */
+	/* loads and saves by the array of the node moved (ps_dag_array):
+	 * they add up to loads and saves */
+	struct ps_array_io by_array[PS_ARRAY_MAX];
 };
 
 struct ps_violation {

@@ -60,10 +60,24 @@ struct ps_plan {
 	uint64_t param;
 	const char *variant;    /* generic: the tiles, "square", "tall", "unit" */
 	const char *sizes;      /* "tuned": sizes by the cost model, no bound */
-	bool predicted;         /* loads and saves come from a cost model */
+	bool predicted;         /* loads and saves come from a cost model,
+				 * by_array too */
 	bool bounded;           /* upper holds the strategy's upper bound */
 	const struct ps_strategy *chosen; /* auto: the strategy it runs */
+	/* the prediction by array, numbered as the DAG numbers its arrays
+	 * (dag.h): loads and saves are its totals (ps_plan_predicted) */
+	struct ps_array_io by_array[PS_ARRAY_MAX];
 };
+
+/* A cost model's prediction: by_array (PS_ARRAY_MAX entries) copied into
+ * the plan, loads and saves its totals, predicted set. */
+static inline void ps_plan_predicted(struct ps_plan *plan,
+				     const struct ps_array_io *by_array)
+{
+	memcpy(plan->by_array, by_array, sizeof(plan->by_array));
+	ps_array_io_total(by_array, &plan->loads, &plan->saves);
+	plan->predicted = true;
+}
 
 struct ps_strategy {
 	unsigned version;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "pebblesim/common.h"
+#include "pebblesim/engine.h"
 #include "pebblesim/values.h"
 
 /* The swept parameter's letter: 'n', 'd', 'g' or 'M'. */
@@ -80,6 +81,11 @@ struct ps_sweep_row {
 	 * (exact attention) or bound < 0 (its hypotheses fail): none */
 	double eta, bound;
 	char why[160];
+	/* loads and saves by array (the kinds, enum ps_kind), from the
+	 * engine or, predicted, the cost model; bit k of arrays: by_array[k]
+	 * is known (an array of the row's DAG, of a row that ran) */
+	struct ps_array_io by_array[PS_ARRAY_MAX];
+	uint32_t arrays;
 };
 
 /* Checks the spec (labels known, sizes sane) before anything runs. */

@@ -206,7 +206,8 @@ const struct cli_help compare_help = {
 	"each tiling that takes --sizes again with tuned sizes (NAME/tuned),\n"
 	"through the engine on the same DAG and prints one row each, best first: valid,\n"
 	"loads, saves, I/O, peak red pebbles, I/O over its upper bound and over the\n"
-	"lower bound, run time; then those that do not run, with the reason. With\n"
+	"lower bound, run time; then those that do not run, with the reason; then\n"
+	"the I/O of each array (Q, K, V, ...) for each valid row. With\n"
 	"--dag, the rows are the policies for a DAG from a file, lru and belady,\n"
 	"each over the topo and dfs orders.\n",
 	"  pebblesim compare -n 1024 -d 16 -g 5 -M 2048\n"

@@ -691,7 +691,9 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 }
 
 const struct cli_help frontier_help = {
-	"frontier -n LO:HI[:STEP] -d D -M M --epsilon E [--entry-bound B] [--polynomial P] [--interval BETA] [--json] [--csv FILE] [--plot FILE]",
+	"frontier -n LO:HI[:STEP] -d D -M M --epsilon E [--entry-bound B] [--polynomial P] [--interval BETA]\n"
+	"                   [--bound a-priori|measured [--q Q.npy --k K.npy --v V.npy | --seed S]]\n"
+	"                   [--json] [--csv FILE] [--plot FILE] [--plot-script FILE.gp]",
 	"the least I/O at an accuracy: approximate attention against FlashAttention",
 	"Picks the least degree g whose a-priori bound 2 eta / (1 - eta) max|V|\n"
 	"(docs/VALUES.md) is within E for every input with entries in [-B, B],\n"

@@ -145,6 +145,62 @@ static json_t *values_json(const struct ps_report *rep)
 	return obj;
 }
 
+/* The DAG a report is of: the attention DAG or the explicit one. */
+static const struct ps_dag *report_dag(const struct ps_report *rep)
+{
+	return rep->att ? &rep->att->dag : &rep->xdag->dag;
+}
+
+static bool same_io(const struct ps_array_io *a, const struct ps_array_io *b)
+{
+	return a->loads == b->loads && a->saves == b->saves;
+}
+
+/*
+ * The I/O by array of a valid run (ps_counts.by_array, counted by the
+ * engine): each array of the DAG with its loads, saves and share of the
+ * I/O, and beside it whether the cost model predicted the same.
+ */
+static void by_array_print(const struct ps_report *rep, FILE *out)
+{
+	const struct ps_dag *dag = report_dag(rep);
+	const struct ps_counts *c = &rep->counts;
+	const uint64_t io = c->loads + c->saves;
+	const bool predicted = rep->has_plan && rep->plan.predicted;
+	const char *name;
+	unsigned a;
+
+	fprintf(out, "I/O by array           %12s %12s %7s%s\n", "loads", "saves", "share",
+		predicted ? "  cost model" : "");
+	for (unsigned k = 0; (name = ps_dag_array_at(dag, k, &a)); k++) {
+		const struct ps_array_io *m = &c->by_array[a], *p = &rep->plan.by_array[a];
+
+		fprintf(out, "  %-20s %12llu %12llu %6.1f%%", name, (unsigned long long)m->loads,
+			(unsigned long long)m->saves,
+			io ? 100.0 * (double)(m->loads + m->saves) / (double)io : 0.0);
+		if (predicted && same_io(m, p))
+			fputs("  agrees", out);
+		else if (predicted)
+			fprintf(out, "  PREDICTS %llu + %llu", (unsigned long long)p->loads,
+				(unsigned long long)p->saves);
+		fputc('\n', out);
+	}
+}
+
+/* {"Q": {"loads": .., "saves": ..}, ...}: io of each array of dag, in its
+ * order; the values add up to the totals. */
+static json_t *by_array_json(const struct ps_dag *dag, const struct ps_array_io *io)
+{
+	json_t *obj = json_object();
+	const char *name;
+	unsigned a;
+
+	for (unsigned k = 0; (name = ps_dag_array_at(dag, k, &a)); k++)
+		json_object_set_new(obj, name, json_pack("{s:I, s:I}",
+			"loads", (json_int_t)io[a].loads, "saves", (json_int_t)io[a].saves));
+	return obj;
+}
+
 /* In place of the upper bound: a tuned plan has its cost model only. */
 static void tuned_print(FILE *out)
 {
@@ -212,6 +268,7 @@ void cli_report_print(const struct ps_report *rep, FILE *out)
 			predicted == io ? "cost model agrees" : "COST MODEL DISAGREES");
 	else if (rep->source)
 		fprintf(out, "predicted I/O          no prediction (the header names no plan pebblesim can reproduce)\n");
+	by_array_print(rep, out);
 	fprintf(out, "peak red pebbles       %llu of %llu\n",
 		(unsigned long long)c->peak_red, (unsigned long long)rep->M);
 	fprintf(out, "computes               %llu (%llu recomputations)\n",
@@ -351,9 +408,13 @@ int cli_report_print_json(const struct ps_report *rep, FILE *out)
 		json_object_set_new(root, "loads", json_integer((json_int_t)c->loads));
 		json_object_set_new(root, "saves", json_integer((json_int_t)c->saves));
 		json_object_set_new(root, "io", json_integer((json_int_t)io));
-		if (rep->has_plan && rep->plan.predicted)
+		json_object_set_new(root, "by_array", by_array_json(report_dag(rep), c->by_array));
+		if (rep->has_plan && rep->plan.predicted) {
 			json_object_set_new(root, "predicted_io",
 					    json_integer((json_int_t)(rep->plan.loads + rep->plan.saves)));
+			json_object_set_new(root, "predicted_by_array",
+					    by_array_json(report_dag(rep), rep->plan.by_array));
+		}
 	} else {
 		json_object_set_new(root, "violation",
 				    json_pack("{s:s, s:s}", "message", rep->violation,
@@ -431,9 +492,10 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out)
 		if (dr->algorithm[0])
 			json_object_set_new(root, "case_algorithm", json_string(dr->algorithm));
 		if (rep->plan.predicted)
-			json_object_set_new(root, "predicted", json_pack("{s:I, s:I, s:I}",
+			json_object_set_new(root, "predicted", json_pack("{s:I, s:I, s:I, s:o}",
 				"loads", (json_int_t)rep->plan.loads, "saves",
-				(json_int_t)rep->plan.saves, "io", (json_int_t)io));
+				(json_int_t)rep->plan.saves, "io", (json_int_t)io,
+				"by_array", by_array_json(dag, rep->plan.by_array)));
 		if (rep->plan.bounded)
 			json_object_set_new(bounds, "upper", bound_json(&rep->plan.upper));
 		if (rep->plan.sizes)
@@ -462,10 +524,18 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out)
 	if (dr->algorithm[0])
 		fprintf(out, "  why this one         %s\n", dr->algorithm);
 	fprintf(out, "  plan                 %s\n", rep->plan.summary);
-	if (rep->plan.predicted)
+	if (rep->plan.predicted) {
+		const char *name;
+		unsigned a;
+
 		fprintf(out, "predicted              %llu loads + %llu saves = %llu I/O\n",
 			(unsigned long long)rep->plan.loads,
 			(unsigned long long)rep->plan.saves, (unsigned long long)io);
+		for (unsigned k = 0; (name = ps_dag_array_at(dag, k, &a)); k++)
+			fprintf(out, "  %-20s %llu loads + %llu saves\n", name,
+				(unsigned long long)rep->plan.by_array[a].loads,
+				(unsigned long long)rep->plan.by_array[a].saves);
+	}
 	if (rep->plan.bounded)
 		fprintf(out, "upper bound            %.0f (%s)\n", rep->plan.upper.value,
 			rep->plan.upper.name);
@@ -515,6 +585,7 @@ static json_t *compare_row_json(const struct ps_report *head,
 	json_object_set_new(obj, "loads", json_integer((json_int_t)rep->counts.loads));
 	json_object_set_new(obj, "saves", json_integer((json_int_t)rep->counts.saves));
 	json_object_set_new(obj, "io", json_integer((json_int_t)io));
+	json_object_set_new(obj, "by_array", by_array_json(report_dag(head), rep->counts.by_array));
 	json_object_set_new(obj, "peak_red", json_integer((json_int_t)rep->counts.peak_red));
 	json_object_set_new(obj, "lower", cli_bound_value_json(rep->lower.best.value));
 	json_object_set_new(obj, "lower_name", json_string(rep->lower.best.name));
@@ -530,6 +601,34 @@ static json_t *compare_row_json(const struct ps_report *head,
 	json_object_set_new(obj, "seconds", json_real(rep->seconds));
 	json_object_set_new(obj, "plan", json_string(rep->plan.summary));
 	return obj;
+}
+
+/* compare's second table: the I/O (loads + saves) of each array, a row for
+ * each valid run; --json has loads and saves apart. */
+static void compare_by_array_print(const struct ps_report *head,
+				   const struct cli_compare_row *rows, size_t count,
+				   FILE *out)
+{
+	const struct ps_dag *dag = report_dag(head);
+	const char *name;
+	char label[64];
+	unsigned a;
+
+	fprintf(out, "\nI/O by array (loads + saves)\n%-14s", "strategy");
+	for (unsigned k = 0; (name = ps_dag_array_at(dag, k, &a)); k++)
+		fprintf(out, " %11s", name);
+	fputc('\n', out);
+	for (size_t r = 0; r < count; r++) {
+		const struct ps_counts *c = &rows[r].rep.counts;
+
+		if (!rows[r].ran || !rows[r].rep.valid)
+			continue;
+		fprintf(out, "%-14s", row_name(&rows[r], label, sizeof(label)));
+		for (unsigned k = 0; ps_dag_array_at(dag, k, &a); k++)
+			fprintf(out, " %11llu",
+				(unsigned long long)(c->by_array[a].loads + c->by_array[a].saves));
+		fputc('\n', out);
+	}
 }
 
 void cli_compare_print(const struct ps_report *head,
@@ -586,6 +685,7 @@ void cli_compare_print(const struct ps_report *head,
 			(unsigned long long)rep->counts.peak_red, upper,
 			ratio(io, head->lower.best.value), rep->seconds);
 	}
+	compare_by_array_print(head, rows, count, out);
 }
 
 void cli_list_print(bool json, FILE *out)

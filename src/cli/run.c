@@ -364,7 +364,9 @@ const struct cli_help run_help = {
 	"--dag), runs the strategy of the paper's case (or the one named), validates\n"
 	"every move of its sequence in the engine, and prints the case, the\n"
 	"strategy and its plan, loads, saves, I/O, the cost model's prediction,\n"
-	"peak red pebbles, and the paper's bounds with their ratios.\n",
+	"the loads and saves of each array (Q, K, V, U1, U2, H, N, A: where the\n"
+	"I/O goes, beside the cost model's breakdown), peak red pebbles, and the\n"
+	"paper's bounds with their ratios.\n",
 	"  pebblesim --case II -n 4096 -d 16 -g 3 -M 8k\n"
 	"      Case II's group tiling (Key Lemma 3.2) on 4096 tokens, 16 features\n"
 	"  pebblesim --strategy generic --tiles square -n 64 -d 4 -g 2 -M 100 --json\n"

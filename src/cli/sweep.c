@@ -40,7 +40,8 @@ const struct cli_option sweep_options[] = {
 	  "points in N parallel processes (default: the cores);\nthe results are those of -j 1" },
 	{ OPT_SHARD, 0, "shard", CLI_STRING, offsetof(struct cli_args, shard), 0, 0, "K/N",
 	  "run every N-th point, from the K-th (1 <= K <= N)" },
-	CLI_OPT_CSV("write one row per (point, strategy) as CSV"),
+	CLI_OPT_CSV("write one row per (point, strategy) as CSV, ending\n"
+		    "with the loads and saves of each array (Q_loads, ...)"),
 	CLI_OPT_PLOT("draw I/O against the swept parameter into FILE.svg,\nFILE.png or FILE.pdf, with gnuplot (log axes for n, M\nand I/O, linear for d and g)"),
 	CLI_OPT_PLOT_SCRIPT,
 	{ OPT_MERGE, 0, "merge", CLI_FLAG, offsetof(struct cli_args, merge), 0, 0, NULL,

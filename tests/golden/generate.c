@@ -1,7 +1,8 @@
 /*
  * make golden: recomputes tests/golden/io_counts.json, the exact counts of
  * every strategy on a grid of parameters across the four cases, and of
- * the tilings with --sizes tuned ("sizes": "tuned"). The file
+ * the tilings with --sizes tuned ("sizes": "tuned"), loads and saves
+ * also by array ("by_array", the report's breakdown). The file
  * is data the tests compare with exactly; regenerate it only for a
  * deliberate change, and review its diff like code.
  *
@@ -48,7 +49,9 @@ static int add_entry(json_t *entries, const struct ps_attention *att,
 	struct ps_problem pb = { .att = att, .M = M, .sizes = sizes };
 	struct ps_report rep;
 	struct ps_error err;
-	json_t *entry;
+	json_t *entry, *by_array;
+	const char *name;
+	unsigned a;
 	int rc;
 
 	if (M < ps_strategy_min_memory(st, att))
@@ -70,6 +73,12 @@ static int add_entry(json_t *entries, const struct ps_attention *att,
 			rep.violation);
 		return 1;
 	}
+	/* the loads and saves of each array, the cache policies' included */
+	by_array = json_object();
+	for (unsigned k = 0; (name = ps_dag_array_at(&att->dag, k, &a)); k++)
+		json_object_set_new(by_array, name, json_pack("{s:I, s:I}",
+			"loads", (json_int_t)rep.counts.by_array[a].loads,
+			"saves", (json_int_t)rep.counts.by_array[a].saves));
 	entry = json_pack("{s:s, s:I, s:I, s:I, s:b, s:I, s:s, s:I, s:I, s:I, s:I}",
 			  "strategy", st->name, "n", (json_int_t)att->n,
 			  "d", (json_int_t)att->d, "g", (json_int_t)att->g,
@@ -81,6 +90,7 @@ static int add_entry(json_t *entries, const struct ps_attention *att,
 			  "macs", (json_int_t)rep.counts.macs);
 	if (sizes)
 		json_object_set_new(entry, "sizes", json_string(sizes));
+	json_object_set_new(entry, "by_array", by_array);
 	json_array_append_new(entries, entry);
 	return 0;
 }
