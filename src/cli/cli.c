@@ -97,7 +97,7 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 		cli_print_help(out);
 		return PS_EXIT_VALID;
 	}
-	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		fprintf(out, "pebblesim %s\n", PS_VERSION);
 		return PS_EXIT_VALID;
 	}

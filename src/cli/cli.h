@@ -39,6 +39,7 @@ enum cli_option_id {
 	OPT_VALUES, OPT_Q, OPT_K, OPT_V, OPT_SEED, OPT_ENTRY_BOUND, OPT_VALUES_OUTPUT,
 	OPT_TIME_LIMIT, OPT_MEMORY_LIMIT, OPT_SWEEP, /* optimal */
 	OPT_POLYNOMIAL, OPT_INTERVAL, OPT_REFINE, OPT_EPSILON, OPT_BOUND,
+	OPT_PROGRESS, OPT_PARTIAL,
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -97,6 +98,8 @@ struct cli_args {
 	const char *bound;      /* frontier: a-priori */
 	const char *text[CLI_OPTION_COUNT]; /* a number's text as given */
 	bool no_normalize, json, dry_run, element_path, help;
+	bool progress;          /* --progress: lines even off a terminal */
+	bool partial;           /* sweep --merge --partial */
 	bool given[CLI_OPTION_COUNT];
 	char **operands; /* what is left once the options are taken */
 	int operand_count;
@@ -191,6 +194,9 @@ int cli_sweep_write_csv(const char *path, const struct ps_sweep_row *rows,
 	CLI_OPT_INPUT(OPT_K, "k", k_file, "K"), CLI_OPT_INPUT(OPT_V, "v", v_file, "V"), \
 	CLI_OPT_SEED, CLI_OPT_ENTRY_BOUND, CLI_OPT_POLYNOMIAL, CLI_OPT_INTERVAL, CLI_OPT_VALUES_OUTPUT
 
+/* Progress lines on standard error off a terminal too (a batch job's log). */
+#define CLI_OPT_PROGRESS(what) { OPT_PROGRESS, 0, "progress", CLI_FLAG, offsetof(struct cli_args, progress), 0, 0, NULL, \
+	"progress on standard error even when it is not a terminal\n(a batch job's log): a line " what }
 #define CLI_OPT_HELP { OPT_HELP, 'h', "help", CLI_FLAG, offsetof(struct cli_args, help), 0, 0, NULL, "this help" }
 #define CLI_OPT_END { CLI_OPTION_COUNT, 0, NULL, CLI_FLAG, 0, 0, 0, NULL, NULL }
 
@@ -271,8 +277,15 @@ int cli_write_outputs(const struct cli_args *a, const struct ps_values *vals,
  * values, on errout. */
 void cli_values_warn(const struct ps_report *rep, FILE *errout);
 
-/* Standard error when it is a terminal, else NULL: where progress goes. */
-FILE *cli_progress_stream(FILE *errout);
+/* Where progress goes: errout when it is a terminal or --progress is
+ * given (then as whole lines, ps_progress_lines), else NULL. */
+FILE *cli_progress_stream(const struct cli_args *a, FILE *errout);
+
+/* "keylemma at n = 4096, d = 16, g = 3, M = 8192": a run in progress
+ * lines (sizes NULL or "tuned"). */
+const char *cli_progress_label(const struct ps_strategy *s, const char *sizes,
+			       const struct ps_attention *att, uint64_t M,
+			       char *buf, size_t len);
 
 /* Refuses the options s does not take (its `takes`), and a strategy of
  * the other DAG kind; 0 or PS_EXIT_USAGE after a message. */
@@ -316,7 +329,9 @@ struct cli_compare_row {
 	const char *sizes; /* a tiling's tile sizes: NULL (the proof's) or "tuned" */
 	struct ps_report rep;
 	char why[PS_ERROR_MAX + 64];
+	bool pending;   /* to be run: M suffices and the row is asked for */
 	bool ran;
+	bool predicted; /* --predict: the cost model's counts, not judged */
 };
 
 /* compare's table, or its JSON array; head gives the DAG, M, the case. */

@@ -357,7 +357,7 @@ void cli_print_help(FILE *out)
 {
 	fputs("usage: pebblesim [COMMAND] [OPTIONS] [FILE]\n"
 	      "       pebblesim COMMAND --help\n"
-	      "       pebblesim --version\n"
+	      "       pebblesim --version (or -V)\n"
 	      "\n"
 	      "pebblesim plays the red-blue pebble game (Hong and Kung; with partial\n"
 	      "aggregation) on the DAG of approximate attention, A = D^-1 U1 (U2^T V)\n"
