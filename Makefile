@@ -22,7 +22,7 @@
 #   WERROR=1 make check                     warnings are errors (CI)
 #
 # The build options are tracked: build/flags holds CC, OPT, CFLAGS, LDFLAGS,
-# WERROR, SANITIZE, DOCDIR and the effective compile and link flags; every
+# WERROR, SANITIZE and the effective compile and link flags; every
 # object depends on it, and it is rewritten only when its content changes.
 #
 # Missing Debian packages are installed by scripts/deps.sh before building.
@@ -62,9 +62,10 @@ CHECK_LIBS = $(shell pkg-config --libs check)
 
 # -fPIC everywhere: the same objects go into libpebblesim.a and
 # libpebblesim.so (the headline run is as fast, docs/PERFORMANCE.md).
-# PS_DOCDIR: where --help says the documentation is installed.
+# No installation path is compiled in: --help finds the documentation
+# from the binary's place, so make install copies build/ as it is.
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) $(OPT) -fPIC $(SAN_FLAGS) \
-	-DPS_DOCDIR='"$(DOCDIR)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+	$(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
 # the library; the command line (src/cli/, src/main.c) is linked into the
@@ -117,7 +118,6 @@ CFLAGS = $(CFLAGS)
 LDFLAGS = $(LDFLAGS)
 WERROR = $(WERROR)
 SANITIZE = $(SANITIZE)
-DOCDIR = $(DOCDIR)
 compile = $(ALL_CFLAGS)
 link = $(ALL_LDFLAGS)
 endef
@@ -172,15 +172,10 @@ $(GOLDEN): $(GOLDEN_OBJ) $(LIB)
 run: $(BIN)
 	./$(BIN) $(HEADLINE)
 
-# The man page: help2man reads `pebblesim --help` and `--version`, through a
-# script that only puts the usage lines in the form it takes for a synopsis.
-$(MAN): $(BIN) scripts/help2man-filter.sh | deps
-	@mkdir -p $(BUILD)/man
-	install -m 755 scripts/help2man-filter.sh $(BUILD)/man/pebblesim
-	PEBBLESIM_BIN=$(abspath $(BIN)) help2man --no-info --section=1 \
-		--name='the red-blue pebble game on the DAG of approximate attention' \
-		--source='pebblesim $(VERSION)' --manual='pebblesim manual' \
-		--output=$@ $(BUILD)/man/pebblesim
+# The man page, written by the binary from its command table (src/cli/man.c):
+# every command with every option, exit status, files, environment, examples.
+$(MAN): $(BIN)
+	./$(BIN) __man > $@.new && mv -f $@.new $@
 
 check: $(BIN) $(TESTS) $(SHLIB) $(MAN)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
@@ -249,7 +244,7 @@ install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpebblesim.so
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/pebblesim/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@RPATH@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		pebblesim.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pebblesim.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/pebblesim.pc

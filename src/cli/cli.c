@@ -97,6 +97,11 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 		cli_print_help(out);
 		return PS_EXIT_VALID;
 	}
+	/* the build's man page and the completion script (man.c) */
+	if (argc >= 2 && !strcmp(argv[1], "__man"))
+		return argc == 2 ? cli_man(out) : PS_EXIT_USAGE;
+	if (argc >= 2 && !strcmp(argv[1], "__complete"))
+		return cli_complete(argc - 2, argv + 2, out, errout);
 	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		fprintf(out, "pebblesim %s\n", PS_VERSION);
 		return PS_EXIT_VALID;

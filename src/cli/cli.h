@@ -232,6 +232,16 @@ int cli_usage_error(const struct cli_command *cmd, FILE *errout,
 void cli_print_command_help(const struct cli_command *cmd, FILE *out);
 void cli_print_help(FILE *out);
 
+/* Where README.md and docs/ are: beside the running binary, installed
+ * (BINDIR/../share/doc/pebblesim) or in the source tree (build/..);
+ * false when neither holds README.md. */
+bool cli_doc_dir(char *buf, size_t len);
+
+/* man.c: the man page (`pebblesim __man`) and the words of bash
+ * completion (`pebblesim __complete ...`), from the command table. */
+int cli_man(FILE *out);
+int cli_complete(int argc, char **argv, FILE *out, FILE *errout);
+
 /* job.c: what run, compare and validate share. */
 
 /* The attention DAG of -n -d -g after checking every limit (but the
