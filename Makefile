@@ -3,7 +3,9 @@
 #   make            build build/pebblesim, libpebblesim.a, libpebblesim.so and the man page
 #   make run        build and run the representative job (the README's first command)
 #   make check      build and run every test (the README's second command) and
-#                   the NumPy check of the polynomials (tests/numpy_polynomial.py), then
+#                   the NumPy check of the polynomials (tests/numpy_polynomial.py),
+#                   README's package list against scripts/deps.sh (check-deps-list.sh),
+#                   examples/distributed/ with 3 shards (check-distributed.sh), then
 #                   check that build options are tracked (check-flags), and
 #                   install into build/, build examples/api against that tree
 #                   through pkg-config, run it and uninstall (check-install)
@@ -95,6 +97,7 @@ DOCS := $(wildcard docs/*.md docs/*.json docs/*.svg)
 EXAMPLES := $(wildcard examples/*.jsonl examples/*.graphml)
 EXAMPLE_SCRIPTS := $(wildcard examples/*.sh)
 API_EXAMPLES := $(wildcard examples/api/*.c)
+DIST_EXAMPLES := $(wildcard examples/distributed/*.sh)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
@@ -180,6 +183,8 @@ $(MAN): $(BIN)
 check: $(BIN) $(TESTS) $(SHLIB) $(MAN)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
 	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
+	sh scripts/check-deps-list.sh
+	sh scripts/check-distributed.sh $(abspath $(BUILD))
 	@$(MAKE) --no-print-directory check-flags
 	@$(MAKE) --no-print-directory check-install
 
@@ -237,7 +242,8 @@ PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/pebblesim $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api \
+		$(DESTDIR)$(DOCDIR)/examples/distributed
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/pebblesim
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libpebblesim.a
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB))
@@ -255,6 +261,7 @@ install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
 	install -m 755 $(EXAMPLE_SCRIPTS) $(DESTDIR)$(DOCDIR)/examples/
 	install -m 644 $(API_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/api/
+	install -m 755 $(DIST_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/distributed/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pebblesim
@@ -267,8 +274,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/pebblesim
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,README.md LICENSE CITATION.cff)
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS)))
-	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EXAMPLES) $(EXAMPLE_SCRIPTS) $(API_EXAMPLES))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EXAMPLES) $(EXAMPLE_SCRIPTS) $(API_EXAMPLES) $(DIST_EXAMPLES))
 	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api \
+		$(DESTDIR)$(DOCDIR)/examples/distributed \
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:

@@ -128,6 +128,10 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 	}
 	if ((rc = check_outputs(&a, errout)))
 		return rc;
+	/* run: -n and -d from the shapes of --q, --k and --v (validate
+	 * takes them from the trace's header) */
+	if (cmd->fn == cmd_run && (rc = cli_infer_shape(cmd, &a, errout)))
+		return rc;
 	return cmd->fn(cmd, &a, out, errout);
 }
 

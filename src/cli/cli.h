@@ -173,7 +173,7 @@ int cli_sweep_write_csv(const char *path, const struct ps_sweep_row *rows,
 #define CLI_OPT_VALUES(help) { OPT_VALUES, 0, "values", CLI_FLAG, offsetof(struct cli_args, values), 0, CLI_ATTENTION_ONLY, NULL, help }
 #define CLI_OPT_INPUT(id, name, field, what) { id, 0, name, CLI_STRING, offsetof(struct cli_args, field), 0, \
 	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, what ".npy", "read " what " (n x d, float64 or float32) from a .npy file;\n" \
-	"--q, --k and --v go together" }
+	"--q, --k and --v go together; run takes -n and -d from\ntheir shape when they are not given" }
 #define CLI_OPT_SEED { OPT_SEED, 0, "seed", CLI_COUNT, offsetof(struct cli_args, seed), 0, CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "S", \
 	"random inputs from seed S (default 1)" }
 #define CLI_OPT_ENTRY_BOUND { OPT_ENTRY_BOUND, 0, "entry-bound", CLI_REAL, offsetof(struct cli_args, entry_bound), 0, \
@@ -276,6 +276,11 @@ void cli_problem(const struct cli_args *a, const struct ps_attention *att,
  * PS_EXIT_USAGE after a message. */
 int cli_values_inputs(const struct cli_command *cmd, const struct cli_args *a,
 		      struct ps_values_inputs *in, FILE *errout);
+
+/* run --values with --q, --k and --v: -n and -d from the .npy shapes
+ * when not given; a shape that differs from another or from -n or -d is
+ * refused by name. 0 or PS_EXIT_USAGE after a message. */
+int cli_infer_shape(const struct cli_command *cmd, struct cli_args *a, FILE *errout);
 
 /* Writes the outputs of a run with values to --output, unless the run
  * failed (exit status 1: nothing written, the old file kept, a note on
