@@ -649,15 +649,25 @@ static bool identity_parse(const char *line, struct ps_sweep_identity *id)
 	return true;
 }
 
+/* "shard 3/4" or "a partial merge": what a file holds of its sweep. */
+static void identity_part(const struct ps_sweep_identity *id, char *buf, size_t len)
+{
+	if (id->shards)
+		snprintf(buf, len, "shard %u/%u", id->shard + 1, id->shards);
+	else
+		snprintf(buf, len, "a partial merge");
+}
+
 int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identity *ids,
 			 size_t file_count, const struct ps_sweep_row *rows,
 			 size_t count, bool partial, struct ps_sweep_identity *merged,
 			 struct ps_error *err)
 {
-	const struct ps_sweep_identity *first = NULL;
-	size_t first_file = 0, missing = 0;
+	const struct ps_sweep_identity *first = NULL, *split = NULL;
+	size_t first_file = 0, split_file = 0, missing = 0;
 	unsigned char *seen = NULL;
 	char missing_text[128] = "";
+	bool partial_input = false;
 
 	memset(merged, 0, sizeof(*merged));
 	for (size_t k = 0; k < file_count; k++) {
@@ -668,69 +678,80 @@ int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identit
 						    files[k]);
 			continue;
 		}
+		if (!ids[k].shards) {
+			if (!partial)
+				return ps_error_set(err, PS_EINPUT,
+						    "%s is a partial merge: --partial merges it again", files[k]);
+			partial_input = true;
+		}
 		if (!first) {
 			first = &ids[k];
 			first_file = k;
-			continue;
-		}
-		if (strcmp(ids[k].sweep, first->sweep)) {
-			const char *a = first->sweep, *b = ids[k].sweep;
+		} else if (strcmp(ids[k].sweep, first->sweep)) {
+			const char *x = first->sweep, *y = ids[k].sweep;
 			size_t at = 0;
 
-			while (a[at] && a[at] == b[at])
+			while (x[at] && x[at] == y[at])
 				at++;
-			while (at && a[at - 1] != ' ')
+			while (at && x[at - 1] != ' ')
 				at--;
 			return ps_error_set(err, PS_EINPUT,
 					    "%s and %s are different sweeps: '%.*s' against '%.*s'",
-					    files[first_file], files[k], (int)strcspn(a + at, " "), a + at,
-					    (int)strcspn(b + at, " "), b + at);
+					    files[first_file], files[k], (int)strcspn(x + at, " "), x + at,
+					    (int)strcspn(y + at, " "), y + at);
 		}
-		if (ids[k].shards != first->shards)
+		if (!ids[k].shards)
+			continue;
+		if (!split) {
+			split = &ids[k];
+			split_file = k;
+		} else if (ids[k].shards != split->shards) {
 			return ps_error_set(err, PS_EINPUT,
 					    "%s and %s split the sweep differently: %u shards against %u",
-					    files[first_file], files[k], first->shards, ids[k].shards);
+					    files[split_file], files[k], split->shards, ids[k].shards);
+		}
 	}
 	if (first) {
 		*merged = *first;
 		merged->shard = 0;
-		merged->shards = 1;
+		merged->shards = partial_input ? 0 : 1;
 	}
-	if (first && first->shards == 0 && !partial)
-		return ps_error_set(err, PS_EINPUT,
-				    "%s is a partial merge: --partial merges it again", files[first_file]);
-	if (first && first->shards > 1) {
-		seen = calloc(first->shards, sizeof(*seen));
+	if (split && split->shards > 1) {
+		seen = calloc(split->shards, sizeof(*seen));
 		if (!seen)
 			return ps_error_set(err, PS_ENOMEM, "out of memory for the merge");
 		for (size_t k = 0; k < file_count; k++) {
-			if (!ids[k].present)
+			if (!ids[k].present || !ids[k].shards)
 				continue;
 			if (seen[ids[k].shard]) {
 				size_t other = 0;
+				char part[48];
 
-				while (!ids[other].present || ids[other].shard != ids[k].shard)
+				while (!ids[other].present || ids[other].shard != ids[k].shard ||
+				       !ids[other].shards)
 					other++;
 				free(seen);
-				return ps_error_set(err, PS_EINPUT, "shard %u/%u is given twice: %s and %s",
-						    ids[k].shard + 1, first->shards, files[other], files[k]);
+				identity_part(&ids[k], part, sizeof(part));
+				return ps_error_set(err, PS_EINPUT, "%s is given twice: %s and %s",
+						    part, files[other], files[k]);
 			}
 			seen[ids[k].shard] = 1;
 		}
-		for (unsigned s = 0; s < first->shards; s++)
+		for (unsigned s = 0; s < split->shards; s++)
 			if (!seen[s] && missing++ < 8) {
 				size_t used = strlen(missing_text);
 
 				snprintf(missing_text + used, sizeof(missing_text) - used, "%s%u/%u",
-					 used ? ", " : "", s + 1, first->shards);
+					 used ? ", " : "", s + 1, split->shards);
 			}
 		free(seen);
+		/* with a partial merge among the files, the rows tell */
 		if (missing && !partial)
 			return ps_error_set(err, PS_EINPUT,
 					    "shard%s %s%s of the sweep %s missing: merge %s too, or --partial for a partial merge",
 					    missing > 1 ? "s" : "", missing_text, missing > 8 ? ", ..." : "",
 					    missing > 1 ? "are" : "is", missing > 1 ? "them" : "it");
-		if (missing)
+		if (missing && !partial_input)
 			merged->shards = 0;
 	}
 	/* sorted: the rows of one point and label are neighbours */
