@@ -315,11 +315,12 @@ static int read_pick(const struct cli_command *cmd, const struct cli_args *a,
 }
 
 /* The rows of the attention DAG: each picked strategy (the move-by-move
- * baselines only up to CLI_COMPARE_BASELINE_PRODUCTS unless named), and
- * a tiling with tile sizes again tuned. */
+ * baselines only up to CLI_COMPARE_BASELINE_PRODUCTS unless named or
+ * predicted: they have no cost model to say so cheaply), and a tiling
+ * with tile sizes again tuned. */
 static size_t attention_rows(const struct ps_attention *att,
 			     const struct ps_problem *pb,
-			     const struct compare_pick *pick,
+			     const struct compare_pick *pick, bool predict,
 			     struct cli_compare_row *rows)
 {
 	size_t count = 0;
@@ -332,7 +333,7 @@ static size_t attention_rows(const struct ps_attention *att,
 		if (!has_rows(s, att) || !picked(pick, s))
 			continue;
 		add_row(&rows[count++], s, NULL, NULL, min_m, pb);
-		if ((s->flags & PS_STRATEGY_BASELINE) && !pick->count &&
+		if ((s->flags & PS_STRATEGY_BASELINE) && !pick->count && !predict &&
 		    products > CLI_COMPARE_BASELINE_PRODUCTS) {
 			rows[count - 1].pending = false;
 			snprintf(rows[count - 1].why, sizeof(rows[count - 1].why),
@@ -421,7 +422,7 @@ int cmd_compare(const struct cli_command *cmd, const struct cli_args *a,
 		count = explicit_rows(&pb, &pick, rows);
 	} else {
 		ps_report_init(&head, &att, a->M);
-		count = attention_rows(&att, &pb, &pick, rows);
+		count = attention_rows(&att, &pb, &pick, a->predict, rows);
 	}
 	job = (struct compare_job){ &pb, &head, a->predict, cli_progress_stream(a, errout) };
 	if (jobs > 1 && count > 1) {
