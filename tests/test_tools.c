@@ -159,37 +159,32 @@ START_TEST(test_completion_from_the_tables)
 	ck_assert_str_eq(words, want);
 	ck_assert_ptr_null(strstr(words, "--strategy "));
 	ck_assert_ptr_null(strstr(words, "--opt "));
-	complete(words, sizeof(words), "sweep --p");
-	ck_assert_str_eq(words, "--predict --plot --partial --progress --polynomial ");
-	/* values */
-	complete(words, sizeof(words), "sweep --strategies key");
-	ck_assert_str_eq(words, "keylemma ");
-	complete(words, sizeof(words), "sweep --strategies flash,ca");
-	ck_assert_str_eq(words, "flash,case flash,caseI ");
-	complete(words, sizeof(words), "--strategy = naive-b");
-	ck_assert_str_eq(words, "naive-belady ");
-	complete(words, sizeof(words), "compare --strategies be");
-	ck_assert_str_eq(words, "belady ");
-	complete(words, sizeof(words), "dag --format g");
-	ck_assert_str_eq(words, "graphml gml ");
-	complete(words, sizeof(words), "run --layout rect");
-	ck_assert_str_eq(words, "rect-dup rect-save ");
-	complete(words, sizeof(words), "run --tiles t");
-	ck_assert_str_eq(words, "tall ");
-	complete(words, sizeof(words), "run --sizes \"\"");
-	ck_assert_str_eq(words, "proof tuned ");
-	complete(words, sizeof(words), "sweep --polynomial \"\"");
-	ck_assert_str_eq(words, "taylor chebyshev minimax ");
-	complete(words, sizeof(words), "sweep -n \"\"");
-	ck_assert_str_eq(words, " "); /* printf's one empty word: nothing offered */
-	/* file names: an option's, and an operand's */
+	/* a line, and the words offered: options, values, file names */
+	static const struct {
+		const char *line, *words;
+	} cases[] = {
+		{ "sweep --p", "--predict --plot --partial --progress --polynomial " },
+		{ "sweep --strategies key", "keylemma " },
+		{ "sweep --strategies flash,ca", "flash,case flash,caseI " },
+		{ "--strategy = naive-b", "naive-belady " },
+		{ "compare --strategies be", "belady " },
+		{ "dag --format g", "graphml gml " },
+		{ "run --layout rect", "rect-dup rect-save " },
+		{ "run --tiles t", "tall " },
+		{ "run --sizes \"\"", "proof tuned " },
+		{ "sweep --polynomial \"\"", "taylor chebyshev minimax " },
+		{ "sweep -n \"\"", " " }, /* printf's one empty word: nothing offered */
+		{ "sweep --csv shard", "shard-1.csv " },
+		{ "sweep --merge sh", "shard-1.csv " },
+		{ "help sw", "sweep " },
+	};
+
 	fclose(fopen("shard-1.csv", "w"));
-	complete(words, sizeof(words), "sweep --csv shard");
-	ck_assert_str_eq(words, "shard-1.csv ");
-	complete(words, sizeof(words), "sweep --merge sh");
-	ck_assert_str_eq(words, "shard-1.csv ");
-	complete(words, sizeof(words), "help sw");
-	ck_assert_str_eq(words, "sweep ");
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		complete(words, sizeof(words), cases[k].line);
+		ck_assert_msg(!strcmp(words, cases[k].words), "completing '%s': '%s', not '%s'",
+			      cases[k].line, words, cases[k].words);
+	}
 	/* the values of every option the table has offered come back */
 	ck_assert_int_eq(cli("__complete", "values", "sweep", "--bogus", NULL), 0);
 	ck_assert_str_eq(out_text, "__flag\n");
