@@ -131,7 +131,7 @@ void ps_progress_end(struct ps_progress *p)
 {
 	/* a terminal's line is cleared for the report; a log keeps its lines */
 	if (p->shown && !p->lines)
-		fprintf(p->out, "\r%*s\r", 72, "");
+		fprintf(p->out, "\r%*s\r", 132, "");
 }
 
 /* A sink that shows the engine's moves after each operation. */
