@@ -1147,10 +1147,13 @@ START_TEST(test_sweep_cli)
 	fclose(f);
 	HAS(head, "<?xml");
 	unlink(svg);
-	ck_assert_int_eq(cli("sweep", "--merge", csv, csv, "--json", NULL), 0);
+	/* a file merged twice has every point twice: refused */
+	ck_assert_int_eq(cli("sweep", "--merge", csv, csv, "--json", NULL), 2);
+	HAS(err_text, "the point n = 8 of flash is in more than one row");
+	ck_assert_int_eq(cli("sweep", "--merge", csv, "--json", NULL), 0);
 	root = json_loads(out_text, 0, NULL);
 	ck_assert_ptr_nonnull(root);
-	ck_assert_uint_eq(json_array_size(json_object_get(root, "rows")), 2 * 3 * 3);
+	ck_assert_uint_eq(json_array_size(json_object_get(root, "rows")), 3 * 3);
 	ck_assert(json_is_array(json_object_get(root, "crossovers")));
 	json_decref(root);
 	unlink(csv);

@@ -277,9 +277,10 @@ void cli_problem(const struct cli_args *a, const struct ps_attention *att,
 int cli_values_inputs(const struct cli_command *cmd, const struct cli_args *a,
 		      struct ps_values_inputs *in, FILE *errout);
 
-/* run --values with --q, --k and --v: -n and -d from the .npy shapes
- * when not given; a shape that differs from another or from -n or -d is
- * refused by name. 0 or PS_EXIT_USAGE after a message. */
+/* run --values with --q, --k and --v: -n and -d from Q's shape when not
+ * given; -n or -d that differs from it is refused by name, and so is K or
+ * V of another shape (the reader names the file and both shapes). 0 or
+ * PS_EXIT_USAGE after a message. */
 int cli_infer_shape(const struct cli_command *cmd, struct cli_args *a, FILE *errout);
 
 /* Writes the outputs of a run with values to --output, unless the run

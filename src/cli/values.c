@@ -44,40 +44,34 @@ int cli_values_inputs(const struct cli_command *cmd, const struct cli_args *a,
 
 int cli_infer_shape(const struct cli_command *cmd, struct cli_args *a, FILE *errout)
 {
-	const struct {
-		const char *option, *path;
-	} files[] = { { "--q", a->q_file }, { "--k", a->k_file }, { "--v", a->v_file } };
+	const char *const files[] = { a->q_file, a->k_file, a->v_file };
 	uint64_t rows = 0, cols = 0;
-	size_t first = 0;
 
 	if (!a->values || !a->q_file || !a->k_file || !a->v_file)
 		return 0;
+	/* Q's shape is n x d; K and V are held to it by the reader, which
+	 * names the file and both shapes */
 	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
 		struct ps_error err;
 		double *data = NULL;
-		uint64_t r, c;
 
 		ps_error_clear(&err);
-		if (ps_npy_load(files[k].path, 0, 0, &data, &r, &c, &err)) {
+		if (ps_npy_load(files[k], rows, cols, &data, &rows, &cols, &err)) {
 			fprintf(errout, "pebblesim: %s\n", err.msg);
 			return PS_EXIT_USAGE;
 		}
 		free(data);
-		if (k && (r != rows || c != cols))
-			return cli_usage_error(cmd, errout,
-					       "%s '%s' is %llu x %llu but %s '%s' is %llu x %llu: Q, K and V are n x d each",
-					       files[k].option, files[k].path, (unsigned long long)r,
-					       (unsigned long long)c, files[first].option, files[first].path,
-					       (unsigned long long)rows, (unsigned long long)cols);
-		rows = r;
-		cols = c;
+		if (k)
+			continue;
+		if (a->given[OPT_N] && a->n != rows)
+			return cli_usage_error(cmd, errout, "-n %llu, but --q '%s' has %llu rows (n)",
+					       (unsigned long long)a->n, a->q_file,
+					       (unsigned long long)rows);
+		if (a->given[OPT_D] && a->d != cols)
+			return cli_usage_error(cmd, errout, "-d %llu, but --q '%s' has %llu columns (d)",
+					       (unsigned long long)a->d, a->q_file,
+					       (unsigned long long)cols);
 	}
-	if (a->given[OPT_N] && a->n != rows)
-		return cli_usage_error(cmd, errout, "-n %llu, but --q '%s' has %llu rows (n)",
-				       (unsigned long long)a->n, a->q_file, (unsigned long long)rows);
-	if (a->given[OPT_D] && a->d != cols)
-		return cli_usage_error(cmd, errout, "-d %llu, but --q '%s' has %llu columns (d)",
-				       (unsigned long long)a->d, a->q_file, (unsigned long long)cols);
 	a->n = rows;
 	a->d = cols;
 	a->given[OPT_N] = a->given[OPT_D] = true;
