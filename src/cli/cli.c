@@ -98,8 +98,12 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 		return PS_EXIT_VALID;
 	}
 	/* the build's man page and the completion script (man.c) */
-	if (argc >= 2 && !strcmp(argv[1], "__man"))
-		return argc == 2 ? cli_man(out) : PS_EXIT_USAGE;
+	if (argc >= 2 && !strcmp(argv[1], "__man")) {
+		if (argc == 2)
+			return cli_man(out);
+		fprintf(errout, "pebblesim: __man takes no arguments\n");
+		return PS_EXIT_USAGE;
+	}
 	if (argc >= 2 && !strcmp(argv[1], "__complete"))
 		return cli_complete(argc - 2, argv + 2, out, errout);
 	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {

@@ -300,7 +300,7 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 
 const struct cli_help sweep_help = {
 	"sweep (-n|-d|-g|-M) LO:HI[:xK|:+K] [the others fixed] [--strategies LIST] [OPTIONS]\n"
-	"       pebblesim sweep --merge A.csv B.csv ... [--csv FILE] [--json] [--plot FILE]",
+	"       pebblesim sweep --merge A.csv B.csv ... [--partial] [--csv FILE] [--json] [--plot FILE]",
 	"one parameter over a range, every listed strategy at every point",
 	"Sweeps one parameter over a range and holds the others fixed; runs every\n"
 	"listed strategy (of either DAG: flash and exact-matmul pebble exact\n"
