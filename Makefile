@@ -3,7 +3,9 @@
 #   make            build build/pebblesim, libpebblesim.a, libpebblesim.so and the man page
 #   make run        build and run the representative job (the README's first command)
 #   make check      build and run every test (the README's second command) and
-#                   the NumPy check of the polynomials (tests/numpy_polynomial.py), then
+#                   the NumPy check of the polynomials (tests/numpy_polynomial.py),
+#                   README's package list against scripts/deps.sh (check-deps-list.sh),
+#                   examples/distributed/ with 3 shards (check-distributed.sh), then
 #                   check that build options are tracked (check-flags), and
 #                   install into build/, build examples/api against that tree
 #                   through pkg-config, run it and uninstall (check-install)
@@ -25,7 +27,7 @@
 #   WERROR=1 make check                     warnings are errors (CI)
 #
 # The build options are tracked: build/flags holds CC, OPT, CFLAGS, LDFLAGS,
-# WERROR, SANITIZE, DOCDIR and the effective compile and link flags; every
+# WERROR, SANITIZE and the effective compile and link flags; every
 # object depends on it, and it is rewritten only when its content changes.
 #
 # Missing Debian packages are installed by scripts/deps.sh before building.
@@ -65,9 +67,10 @@ CHECK_LIBS = $(shell pkg-config --libs check)
 
 # -fPIC everywhere: the same objects go into libpebblesim.a and
 # libpebblesim.so (the headline run is as fast, docs/PERFORMANCE.md).
-# PS_DOCDIR: where --help says the documentation is installed.
+# No installation path is compiled in: --help finds the documentation
+# from the binary's place, so make install copies build/ as it is.
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) $(OPT) -fPIC $(SAN_FLAGS) \
-	-DPS_DOCDIR='"$(DOCDIR)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+	$(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
 # the library; the command line (src/cli/, src/main.c) is linked into the
@@ -97,6 +100,7 @@ DOCS := $(wildcard docs/*.md docs/*.json docs/*.svg)
 EXAMPLES := $(wildcard examples/*.jsonl examples/*.graphml)
 EXAMPLE_SCRIPTS := $(wildcard examples/*.sh)
 API_EXAMPLES := $(wildcard examples/api/*.c)
+DIST_EXAMPLES := $(wildcard examples/distributed/*.sh)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
@@ -120,7 +124,6 @@ CFLAGS = $(CFLAGS)
 LDFLAGS = $(LDFLAGS)
 WERROR = $(WERROR)
 SANITIZE = $(SANITIZE)
-DOCDIR = $(DOCDIR)
 compile = $(ALL_CFLAGS)
 link = $(ALL_LDFLAGS)
 endef
@@ -175,19 +178,16 @@ $(GOLDEN): $(GOLDEN_OBJ) $(LIB)
 run: $(BIN)
 	./$(BIN) $(HEADLINE)
 
-# The man page: help2man reads `pebblesim --help` and `--version`, through a
-# script that only puts the usage lines in the form it takes for a synopsis.
-$(MAN): $(BIN) scripts/help2man-filter.sh | deps
-	@mkdir -p $(BUILD)/man
-	install -m 755 scripts/help2man-filter.sh $(BUILD)/man/pebblesim
-	PEBBLESIM_BIN=$(abspath $(BIN)) help2man --no-info --section=1 \
-		--name='the red-blue pebble game on the DAG of approximate attention' \
-		--source='pebblesim $(VERSION)' --manual='pebblesim manual' \
-		--output=$@ $(BUILD)/man/pebblesim
+# The man page, written by the binary from its command table (src/cli/man.c):
+# every command with every option, exit status, files, environment, examples.
+$(MAN): $(BIN)
+	./$(BIN) __man > $@.new && mv -f $@.new $@
 
 check: $(BIN) $(TESTS) $(SHLIB) $(MAN)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
 	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
+	sh scripts/check-deps-list.sh
+	sh scripts/check-distributed.sh $(abspath $(BUILD))
 	@$(MAKE) --no-print-directory check-flags
 	@$(MAKE) --no-print-directory check-install
 	@$(MAKE) --no-print-directory check-docs-plot
@@ -262,14 +262,15 @@ PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/pebblesim $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api \
+		$(DESTDIR)$(DOCDIR)/examples/distributed
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/pebblesim
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libpebblesim.a
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB))
 	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpebblesim.so
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/pebblesim/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@RPATH@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		pebblesim.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pebblesim.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/pebblesim.pc
@@ -280,6 +281,7 @@ install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
 	install -m 755 $(EXAMPLE_SCRIPTS) $(DESTDIR)$(DOCDIR)/examples/
 	install -m 644 $(API_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/api/
+	install -m 755 $(DIST_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/distributed/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pebblesim
@@ -292,8 +294,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/pebblesim
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,README.md LICENSE CITATION.cff)
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS)))
-	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EXAMPLES) $(EXAMPLE_SCRIPTS) $(API_EXAMPLES))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EXAMPLES) $(EXAMPLE_SCRIPTS) $(API_EXAMPLES) $(DIST_EXAMPLES))
 	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api \
+		$(DESTDIR)$(DOCDIR)/examples/distributed \
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:

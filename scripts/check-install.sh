@@ -12,7 +12,10 @@
 #      as when building against a staged root), linked with the shared library,
 #      run, and its counts compared with the installed binary's --json;
 #   3. the completion asked for commands, options and strategy names;
-#   4. make uninstall leaves no file behind.
+#   4. make install PREFIX=... into a prefix of its own remakes nothing under
+#      build/ and leaves build/pebblesim --help as it was, and the example
+#      built with pkg-config's flags alone runs without LD_LIBRARY_PATH;
+#   5. make uninstall leaves no file behind.
 #
 #   check-install.sh BUILD_DIR   (run by the Makefile, which sets MAKE, CC,
 #   EXAMPLE_CFLAGS, EXAMPLE_LDFLAGS and the installation directories)
@@ -66,9 +69,10 @@ for page in "$root$DOCDIR/README.md" "$root$DOCDIR"/docs/*.md; do
 		[ -e "$(dirname "$page")/$link" ] || fail "${page#"$root"}: link '$link' does not resolve"
 	done
 done
-# the documentation line of --help names the installed directory
-"$root$BINDIR/pebblesim" --help | grep -q "installed in $DOCDIR\\.\$" ||
-	fail "pebblesim --help does not name $DOCDIR"
+# the documentation line of --help names the directory installed beside it
+docs=$(cd "$root$DOCDIR" && pwd -P)
+"$root$BINDIR/pebblesim" --help | grep -qF "Documentation: README.md and docs/, in $docs." ||
+	fail "pebblesim --help does not name $docs"
 
 # ---- 2. a program of one's own, through pkg-config --------------------------
 # A staged root holds the package; the dependencies it needs from the
@@ -111,7 +115,10 @@ complete_words() {
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _pebblesim; echo "${COMPREPLY[*]}"' \
 		completion "$root$BASHCOMPDIR/pebblesim" "$root$BINDIR/pebblesim" "$@"
 }
-[ "$(complete_words '')" = "run validate compare dag sweep frontier optimal map list help" ] || fail "completion of commands: '$(complete_words '')'"
+# the commands as --help lists them
+commands=$("$root$BINDIR/pebblesim" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { printf "%s%s", sep, $1; sep = " " }')
+[ -n "$commands" ] || fail "no commands in pebblesim --help"
+[ "$(complete_words '')" = "$commands" ] || fail "completion of commands: '$(complete_words '')', --help lists '$commands'"
 [ "$(complete_words --strat)" = "--strategy" ] || fail "completion of --strat: '$(complete_words --strat)'"
 [ "$(complete_words --strategy naive-b)" = "naive-belady" ] ||
 	fail "completion of --strategy naive-b: '$(complete_words --strategy naive-b)'"
@@ -119,7 +126,41 @@ complete_words() {
 	fail "completion of --attention e: '$(complete_words --attention e)'"
 [ "$(complete_words run --case I)" = "I II III IV" ] || fail "completion of --case I: '$(complete_words run --case I)'"
 
-# ---- 4. make uninstall ------------------------------------------------------
+# ---- 4. make install PREFIX=... as a user runs it ---------------------------
+# into a prefix of its own (no DESTDIR): nothing under build/ is made again,
+# build/pebblesim --help says what it said, and the example built with
+# pkg-config's flags alone finds the installed library (its rpath).
+prefix=$stage/prefix
+help_before=$("$build/pebblesim" --help)
+touch "$stage/stamp"
+sleep 1
+$MAKE --no-print-directory install PREFIX="$prefix" BINDIR="$prefix/bin" LIBDIR="$prefix/lib" \
+	INCLUDEDIR="$prefix/include" PKGCONFIGDIR="$prefix/lib/pkgconfig" MANDIR="$prefix/share/man" \
+	BASHCOMPDIR="$prefix/share/bash-completion/completions" DOCDIR="$prefix/share/doc/pebblesim" \
+	>"$stage/install-prefix.log" 2>&1 ||
+	{ cat "$stage/install-prefix.log" >&2; fail "make install PREFIX=$prefix failed"; }
+remade=$(find "$build" -path "$stage" -prune -o -newer "$stage/stamp" \( -name '*.o' -o -name pebblesim -o -name '*.a' -o -name '*.so*' \) -print)
+[ -z "$remade" ] || fail "make install PREFIX=$prefix made again: $remade"
+[ "$("$build/pebblesim" --help)" = "$help_before" ] || fail "make install PREFIX=$prefix changed build/pebblesim --help"
+flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs pebblesim)
+# shellcheck disable=SC2086
+$CC $EXAMPLE_CFLAGS -o "$stage/counts-prefix" examples/api/attention_counts.c $flags $EXAMPLE_LDFLAGS ||
+	fail "examples/api/attention_counts.c does not build with: $flags"
+env -u LD_LIBRARY_PATH "$stage/counts-prefix" >"$stage/counts.txt" ||
+	fail "the example built with pkg-config's flags does not run without LD_LIBRARY_PATH (flags: $flags)"
+ldd "$stage/counts-prefix" | grep -q "libpebblesim.so.$major => $prefix/lib/" ||
+	fail "the example does not find $prefix/lib/libpebblesim.so.$major"
+"$prefix/bin/pebblesim" --help | grep -qF "in $(cd "$prefix/share/doc/pebblesim" && pwd -P)." ||
+	fail "the installed pebblesim --help does not name $prefix/share/doc/pebblesim"
+
+[ -x "$prefix/share/doc/pebblesim/examples/distributed/sweep-parallel.sh" ] ||
+	fail "examples/distributed/sweep-parallel.sh not installed"
+$MAKE --no-print-directory uninstall PREFIX="$prefix" BINDIR="$prefix/bin" LIBDIR="$prefix/lib" \
+	INCLUDEDIR="$prefix/include" PKGCONFIGDIR="$prefix/lib/pkgconfig" MANDIR="$prefix/share/man" \
+	BASHCOMPDIR="$prefix/share/bash-completion/completions" DOCDIR="$prefix/share/doc/pebblesim" \
+	>"$stage/uninstall-prefix.log" 2>&1 || fail "make uninstall PREFIX=$prefix failed"
+
+# ---- 5. make uninstall ------------------------------------------------------
 # shellcheck disable=SC2086
 [ -z "$links" ] || rm -f $links
 $MAKE --no-print-directory uninstall DESTDIR="$root" >"$stage/uninstall.log" 2>&1 ||

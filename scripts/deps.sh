@@ -1,27 +1,51 @@
 #!/bin/sh
-# Installs the Debian packages pebblesim builds with, when they are missing:
-# a C compiler, pkg-config, the igraph, jansson and Check libraries,
-# help2man (the man page is generated from `pebblesim --help`), and
-# gnuplot-nox (`pebblesim sweep --plot` draws with it), python3-numpy
-# (`make check` recomputes the polynomials with NumPy); clang and its
-# runtimes when the fuzz targets or a clang sanitizer build need them.
-# Called by the Makefile before every build; quiet and quick when all is there.
+# Installs the Debian packages pebblesim builds and checks with, when they
+# are missing; clang and its runtimes when the fuzz targets or a clang
+# sanitizer build need them. Called by the Makefile before every build;
+# quiet and quick when all is there.
+#
+#   sh scripts/deps.sh          install what is missing
+#   sh scripts/deps.sh --list   the packages, one a line (README.md names
+#                               the same; make check compares the two)
 set -u
 
+# The packages, each with how to tell it is installed: a command, a
+# pkg-config module, a Python module. The one list of them.
+packages='
+gcc            command cc          the C compiler
+libc6-dev      command cc          the C library headers
+pkg-config     command pkg-config  finds igraph, jansson and Check
+libigraph-dev  module  igraph      explicit DAGs
+libjansson-dev module  jansson     JSON: traces, reports
+check          module  check       the unit tests (make check)
+gnuplot-nox    command gnuplot     sweep --plot
+python3-numpy  python  numpy       make check recomputes the polynomials with NumPy
+parallel       command parallel    GNU parallel: make check runs examples/distributed/ with it
+'
+
+if [ "${1-}" = --list ]; then
+	printf '%s\n' "$packages" | awk 'NF { print $1 }'
+	exit 0
+fi
+
 need=""
-command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
-command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
-command -v help2man >/dev/null 2>&1 || need="$need help2man"
-command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
-/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need="$need python3-numpy"
-for pair in igraph:libigraph-dev jansson:libjansson-dev check:check; do
-	module=${pair%%:*}
-	package=${pair#*:}
-	if ! command -v pkg-config >/dev/null 2>&1 ||
-	   ! pkg-config --exists "$module"; then
-		need="$need $package"
-	fi
-done
+have_module() {
+	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"
+}
+while read -r package how what _; do
+	[ -n "$package" ] || continue
+	case $how in
+	command) command -v "$what" >/dev/null 2>&1 ;;
+	module) have_module "$what" ;;
+	python) /usr/bin/python3 -c "import $what" >/dev/null 2>&1 ;;
+	esac || need="$need $package"
+done <<EOF_PACKAGES
+$packages
+EOF_PACKAGES
+# moreutils has a parallel of its own: GNU parallel is the one the example takes
+if command -v parallel >/dev/null 2>&1 && ! parallel --version 2>/dev/null | grep -q 'GNU parallel'; then
+	case $need in *parallel*) ;; *) need="$need parallel" ;; esac
+fi
 # clang and its runtimes (sanitizers, libFuzzer): for the fuzz targets
 # (PEBBLESIM_FUZZ=1, from `make fuzz`) and a sanitizer build with CC=clang
 want_clang=""
@@ -48,7 +72,7 @@ else
 	exit 1
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "pebblesim: cannot install them: no apt-get here; install igraph, jansson and Check (with their pkg-config files) and help2man by hand" >&2
+	echo "pebblesim: cannot install them: no apt-get here; install igraph, jansson and Check (with their pkg-config files), gnuplot and GNU parallel by hand" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pebblesim/limits.h"
 #include "pebblesim/ops.h"
@@ -82,11 +83,19 @@ void ps_report_init_explicit(struct ps_report *rep,
 	ps_bounds_lower_explicit(x, &rep->lower);
 }
 
+bool ps_progress_lines(FILE *out)
+{
+	int fd = out ? fileno(out) : -1;
+
+	return fd < 0 || !isatty(fd);
+}
+
 void ps_progress_init(struct ps_progress *p, FILE *out, uint64_t total)
 {
 	memset(p, 0, sizeof(*p));
 	p->out = out;
 	p->total = total;
+	p->lines = out && ps_progress_lines(out);
 	p->start = p->last = ps_now_seconds();
 }
 
@@ -98,25 +107,31 @@ void ps_progress_step(struct ps_progress *p, uint64_t moves, uint64_t op_moves)
 	if (!p->out || ((++p->ops & 4095) && op_moves < 100000))
 		return;
 	now = ps_now_seconds();
-	if (now - p->start < 2.0 || now - p->last < 0.5)
+	if (now - p->start < 2.0 ||
+	    now - p->last < (p->lines && p->shown ? PS_PROGRESS_LINE_SECONDS : 0.5))
 		return;
 	p->last = now;
 	p->shown = true;
+	fputs(p->lines ? "pebblesim: " : "\r  ", p->out);
+	if (p->label)
+		fprintf(p->out, "%s: ", p->label);
 	if (p->total)
-		fprintf(p->out, "\r  %llu of %llu moves validated (%.0f%%), %.0f M moves/s   ",
+		fprintf(p->out, "%llu of %llu moves validated (%.0f%%), %.0f M moves/s",
 			(unsigned long long)moves, (unsigned long long)p->total,
 			100.0 * (double)moves / (double)p->total,
 			(double)moves / (now - p->start) / 1e6);
 	else
-		fprintf(p->out, "\r  %llu moves validated, %.0f M moves/s   ",
+		fprintf(p->out, "%llu moves validated, %.0f M moves/s",
 			(unsigned long long)moves, (double)moves / (now - p->start) / 1e6);
+	fputs(p->lines ? "\n" : "   ", p->out);
 	fflush(p->out);
 }
 
 void ps_progress_end(struct ps_progress *p)
 {
-	if (p->shown) /* the line is cleared for the report */
-		fprintf(p->out, "\r%*s\r", 72, "");
+	/* a terminal's line is cleared for the report; a log keeps its lines */
+	if (p->shown && !p->lines)
+		fprintf(p->out, "\r%*s\r", 132, "");
 }
 
 /* A sink that shows the engine's moves after each operation. */
@@ -233,6 +248,7 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 		}
 	}
 	ps_progress_init(&progress.progress, pb->progress, progress.progress.total);
+	progress.progress.label = pb->progress_label;
 	rc = ps_strategy_run(s, pb, pb->progress ? &progress.sink :
 				    tap ? &tee.sink : judge, err);
 	ps_progress_end(&progress.progress);

@@ -27,6 +27,7 @@
 #include "pebblesim/bounds.h"
 #include "pebblesim/limits.h"
 #include "pebblesim/output.h"
+#include "pebblesim/polynomial.h"
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
 
@@ -347,6 +348,13 @@ static void compute(const struct job *j, size_t k)
 {
 	size_t idx = j->indices[k], labels = j->spec->label_count;
 
+	/* a log (not a terminal) is told the point as it starts */
+	if (j->spec->progress && ps_progress_lines(j->spec->progress)) {
+		fprintf(j->spec->progress, "pebblesim: sweep: running %s at %c = %llu\n",
+			j->spec->labels[idx % labels], j->spec->range.param,
+			(unsigned long long)j->values[idx / labels]);
+		fflush(j->spec->progress);
+	}
 	run_one(j->spec, j->values[idx / labels], j->spec->labels[idx % labels],
 		&j->rows[idx]);
 }
@@ -357,9 +365,15 @@ struct message {
 	struct ps_sweep_row row;
 };
 
-static void show_progress(const struct ps_sweep_spec *spec, size_t done, size_t total)
+static void show_progress(const struct ps_sweep_spec *spec, size_t done, size_t total,
+			  const struct ps_sweep_row *row)
 {
-	if (spec->progress) {
+	if (spec->progress && ps_progress_lines(spec->progress)) {
+		fprintf(spec->progress, "pebblesim: sweep: %zu of %zu runs done (%s at %c = %llu, %.2f s)\n",
+			done, total, row->label, row->swept, (unsigned long long)row->value,
+			row->seconds);
+		fflush(spec->progress);
+	} else if (spec->progress) {
 		fprintf(spec->progress, "\rsweep: %zu of %zu runs", done, total);
 		if (done == total)
 			fprintf(spec->progress, "\r%*s\r", 40, "");
@@ -470,7 +484,7 @@ static int run_parallel(const struct job *j, unsigned jobs, struct ps_error *err
 				if (msg[c].index < j->total)
 					j->rows[msg[c].index] = msg[c].row;
 				filled[c] = 0;
-				show_progress(j->spec, ++done, j->run_count);
+				show_progress(j->spec, ++done, j->run_count, &msg[c].row);
 			}
 		}
 	}
@@ -523,7 +537,7 @@ int ps_sweep_run(const struct ps_sweep_spec *spec, struct ps_sweep_row **rows,
 	if (jobs <= 1) {
 		for (size_t k = 0; k < kept; k++) {
 			compute(&j, k);
-			show_progress(spec, k + 1, kept);
+			show_progress(spec, k + 1, kept, &j.rows[j.indices[k]]);
 		}
 	} else if ((rc = run_parallel(&j, jobs, err))) {
 		free(j.rows);
@@ -588,6 +602,221 @@ static void csv_field(FILE *out, const char *s)
 		fputc(*s == '\n' ? ' ' : *s, out);
 	}
 	fputc('"', out);
+}
+
+/* ---- the identity of a sweep, and the checks of --merge ------------------ */
+
+static const char identity_prefix[] = "# pebblesim sweep: ";
+
+void ps_sweep_identity_of(const struct ps_sweep_spec *spec,
+			  struct ps_sweep_identity *id)
+{
+	const struct ps_sweep_range *r = &spec->range;
+	const struct {
+		char letter;
+		uint64_t value;
+	} fixed[] = { { 'n', spec->n }, { 'd', spec->d }, { 'g', spec->g }, { 'M', spec->M } };
+	char *p = id->sweep;
+	size_t left = sizeof(id->sweep);
+	int used;
+
+#define IDENTITY_ADD(...) \
+	do { \
+		used = snprintf(p, left, __VA_ARGS__); \
+		if (used > 0 && (size_t)used < left) { \
+			p += used; \
+			left -= (size_t)used; \
+		} \
+	} while (0)
+	memset(id, 0, sizeof(*id));
+	p = id->sweep;
+	IDENTITY_ADD("param=%c range=%llu:%llu:%c%llu", r->param, (unsigned long long)r->lo,
+		     (unsigned long long)r->hi, r->geometric ? 'x' : '+',
+		     (unsigned long long)r->step);
+	for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
+		if (fixed[k].letter != r->param)
+			IDENTITY_ADD(" %c=%llu", fixed[k].letter, (unsigned long long)fixed[k].value);
+	IDENTITY_ADD(" normalize=%s strategies=", spec->normalize ? "true" : "false");
+	for (size_t k = 0; k < spec->label_count; k++)
+		IDENTITY_ADD("%s%s", k ? "," : "", spec->labels[k]);
+	IDENTITY_ADD(" predict=%s", spec->predict ? "true" : "false");
+	if (spec->values)
+		IDENTITY_ADD(" values=true seed=%llu entry_bound=%.17g polynomial=%s interval=%.17g",
+			     (unsigned long long)spec->inputs.seed, spec->inputs.entry_bound,
+			     ps_polynomial_name(spec->inputs.polynomial), spec->inputs.interval);
+	else
+		IDENTITY_ADD(" values=false");
+#undef IDENTITY_ADD
+	id->present = true;
+	id->shard = spec->shards ? spec->shard : 0;
+	id->shards = spec->shards ? spec->shards : 1;
+}
+
+/* "shard=K/N", or "shard=partial" for a partial merge. */
+static void identity_shard(const struct ps_sweep_identity *id, char *buf, size_t len)
+{
+	if (id->shards)
+		snprintf(buf, len, "shard=%u/%u", id->shard + 1, id->shards);
+	else
+		snprintf(buf, len, "shard=partial");
+}
+
+/* Reads "... shard=K/N" after the prefix; false when it is not one. */
+static bool identity_parse(const char *line, struct ps_sweep_identity *id)
+{
+	const char *shard = strstr(line, " shard=");
+	size_t len = shard ? (size_t)(shard - line) : 0;
+	unsigned k, n;
+
+	memset(id, 0, sizeof(*id));
+	if (!shard || len >= sizeof(id->sweep))
+		return false;
+	for (const char *c = line; c < shard; c++)
+		if ((unsigned char)*c < ' ' || *c == 0x7f)
+			return false;
+	memcpy(id->sweep, line, len);
+	id->sweep[len] = '\0';
+	shard += strlen(" shard=");
+	if (!strncmp(shard, "partial", 7) && strspn(shard + 7, "\r\n") == strlen(shard + 7)) {
+		id->shards = 0;
+	} else {
+		int end = 0;
+
+		if (sscanf(shard, "%u/%u%n", &k, &n, &end) != 2 || k < 1 || k > n || n > 65536 ||
+		    strspn(shard + end, "\r\n") != strlen(shard + end))
+			return false;
+		id->shard = k - 1;
+		id->shards = n;
+	}
+	id->present = true;
+	return true;
+}
+
+/* "shard 3/4" or "a partial merge": what a file holds of its sweep. */
+static void identity_part(const struct ps_sweep_identity *id, char *buf, size_t len)
+{
+	if (id->shards)
+		snprintf(buf, len, "shard %u/%u", id->shard + 1, id->shards);
+	else
+		snprintf(buf, len, "a partial merge");
+}
+
+int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identity *ids,
+			 size_t file_count, const struct ps_sweep_row *rows,
+			 size_t count, bool partial, struct ps_sweep_identity *merged,
+			 struct ps_error *err)
+{
+	const struct ps_sweep_identity *first = NULL, *split = NULL;
+	size_t first_file = 0, split_file = 0, missing = 0;
+	unsigned char *seen = NULL;
+	char missing_text[128] = "";
+	bool partial_input = false;
+
+	memset(merged, 0, sizeof(*merged));
+	for (size_t k = 0; k < file_count; k++) {
+		if (!ids[k].present) {
+			if (file_count > 1 && !partial)
+				return ps_error_set(err, PS_EINPUT,
+						    "%s records no sweep (no '# pebblesim sweep:' line: an older pebblesim or a hand-written CSV): its rows cannot be checked against the others' (--partial merges it anyway)",
+						    files[k]);
+			continue;
+		}
+		if (!ids[k].shards) {
+			if (!partial)
+				return ps_error_set(err, PS_EINPUT,
+						    "%s is a partial merge: --partial merges it again", files[k]);
+			partial_input = true;
+		}
+		if (!first) {
+			first = &ids[k];
+			first_file = k;
+		} else if (strcmp(ids[k].sweep, first->sweep)) {
+			const char *x = first->sweep, *y = ids[k].sweep;
+			size_t at = 0;
+
+			while (x[at] && x[at] == y[at])
+				at++;
+			while (at && x[at - 1] != ' ')
+				at--;
+			return ps_error_set(err, PS_EINPUT,
+					    "%s and %s are different sweeps: '%.*s' against '%.*s'",
+					    files[first_file], files[k], (int)strcspn(x + at, " "), x + at,
+					    (int)strcspn(y + at, " "), y + at);
+		}
+		if (!ids[k].shards)
+			continue;
+		if (!split) {
+			split = &ids[k];
+			split_file = k;
+		} else if (ids[k].shards != split->shards) {
+			return ps_error_set(err, PS_EINPUT,
+					    "%s and %s split the sweep differently: %u shards against %u",
+					    files[split_file], files[k], split->shards, ids[k].shards);
+		}
+	}
+	if (first) {
+		*merged = *first;
+		merged->shard = 0;
+		merged->shards = partial_input ? 0 : 1;
+	}
+	if (split && split->shards > 1) {
+		seen = calloc(split->shards, sizeof(*seen));
+		if (!seen)
+			return ps_error_set(err, PS_ENOMEM, "out of memory for the merge");
+		for (size_t k = 0; k < file_count; k++) {
+			if (!ids[k].present || !ids[k].shards)
+				continue;
+			if (seen[ids[k].shard]) {
+				size_t other = 0;
+				char part[48];
+
+				while (!ids[other].present || ids[other].shard != ids[k].shard ||
+				       !ids[other].shards)
+					other++;
+				free(seen);
+				identity_part(&ids[k], part, sizeof(part));
+				return ps_error_set(err, PS_EINPUT, "%s is given twice: %s and %s",
+						    part, files[other], files[k]);
+			}
+			seen[ids[k].shard] = 1;
+		}
+		for (unsigned s = 0; s < split->shards; s++)
+			if (!seen[s] && missing++ < 8) {
+				size_t used = strlen(missing_text);
+
+				snprintf(missing_text + used, sizeof(missing_text) - used, "%s%u/%u",
+					 used ? ", " : "", s + 1, split->shards);
+			}
+		free(seen);
+		/* with a partial merge among the files, the rows tell */
+		if (missing && !partial)
+			return ps_error_set(err, PS_EINPUT,
+					    "shard%s %s%s of the sweep %s missing: merge %s too, or --partial for a partial merge",
+					    missing > 1 ? "s" : "", missing_text, missing > 8 ? ", ..." : "",
+					    missing > 1 ? "are" : "is", missing > 1 ? "them" : "it");
+		if (missing && !partial_input)
+			merged->shards = 0;
+	}
+	/* sorted: the rows of one point and label are neighbours */
+	for (size_t k = 1; k < count; k++)
+		if (rows[k].value == rows[k - 1].value && rows[k].swept == rows[k - 1].swept &&
+		    !strcmp(rows[k].label, rows[k - 1].label))
+			return ps_error_set(err, PS_EINPUT,
+					    "the point %c = %llu of %s is in more than one row (a file given twice?)",
+					    rows[k].swept, (unsigned long long)rows[k].value, rows[k].label);
+	return PS_OK;
+}
+
+int ps_sweep_write_csv_identity(FILE *out, const struct ps_sweep_identity *id,
+				const struct ps_sweep_row *rows, size_t count)
+{
+	if (id && id->present) {
+		char shard[32];
+
+		identity_shard(id, shard, sizeof(shard));
+		fprintf(out, "%s%s %s\n", identity_prefix, id->sweep, shard);
+	}
+	return ps_sweep_write_csv(out, rows, count);
 }
 
 int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
@@ -755,12 +984,34 @@ static int csv_by_array(char *const *f, struct ps_sweep_row *r, const char *name
 int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		      size_t *count, char *param, struct ps_error *err)
 {
+	return ps_sweep_read_csv_identity(in, name, rows, count, param, NULL, err);
+}
+
+int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row **rows,
+			       size_t *count, char *param,
+			       struct ps_sweep_identity *id, struct ps_error *err)
+{
 	char line[4096], *f[52];
 	bool values_columns, bound_columns, arrays_columns;
 	size_t cap = *count, used = *count, lineno = 1, columns, at;
+	struct ps_sweep_identity ignored;
 
-	if (!fgets(line, sizeof(line), in) || strncmp(line, csv_header, strlen(csv_header)))
-		return ps_error_set(err, PS_EINPUT, "%s: not a pebblesim sweep CSV (its header differs)", name);
+	if (!id)
+		id = &ignored;
+	memset(id, 0, sizeof(*id));
+	if (!fgets(line, sizeof(line), in))
+		return ps_error_set(err, PS_EINPUT, "%s: not a pebblesim sweep CSV (it is empty)", name);
+	if (!strncmp(line, identity_prefix, strlen(identity_prefix))) {
+		if (!strchr(line, '\n') || !identity_parse(line + strlen(identity_prefix), id))
+			return ps_error_set(err, PS_EINPUT,
+					    "%s:1: not a sweep's identity ('# pebblesim sweep: ... shard=K/N')", name);
+		lineno++;
+		if (!fgets(line, sizeof(line), in))
+			line[0] = '\0';
+	}
+	if (strncmp(line, csv_header, strlen(csv_header)))
+		return ps_error_set(err, PS_EINPUT, "%s:%zu: not a pebblesim sweep CSV (its header differs)",
+				    name, lineno);
 	/* the values' columns, then eta and bound, then the arrays': a CSV
 	 * written before a group of them has none of that group */
 	at = strlen(csv_header);

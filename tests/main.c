@@ -211,6 +211,7 @@ int main(void)
 	srunner_add_suite(sr, optimal_suite());
 	srunner_add_suite(sr, plot_suite());
 	srunner_add_suite(sr, by_array_suite());
+	srunner_add_suite(sr, tools_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -56,18 +56,25 @@ struct ps_report {
 double ps_now_seconds(void);
 
 /*
- * Progress on a stream (a terminal) for long runs and replays: moves
- * validated, the percent when the total is known beforehand, the rate.
- * Quiet for the first two seconds, then a line every half second,
- * rewritten in place; ps_progress_end clears it for the report. out NULL:
- * nothing shown.
+ * Progress on a stream for long runs and replays: moves validated, the
+ * percent when the total is known beforehand, the rate, after the label
+ * that names the run. Quiet for the first two seconds; then on a terminal
+ * a line every half second, rewritten in place (ps_progress_end clears it
+ * for the report), and elsewhere (a batch job's log) a line of its own
+ * every PS_PROGRESS_LINE_SECONDS. out NULL: nothing shown.
  */
+#define PS_PROGRESS_LINE_SECONDS 10.0
 struct ps_progress {
 	FILE *out;
 	uint64_t total, ops; /* total: moves expected, 0 if not known */
 	double start, last;
 	bool shown;
+	bool lines;          /* out is not a terminal: whole lines */
+	const char *label;   /* "keylemma at n = 4096, ...", or NULL */
 };
+
+/* Whether progress on out is written as whole lines (not a terminal). */
+bool ps_progress_lines(FILE *out);
 
 void ps_progress_init(struct ps_progress *p, FILE *out, uint64_t total);
 /* After an operation of op_moves moves, moves validated in all. */

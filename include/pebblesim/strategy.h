@@ -40,6 +40,7 @@ struct ps_problem {
 	bool element_only; /* validate move by move, without the block path */
 	FILE *progress;    /* where to show progress on long runs, or NULL */
 	struct ps_values *values; /* run with values (values.h), or NULL */
+	const char *progress_label; /* names the run in progress lines, or NULL */
 };
 
 struct ps_strategy;

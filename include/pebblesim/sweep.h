@@ -95,10 +95,56 @@ int ps_sweep_check(const struct ps_sweep_spec *spec, struct ps_error *err);
 int ps_sweep_run(const struct ps_sweep_spec *spec, struct ps_sweep_row **rows,
 		 size_t *count, struct ps_error *err);
 
+/*
+ * What sweep a CSV holds, on a comment line before its header, so that
+ * --merge joins only shards of one sweep:
+ *
+ *   # pebblesim sweep: param=n range=1024:65536:x2 d=16 g=3 M=8192
+ *     normalize=true strategies=case,best,flash predict=false values=false
+ *     shard=1/3
+ *
+ * (one line). A reader of the header alone refuses such a file by its
+ * first line. `sweep` is the line without the shard; shards is 0 for a
+ * partial merge (some shards missing).
+ */
+#define PS_SWEEP_IDENTITY_MAX 512
+struct ps_sweep_identity {
+	bool present;                      /* the file has the line */
+	char sweep[PS_SWEEP_IDENTITY_MAX]; /* "param=n range=... values=false" */
+	unsigned shard, shards;            /* K - 1 and N; 0 and 1: the whole */
+};
+
+/* The identity of spec's sweep (its shard, or the whole). */
+void ps_sweep_identity_of(const struct ps_sweep_spec *spec,
+			  struct ps_sweep_identity *id);
+
 /* CSV: a header line, then one line per row; and back. */
 int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count);
+/* The same after the identity line (id NULL or not present: none). */
+int ps_sweep_write_csv_identity(FILE *out, const struct ps_sweep_identity *id,
+				const struct ps_sweep_row *rows, size_t count);
 int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		      size_t *count, char *param, struct ps_error *err);
+/* The same, and the identity line when id is not NULL (present false
+ * when the file has none). */
+int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row **rows,
+			       size_t *count, char *param,
+			       struct ps_sweep_identity *id, struct ps_error *err);
+
+/*
+ * The checks of --merge over files[0..file_count) (their names, their
+ * identities) and the rows read from them, sorted (ps_sweep_sort): every
+ * file of one sweep, the shards of one split each once, none missing
+ * unless partial, no point twice. A file without the identity line (a CSV
+ * of an older pebblesim, or written by hand) is merged only alone or with
+ * partial. PS_OK, or PS_EINPUT naming the files, the shard or the point;
+ * *merged gets the identity of the result (shards 0 when partial and a
+ * shard is missing).
+ */
+int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identity *ids,
+			 size_t file_count, const struct ps_sweep_row *rows,
+			 size_t count, bool partial, struct ps_sweep_identity *merged,
+			 struct ps_error *err);
 
 /* The intervals kept of a crossover; more are counted, not kept. */
 #define PS_SWEEP_MAX_INTERVALS 32

@@ -111,7 +111,16 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 		cli_print_help(out);
 		return PS_EXIT_VALID;
 	}
-	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+	/* the build's man page and the completion script (man.c) */
+	if (argc >= 2 && !strcmp(argv[1], "__man")) {
+		if (argc == 2)
+			return cli_man(out);
+		fprintf(errout, "pebblesim: __man takes no arguments\n");
+		return PS_EXIT_USAGE;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "__complete"))
+		return cli_complete(argc - 2, argv + 2, out, errout);
+	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		fprintf(out, "pebblesim %s\n", PS_VERSION);
 		return PS_EXIT_VALID;
 	}
@@ -136,6 +145,10 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 		return PS_EXIT_VALID;
 	}
 	if ((rc = check_outputs(&a, errout)))
+		return rc;
+	/* run: -n and -d from the shapes of --q, --k and --v (validate
+	 * takes them from the trace's header) */
+	if (cmd->fn == cmd_run && (rc = cli_infer_shape(cmd, &a, errout)))
 		return rc;
 	return cmd->fn(cmd, &a, out, errout);
 }

@@ -39,6 +39,7 @@ enum cli_option_id {
 	OPT_VALUES, OPT_Q, OPT_K, OPT_V, OPT_SEED, OPT_ENTRY_BOUND, OPT_VALUES_OUTPUT,
 	OPT_TIME_LIMIT, OPT_MEMORY_LIMIT, OPT_SWEEP, /* optimal */
 	OPT_POLYNOMIAL, OPT_INTERVAL, OPT_REFINE, OPT_EPSILON, OPT_BOUND,
+	OPT_PROGRESS, OPT_PARTIAL,
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -98,6 +99,8 @@ struct cli_args {
 	const char *bound;      /* frontier: a-priori */
 	const char *text[CLI_OPTION_COUNT]; /* a number's text as given */
 	bool no_normalize, json, dry_run, element_path, help;
+	bool progress;          /* --progress: lines even off a terminal */
+	bool partial;           /* sweep --merge --partial */
 	bool given[CLI_OPTION_COUNT];
 	char **operands; /* what is left once the options are taken */
 	int operand_count;
@@ -176,7 +179,7 @@ const char *cli_plot_polynomial(const struct cli_args *a, bool known);
 #define CLI_OPT_VALUES(help) { OPT_VALUES, 0, "values", CLI_FLAG, offsetof(struct cli_args, values), 0, CLI_ATTENTION_ONLY, NULL, help }
 #define CLI_OPT_INPUT(id, name, field, what) { id, 0, name, CLI_STRING, offsetof(struct cli_args, field), 0, \
 	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, what ".npy", "read " what " (n x d, float64 or float32) from a .npy file;\n" \
-	"--q, --k and --v go together" }
+	"--q, --k and --v go together; run takes -n and -d from\ntheir shape when they are not given" }
 #define CLI_OPT_SEED { OPT_SEED, 0, "seed", CLI_COUNT, offsetof(struct cli_args, seed), 0, CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "S", \
 	"random inputs from seed S (default 1)" }
 #define CLI_OPT_ENTRY_BOUND { OPT_ENTRY_BOUND, 0, "entry-bound", CLI_REAL, offsetof(struct cli_args, entry_bound), 0, \
@@ -199,6 +202,9 @@ const char *cli_plot_polynomial(const struct cli_args *a, bool known);
 	CLI_OPT_INPUT(OPT_K, "k", k_file, "K"), CLI_OPT_INPUT(OPT_V, "v", v_file, "V"), \
 	CLI_OPT_SEED, CLI_OPT_ENTRY_BOUND, CLI_OPT_POLYNOMIAL, CLI_OPT_INTERVAL, CLI_OPT_VALUES_OUTPUT
 
+/* Progress lines on standard error off a terminal too (a batch job's log). */
+#define CLI_OPT_PROGRESS(what) { OPT_PROGRESS, 0, "progress", CLI_FLAG, offsetof(struct cli_args, progress), 0, 0, NULL, \
+	"progress on standard error even when it is not a terminal\n(a batch job's log): a line " what }
 #define CLI_OPT_HELP { OPT_HELP, 'h', "help", CLI_FLAG, offsetof(struct cli_args, help), 0, 0, NULL, "this help" }
 #define CLI_OPT_END { CLI_OPTION_COUNT, 0, NULL, CLI_FLAG, 0, 0, 0, NULL, NULL }
 
@@ -233,6 +239,16 @@ int cli_usage_error(const struct cli_command *cmd, FILE *errout,
 
 void cli_print_command_help(const struct cli_command *cmd, FILE *out);
 void cli_print_help(FILE *out);
+
+/* Where README.md and docs/ are: beside the running binary, installed
+ * (BINDIR/../share/doc/pebblesim) or in the source tree (build/..);
+ * false when neither holds README.md. */
+bool cli_doc_dir(char *buf, size_t len);
+
+/* man.c: the man page (`pebblesim __man`) and the words of bash
+ * completion (`pebblesim __complete ...`), from the command table. */
+int cli_man(FILE *out);
+int cli_complete(int argc, char **argv, FILE *out, FILE *errout);
 
 /* job.c: what run, compare and validate share. */
 
@@ -269,6 +285,12 @@ void cli_problem(const struct cli_args *a, const struct ps_attention *att,
 int cli_values_inputs(const struct cli_command *cmd, const struct cli_args *a,
 		      struct ps_values_inputs *in, FILE *errout);
 
+/* run --values with --q, --k and --v: -n and -d from Q's shape when not
+ * given; -n or -d that differs from it is refused by name, and so is K or
+ * V of another shape (the reader names the file and both shapes). 0 or
+ * PS_EXIT_USAGE after a message. */
+int cli_infer_shape(const struct cli_command *cmd, struct cli_args *a, FILE *errout);
+
 /* Writes the outputs of a run with values to --output, unless the run
  * failed (exit status 1: nothing written, the old file kept, a note on
  * errout); 0 or PS_EXIT_USAGE after a message. */
@@ -279,8 +301,15 @@ int cli_write_outputs(const struct cli_args *a, const struct ps_values *vals,
  * values, on errout. */
 void cli_values_warn(const struct ps_report *rep, FILE *errout);
 
-/* Standard error when it is a terminal, else NULL: where progress goes. */
-FILE *cli_progress_stream(FILE *errout);
+/* Where progress goes: errout when it is a terminal or --progress is
+ * given (then as whole lines, ps_progress_lines), else NULL. */
+FILE *cli_progress_stream(const struct cli_args *a, FILE *errout);
+
+/* "keylemma at n = 4096, d = 16, g = 3, M = 8192": a run in progress
+ * lines (sizes NULL or "tuned"). */
+const char *cli_progress_label(const struct ps_strategy *s, const char *sizes,
+			       const struct ps_attention *att, uint64_t M,
+			       char *buf, size_t len);
 
 /* Refuses the options s does not take (its `takes`), and a strategy of
  * the other DAG kind; 0 or PS_EXIT_USAGE after a message. */
@@ -324,7 +353,9 @@ struct cli_compare_row {
 	const char *sizes; /* a tiling's tile sizes: NULL (the proof's) or "tuned" */
 	struct ps_report rep;
 	char why[PS_ERROR_MAX + 64];
+	bool pending;   /* to be run: M suffices and the row is asked for */
 	bool ran;
+	bool predicted; /* --predict: the cost model's counts, not judged */
 };
 
 /* compare's table, or its JSON array; head gives the DAG, M, the case. */

@@ -90,11 +90,29 @@ void cli_problem(const struct cli_args *a, const struct ps_attention *att,
 	pb->element_only = a->element_path;
 }
 
-FILE *cli_progress_stream(FILE *errout)
+FILE *cli_progress_stream(const struct cli_args *a, FILE *errout)
 {
 	int fd = fileno(errout);
 
-	return fd >= 0 && isatty(fd) ? errout : NULL;
+	return a->progress || (fd >= 0 && isatty(fd)) ? errout : NULL;
+}
+
+const char *cli_progress_label(const struct ps_strategy *s, const char *sizes,
+			       const struct ps_attention *att, uint64_t M,
+			       char *buf, size_t len)
+{
+	char g[32] = "";
+
+	if (att && !att->exact)
+		snprintf(g, sizeof(g), ", g = %llu", (unsigned long long)att->g);
+	if (att)
+		snprintf(buf, len, "%s%s%s at n = %llu, d = %llu%s, M = %llu", s->name,
+			 sizes ? "/" : "", sizes ? sizes : "", (unsigned long long)att->n,
+			 (unsigned long long)att->d, g, (unsigned long long)M);
+	else
+		snprintf(buf, len, "%s%s%s at M = %llu", s->name, sizes ? "/" : "",
+			 sizes ? sizes : "", (unsigned long long)M);
+	return buf;
 }
 
 /* The strategy options and the bit a strategy declares for each. */

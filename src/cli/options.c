@@ -8,18 +8,14 @@
 #define _GNU_SOURCE /* getopt_long */
 #include "cli.h"
 
-/* Where --help says the documentation is installed: the Makefile sets it
- * from DOCDIR; a build without it names the default. */
-#ifndef PS_DOCDIR
-#define PS_DOCDIR "/usr/local/share/doc/pebblesim"
-#endif
-
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* JSON integers are signed 64-bit: every parameter must round-trip. */
 #define CLI_VALUE_MAX PS_PARAM_MAX
@@ -353,11 +349,49 @@ void cli_print_command_help(const struct cli_command *cmd, FILE *out)
 	fputs(cmd->help->examples, out);
 }
 
+/*
+ * The documentation is found from the binary, not from a path compiled
+ * in: `make install PREFIX=...` then copies the build's binary as it is,
+ * and --help names the directory that holds README.md.
+ */
+bool cli_doc_dir(char *buf, size_t len)
+{
+	static const char *const beside[] = {
+		"../share/doc/pebblesim", /* installed: BINDIR/../share/doc/pebblesim */
+		"..", "../..",            /* the source tree: build/ and build/san-x/ */
+	};
+	char exe[PATH_MAX], path[PATH_MAX + 64], *slash;
+	ssize_t got = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (got <= 0)
+		return false;
+	exe[got] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	for (size_t k = 0; k < sizeof(beside) / sizeof(beside[0]); k++) {
+		char real[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s/README.md", exe, beside[k]);
+		if (access(path, R_OK))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", exe, beside[k]);
+		if (!realpath(path, real) || strlen(real) >= len)
+			continue;
+		snprintf(buf, len, "%s", real);
+		return true;
+	}
+	return false;
+}
+
 void cli_print_help(FILE *out)
 {
+	char docs[PATH_MAX];
+
 	fputs("usage: pebblesim [COMMAND] [OPTIONS] [FILE]\n"
 	      "       pebblesim COMMAND --help\n"
-	      "       pebblesim --version\n"
+	      "       pebblesim --version (or -V)\n"
 	      "\n"
 	      "pebblesim plays the red-blue pebble game (Hong and Kung; with partial\n"
 	      "aggregation) on the DAG of approximate attention, A = D^-1 U1 (U2^T V)\n"
@@ -378,8 +412,9 @@ void cli_print_help(FILE *out)
 	      "Examples:\n"
 	      "  pebblesim --case II -n 4096 -d 16 -g 3 -M 8k\n"
 	      "      Case II's group tiling (Key Lemma 3.2) on 4096 tokens, 16 features\n"
-	      "  pebblesim compare -n 1024 -d 16 -g 5 -M 2048\n"
-	      "      every strategy side by side, best first, on a Case III instance\n"
+	      "  pebblesim compare -n 1024 -d 16 -g 5 -M 2048 --predict\n"
+	      "      every strategy's cost model side by side, best first, on a Case III\n"
+	      "      instance (without --predict, each simulated: --strategies narrows)\n"
 	      "  pebblesim --case II -n 64 -d 4 -g 2 -M 100 --trace run.jsonl\n"
 	      "  pebblesim validate -M 60 run.jsonl\n"
 	      "      write a trace, then try it under a smaller fast memory\n"
@@ -387,9 +422,13 @@ void cli_print_help(FILE *out)
 	      "      a binary tree from a GraphML file, clairvoyant eviction\n"
 	      "\n"
 	      "Exit status: 0 valid and within the bounds, 1 an invalid sequence or a\n"
-	      "bound contradicted, 2 bad usage or input.\n"
-	      "Documentation: README.md and docs/, installed in " PS_DOCDIR ".\n"
-	      "docs/ has the model (MODEL.md), bounds (BOUNDS.md), strategies\n"
+	      "bound contradicted, 2 bad usage or input.\n", out);
+	if (cli_doc_dir(docs, sizeof(docs)))
+		fprintf(out, "Documentation: README.md and docs/, in %s.\n", docs);
+	else
+		fputs("Documentation: README.md and docs/, installed in share/doc/pebblesim\n"
+		      "under the installation prefix; `man pebblesim` has every option.\n", out);
+	fputs("docs/ has the model (MODEL.md), bounds (BOUNDS.md), strategies\n"
 	      "(STRATEGIES.md), exact attention (EXACT.md), runs with values and\n"
 	      "epsilon (VALUES.md), the exact optimum of small instances (OPTIMAL.md),\n"
 	      "commands and JSON schema\n"

@@ -581,7 +581,10 @@ static json_t *compare_row_json(const struct ps_report *head,
 		return obj;
 	}
 	json_object_set_new(obj, "applies", json_true());
-	json_object_set_new(obj, "valid", json_boolean(rep->valid));
+	/* --predict: the cost model's counts, not judged by the engine */
+	json_object_set_new(obj, "simulated", json_boolean(!row->predicted));
+	if (!row->predicted)
+		json_object_set_new(obj, "valid", json_boolean(rep->valid));
 	json_object_set_new(obj, "loads", json_integer((json_int_t)rep->counts.loads));
 	json_object_set_new(obj, "saves", json_integer((json_int_t)rep->counts.saves));
 	json_object_set_new(obj, "io", json_integer((json_int_t)io));
@@ -678,7 +681,7 @@ void cli_compare_print(const struct ps_report *head,
 			snprintf(upper, sizeof(upper), "%.3f",
 				 (double)io / rep->plan.upper.value);
 		fprintf(out, "%-14s %6s %12llu %12llu %12llu %9llu %9s %9.3f %8.2f\n",
-			name, rep->valid ? "yes" : "NO",
+			name, rows[k].predicted ? "model" : rep->valid ? "yes" : "NO",
 			(unsigned long long)rep->counts.loads,
 			(unsigned long long)rep->counts.saves,
 			(unsigned long long)io,

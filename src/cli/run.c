@@ -69,6 +69,7 @@ const struct cli_option run_options[] = {
 	  "refuse a trace of more than N lines, counted before\n"
 	  "anything is written (default 20M = 20000000 lines, a\n"
 	  "gigabyte or two); 0 for no limit" },
+	CLI_OPT_PROGRESS("naming the strategy and the point every 10 s\nof a long run"),
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };
@@ -250,6 +251,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	struct ps_trace_writer writer;
 	struct ps_attention att;
 	struct ps_explicit xdag;
+	char label[160];
 	struct ps_problem pb;
 	struct ps_report rep;
 	struct ps_error err;
@@ -309,7 +311,9 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	}
 	if (a->trace && open_trace(a, &pb, s, &writer, errout))
 		goto done;
-	pb.progress = cli_progress_stream(errout);
+	pb.progress = cli_progress_stream(a, errout);
+	pb.progress_label = cli_progress_label(s, a->sizes, a->dag_file ? NULL : &att, a->M,
+					       label, sizeof(label));
 	rc = ps_run(&pb, s, a->trace ? &writer.sink : NULL, &rep, &err);
 	if (a->trace) {
 		struct ps_error werr;

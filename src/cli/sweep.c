@@ -45,7 +45,13 @@ const struct cli_option sweep_options[] = {
 	CLI_OPT_PLOT("draw I/O against the swept parameter into FILE.svg,\nFILE.png or FILE.pdf, with gnuplot (log axes for n, M\nand I/O, linear for d and g)"),
 	CLI_OPT_PLOT_SCRIPT,
 	{ OPT_MERGE, 0, "merge", CLI_FLAG, offsetof(struct cli_args, merge), 0, 0, NULL,
-	  "join the CSV files given as arguments (shards) instead\nof running" },
+	  "join the CSV files given as arguments (shards) instead\n"
+	  "of running: refuses files of different sweeps, a shard\n"
+	  "twice, a point twice and a missing shard, by name" },
+	{ OPT_PARTIAL, 0, "partial", CLI_FLAG, offsetof(struct cli_args, partial), 0, 0, NULL,
+	  "with --merge: a partial merge is intended (shards may\n"
+	  "be missing; the CSV written records it as partial)" },
+	CLI_OPT_PROGRESS("per run done, naming the strategy and\nthe point"),
 	CLI_OPT_VALUES("run every simulated point with numbers (random inputs,\n"
 		       "docs/VALUES.md): epsilon = max |A - softmax(Q K^T/sqrt d) V|\n"
 		       "beside the I/O in the table, CSV, JSON and plot"),
@@ -58,8 +64,20 @@ const struct cli_option sweep_options[] = {
 	CLI_OPT_END,
 };
 
+static int write_csv(const char *path, const struct ps_sweep_identity *id,
+		     const struct ps_sweep_row *rows, size_t count, FILE *out,
+		     FILE *errout);
+
 int cli_sweep_write_csv(const char *path, const struct ps_sweep_row *rows,
 			size_t count, FILE *out, FILE *errout)
+{
+	return write_csv(path, NULL, rows, count, out, errout);
+}
+
+/* The CSV after the line of its sweep's identity (id NULL: none). */
+static int write_csv(const char *path, const struct ps_sweep_identity *id,
+		     const struct ps_sweep_row *rows, size_t count, FILE *out,
+		     FILE *errout)
 {
 	struct ps_output file;
 	struct ps_error err;
@@ -71,7 +89,7 @@ int cli_sweep_write_csv(const char *path, const struct ps_sweep_row *rows,
 	}
 	/* a failed write leaves the stream's error set: the close removes
 	 * the temporary and names the file and the reason */
-	ps_sweep_write_csv(file.file == stdout ? out : file.file, rows, count);
+	ps_sweep_write_csv_identity(file.file == stdout ? out : file.file, id, rows, count);
 	if (ps_output_close(&file, true, "CSV file", &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
@@ -130,7 +148,8 @@ static int read_labels(const struct cli_command *cmd, const struct cli_args *a,
 	return 0;
 }
 
-static int finish(const struct cli_args *a, const struct ps_sweep_spec *spec, char param,
+static int finish(const struct cli_args *a, const struct ps_sweep_spec *spec,
+		  const struct ps_sweep_identity *id, char param,
 		  struct ps_sweep_row *rows, size_t count, FILE *out, FILE *errout)
 {
 	struct ps_crossover cross[PS_SWEEP_MAX_STRATEGIES];
@@ -139,14 +158,11 @@ static int finish(const struct cli_args *a, const struct ps_sweep_spec *spec, ch
 	struct ps_error err;
 	int status = PS_EXIT_VALID;
 
-	/* a merge of CSV files without rows has none to sort (rows is NULL) */
-	if (count)
-		ps_sweep_sort(rows, count);
 	cross_count = ps_sweep_crossovers(rows, count, baseline, cross,
 					  PS_SWEEP_MAX_STRATEGIES);
 	if (spec && a->refine)
 		ps_sweep_refine(spec, cross, cross_count);
-	if (a->csv && cli_sweep_write_csv(a->csv, rows, count, out, errout))
+	if (a->csv && write_csv(a->csv, id, rows, count, out, errout))
 		return PS_EXIT_USAGE;
 	ps_error_clear(&err);
 	if ((a->plot || a->plot_script) &&
@@ -168,12 +184,15 @@ static int finish(const struct cli_args *a, const struct ps_sweep_spec *spec, ch
 	return status;
 }
 
+/* Joins the CSV of shards, after ps_sweep_merge_check's checks. */
 static int merge(const struct cli_command *cmd, const struct cli_args *a,
 		 FILE *out, FILE *errout)
 {
+	struct ps_sweep_identity ids[64], merged;
 	struct ps_sweep_row *rows = NULL;
 	size_t count = 0;
 	char param = 0;
+	struct ps_error err;
 	int status;
 
 	if (a->operand_count < 1)
@@ -190,7 +209,8 @@ static int merge(const struct cli_command *cmd, const struct cli_args *a,
 			return PS_EXIT_USAGE;
 		}
 		ps_error_clear(&err);
-		rc = ps_sweep_read_csv(f, a->operands[k], &rows, &count, &param, &err);
+		rc = ps_sweep_read_csv_identity(f, a->operands[k], &rows, &count, &param,
+						&ids[k], &err);
 		fclose(f);
 		if (rc) {
 			fprintf(errout, "pebblesim: %s\n", err.msg);
@@ -198,7 +218,17 @@ static int merge(const struct cli_command *cmd, const struct cli_args *a,
 			return PS_EXIT_USAGE;
 		}
 	}
-	status = finish(a, NULL, param ? param : 'n', rows, count, out, errout);
+	/* a merge of CSV files without rows has none to sort (rows is NULL) */
+	if (count)
+		ps_sweep_sort(rows, count);
+	ps_error_clear(&err);
+	if (ps_sweep_merge_check((const char *const *)a->operands, ids, (size_t)a->operand_count,
+				 rows, count, a->partial, &merged, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		free(rows);
+		return PS_EXIT_USAGE;
+	}
+	status = finish(a, NULL, &merged, param ? param : 'n', rows, count, out, errout);
 	free(rows);
 	return status;
 }
@@ -207,6 +237,7 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 	      FILE *out, FILE *errout)
 {
 	struct ps_sweep_spec spec;
+	struct ps_sweep_identity id;
 	struct ps_sweep_row *rows;
 	struct ps_error err;
 	char labels[512];
@@ -223,6 +254,8 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 					       "sweep --merge takes CSV files, not the parameters of a sweep");
 		return merge(cmd, a, out, errout);
 	}
+	if (a->partial)
+		return cli_usage_error(cmd, errout, "--partial applies only with --merge");
 	if (a->operand_count)
 		return cli_usage_error(cmd, errout, "unexpected argument '%s' for sweep (--merge joins CSV files)",
 				       a->operands[0]);
@@ -246,7 +279,7 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 	if ((rc = cli_values_inputs(cmd, a, &spec.inputs, errout)))
 		return rc;
 	spec.jobs = a->given[OPT_JOBS] ? (unsigned)ps_min_u64(a->jobs, 64) : 0;
-	spec.progress = cli_progress_stream(errout);
+	spec.progress = cli_progress_stream(a, errout);
 	ps_error_clear(&err);
 	if (ps_sweep_check(&spec, &err))
 		return cli_usage_error(cmd, errout, "%s", err.msg);
@@ -263,14 +296,17 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
-	rc = finish(a, &spec, spec.range.param, rows, count, out, errout);
+	ps_sweep_identity_of(&spec, &id);
+	if (count)
+		ps_sweep_sort(rows, count);
+	rc = finish(a, &spec, &id, spec.range.param, rows, count, out, errout);
 	free(rows);
 	return rc;
 }
 
 const struct cli_help sweep_help = {
 	"sweep (-n|-d|-g|-M) LO:HI[:xK|:+K] [the others fixed] [--strategies LIST] [OPTIONS]\n"
-	"       pebblesim sweep --merge A.csv B.csv ... [--csv FILE] [--json] [--plot FILE]",
+	"       pebblesim sweep --merge A.csv B.csv ... [--partial] [--csv FILE] [--json] [--plot FILE]",
 	"one parameter over a range, every listed strategy at every point",
 	"Sweeps one parameter over a range and holds the others fixed; runs every\n"
 	"listed strategy (of either DAG: flash and exact-matmul pebble exact\n"
@@ -280,7 +316,11 @@ const struct cli_help sweep_help = {
 	"I/O is below the baseline's; with --refine, each end exact by bisection on\n"
 	"the cost models), and writes CSV, JSON and a gnuplot plot on request.\n"
 	"A sweep too large for one machine runs in shards (--shard K/N, one per\n"
-	"job of GNU parallel or a Slurm array) joined by --merge (docs/EXACT.md).\n",
+	"job of GNU parallel or a Slurm array) joined by --merge: each CSV\n"
+	"records its sweep on a first line ('# pebblesim sweep: ... shard=K/N'),\n"
+	"and --merge joins only the shards of one sweep, each once, all of them\n"
+	"(--partial: some may be missing). examples/distributed/ has the scripts\n"
+	"(docs/CLI.md, \"Distributed sweeps\").\n",
 	"  pebblesim sweep -n 1024:16384:x2 -d 16 -g 3 -M 8k --strategies flash,keylemma,caseI,generic\n"
 	"      where approximate attention starts to move less data than FlashAttention\n"
 	"  pebblesim sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict --plot crossover.svg\n"
@@ -288,5 +328,8 @@ const struct cli_help sweep_help = {
 	"  pebblesim sweep -M 1k:64k:x2 -n 4096 -d 16 -g 3 --csv m.csv\n"
 	"      the I/O against the fast memory, as CSV\n"
 	"  pebblesim sweep -g 1:8 -n 64 -d 16 -M 8k --values --plot eps.svg\n"
-	"      epsilon and I/O against g: the least g with epsilon below a target\n",
+	"      epsilon and I/O against g: the least g with epsilon below a target\n"
+	"  pebblesim sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict --shard 2/3 --csv s2.csv\n"
+	"  pebblesim sweep --merge s1.csv s2.csv s3.csv --csv all.csv\n"
+	"      the second of three shards, then the three joined (all present)\n",
 };

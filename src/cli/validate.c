@@ -27,6 +27,7 @@ const struct cli_option validate_options[] = {
 	  "16M = 16777216); 0 for no limit" },
 	CLI_OPT_VALUES_ALL("replay with numbers (docs/VALUES.md): the outputs,\n"
 			   "their distance to a direct evaluation, and epsilon"),
+	CLI_OPT_PROGRESS("every 10 s of a long replay"),
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };
@@ -81,7 +82,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 					  .inputs = a->values ? &inputs : NULL, .vals = &vals,
 					  .max_moves = !a->given[OPT_MAX_MOVES] ? 0 :
 						       a->max_moves ? a->max_moves : UINT64_MAX,
-					  .progress = cli_progress_stream(errout),
+					  .progress = cli_progress_stream(a, errout),
 				  }, &replay, &err);
 	if (f != stdin)
 		fclose(f);

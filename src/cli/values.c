@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "pebblesim/npy.h"
@@ -38,6 +39,42 @@ int cli_values_inputs(const struct cli_command *cmd, const struct cli_args *a,
 	/* an --output that is an input is refused for every command (cli.c) */
 	if (a->values_output && !strcmp(a->values_output, "-"))
 		return cli_usage_error(cmd, errout, "--output needs a file name: the report goes to standard output");
+	return 0;
+}
+
+int cli_infer_shape(const struct cli_command *cmd, struct cli_args *a, FILE *errout)
+{
+	const char *const files[] = { a->q_file, a->k_file, a->v_file };
+	uint64_t rows = 0, cols = 0;
+
+	if (!a->values || !a->q_file || !a->k_file || !a->v_file)
+		return 0;
+	/* Q's shape is n x d; K and V are held to it by the reader, which
+	 * names the file and both shapes */
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		struct ps_error err;
+		double *data = NULL;
+
+		ps_error_clear(&err);
+		if (ps_npy_load(files[k], rows, cols, &data, &rows, &cols, &err)) {
+			fprintf(errout, "pebblesim: %s\n", err.msg);
+			return PS_EXIT_USAGE;
+		}
+		free(data);
+		if (k)
+			continue;
+		if (a->given[OPT_N] && a->n != rows)
+			return cli_usage_error(cmd, errout, "-n %llu, but --q '%s' has %llu rows (n)",
+					       (unsigned long long)a->n, a->q_file,
+					       (unsigned long long)rows);
+		if (a->given[OPT_D] && a->d != cols)
+			return cli_usage_error(cmd, errout, "-d %llu, but --q '%s' has %llu columns (d)",
+					       (unsigned long long)a->d, a->q_file,
+					       (unsigned long long)cols);
+	}
+	a->n = rows;
+	a->d = cols;
+	a->given[OPT_N] = a->given[OPT_D] = true;
 	return 0;
 }
 

@@ -1,0 +1,45 @@
+#!/bin/sh
+# make check: examples/distributed/ run here. sweep-parallel.sh with GNU
+# parallel and 3 shards, and sweep-slurm.sh as 3 array tasks (Slurm's
+# variables set by hand), each merge compared with the same sweep run
+# whole: the same identity line and the same rows (but the seconds).
+#
+#   check-distributed.sh BUILD_DIR
+set -eu
+build=$1
+bin=$build/pebblesim
+dir=$build/distributed-test
+fail() {
+	echo "check-distributed: $*" >&2
+	exit 1
+}
+rm -rf "$dir"
+mkdir -p "$dir/slurm"
+set -- -n 64:1k:x2 -d 4 -g 2 -M 200 --strategies case,best,flash,generic
+"$bin" sweep "$@" -j 1 --csv "$dir/whole.csv" >/dev/null
+# the rows but their seconds (column 15)
+rows() {
+	cut -d, -f1-14,16- "$1"
+}
+PEBBLESIM=$bin TMPDIR=$dir sh examples/distributed/sweep-parallel.sh 3 "$dir/parallel.csv" "$@" >/dev/null ||
+	fail "sweep-parallel.sh failed"
+rows "$dir/whole.csv" >"$dir/whole.rows"
+rows "$dir/parallel.csv" >"$dir/parallel.rows"
+cmp -s "$dir/whole.rows" "$dir/parallel.rows" ||
+	fail "sweep-parallel.sh with 3 shards differs from the sweep run whole: $(diff "$dir/whole.rows" "$dir/parallel.rows" | head -5)"
+[ "$(wc -l <"$dir/whole.rows")" -gt 10 ] || fail "the sweep has too few rows to tell"
+for task in 1 2 3; do
+	(cd "$dir/slurm" && SLURM_ARRAY_TASK_ID=$task SLURM_ARRAY_TASK_COUNT=3 PEBBLESIM=$bin \
+		sh "$OLDPWD/examples/distributed/sweep-slurm.sh" "$@" >/dev/null 2>"shard-$task.log") ||
+		fail "sweep-slurm.sh as task $task of 3 failed"
+	grep -q '^pebblesim: sweep: [0-9]* of [0-9]* runs done' "$dir/slurm/shard-$task.log" ||
+		fail "task $task's log has no progress lines"
+done
+"$bin" sweep --merge "$dir/slurm/shard-2.csv" "$dir/slurm/shard-3.csv" >/dev/null 2>"$dir/missing.txt" &&
+	fail "a merge without shard 1 of 3 passed"
+grep -q 'shard 1/3 of the sweep is missing' "$dir/missing.txt" || fail "a missing shard is not named: $(cat "$dir/missing.txt")"
+"$bin" sweep --merge "$dir"/slurm/shard-*.csv --csv "$dir/slurm.csv" >/dev/null
+rows "$dir/slurm.csv" >"$dir/slurm.rows"
+cmp -s "$dir/whole.rows" "$dir/slurm.rows" || fail "sweep-slurm.sh's 3 tasks merged differ from the sweep run whole"
+rm -rf "$dir"
+echo "check-distributed: GNU parallel (3 shards) and a Slurm array (3 tasks) merge into the whole sweep: ok"
