@@ -86,6 +86,24 @@ static int check_outputs(const struct cli_args *a, FILE *errout)
 	return 0;
 }
 
+/* --plugin FILE: its strategies are registered for the one command. */
+static int run_with_plugin(const struct cli_command *cmd, const struct cli_args *a,
+			   FILE *out, FILE *errout)
+{
+	struct ps_error err;
+	int rc;
+
+	ps_error_clear(&err);
+	if (ps_plugin_load(a->plugin, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	rc = cmd->fn(cmd, a, out, errout);
+	fflush(out);
+	ps_plugin_unload_all();
+	return rc;
+}
+
 static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 {
 	const struct cli_command *cmd = NULL;
@@ -123,6 +141,8 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 	}
 	if ((rc = check_outputs(&a, errout)))
 		return rc;
+	if (a.plugin)
+		return run_with_plugin(cmd, &a, out, errout);
 	return cmd->fn(cmd, &a, out, errout);
 }
 

@@ -39,6 +39,7 @@ enum cli_option_id {
 	OPT_VALUES, OPT_Q, OPT_K, OPT_V, OPT_SEED, OPT_ENTRY_BOUND, OPT_VALUES_OUTPUT,
 	OPT_TIME_LIMIT, OPT_MEMORY_LIMIT, OPT_SWEEP, /* optimal */
 	OPT_POLYNOMIAL, OPT_INTERVAL, OPT_REFINE, OPT_EPSILON, OPT_BOUND,
+	OPT_PLUGIN,
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -95,6 +96,7 @@ struct cli_args {
 	double interval;        /* --interval BETA */
 	double epsilon;         /* frontier: the accuracy */
 	const char *bound;      /* frontier: a-priori */
+	const char *plugin;     /* --plugin: a shared object of strategies */
 	const char *text[CLI_OPTION_COUNT]; /* a number's text as given */
 	bool no_normalize, json, dry_run, element_path, help;
 	bool given[CLI_OPTION_COUNT];
@@ -190,6 +192,11 @@ int cli_sweep_write_csv(const char *path, const struct ps_sweep_row *rows,
 #define CLI_OPT_VALUES_ALL(help) CLI_OPT_VALUES(help), CLI_OPT_INPUT(OPT_Q, "q", q_file, "Q"), \
 	CLI_OPT_INPUT(OPT_K, "k", k_file, "K"), CLI_OPT_INPUT(OPT_V, "v", v_file, "V"), \
 	CLI_OPT_SEED, CLI_OPT_ENTRY_BOUND, CLI_OPT_POLYNOMIAL, CLI_OPT_INTERVAL, CLI_OPT_VALUES_OUTPUT
+
+/* Strategies from a shared object (docs/EXTENDING.md): run, compare,
+ * sweep and list take it; cli.c loads it before the command runs. */
+#define CLI_OPT_PLUGIN { OPT_PLUGIN, 0, "plugin", CLI_STRING, offsetof(struct cli_args, plugin), 0, 0, "FILE.so", \
+	"load strategies from a plugin (docs/EXTENDING.md); its\ncode runs in pebblesim, its moves are validated" }
 
 #define CLI_OPT_HELP { OPT_HELP, 'h', "help", CLI_FLAG, offsetof(struct cli_args, help), 0, 0, NULL, "this help" }
 #define CLI_OPT_END { CLI_OPTION_COUNT, 0, NULL, CLI_FLAG, 0, 0, 0, NULL, NULL }

@@ -29,6 +29,7 @@ const struct cli_option compare_options[] = {
 	CLI_OPT_DAG_FORMAT,
 	CLI_OPT_JSON("print the rows as a JSON array, each with its DAG and M\n"
 		     "(docs/pebblesim.schema.json)"),
+	CLI_OPT_PLUGIN,
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };

@@ -7,6 +7,7 @@
 const struct cli_option list_options[] = {
 	CLI_OPT_JSON("print the strategies as a JSON array, with the DAG each\n"
 		     "pebbles and the options it takes"),
+	CLI_OPT_PLUGIN,
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };

@@ -69,6 +69,7 @@ const struct cli_option run_options[] = {
 	  "refuse a trace of more than N lines, counted before\n"
 	  "anything is written (default 20M = 20000000 lines, a\n"
 	  "gigabyte or two); 0 for no limit" },
+	CLI_OPT_PLUGIN,
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };

@@ -51,6 +51,7 @@ const struct cli_option sweep_options[] = {
 	CLI_OPT_POLYNOMIAL,
 	CLI_OPT_INTERVAL,
 	CLI_OPT_JSON("print {\"rows\":[...],\"crossovers\":[...]} on one line"),
+	CLI_OPT_PLUGIN,
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };
