@@ -152,16 +152,25 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(SHLIB): $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(PKG_LIBS) -lm -pthread
+# The shared library also carries the front end, for ps_script_command
+# (script.h: languages that load it, the Python module); it exports the
+# ps_ names only (src/libpebblesim.map). libpebblesim.a holds the library
+# alone.
+$(SHLIB): $(LIB_OBJ) $(CLI_OBJ) src/libpebblesim.map
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libpebblesim.map \
+		-o $@ $(LIB_OBJ) $(CLI_OBJ) $(PKG_LIBS) -lm -pthread
 	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libpebblesim.so
 
+# A plugin (docs/EXTENDING.md) calls the library's ps_ functions from
+# the program that loads it: the binary and the test runner export them.
+EXPORT_API := '-Wl,--export-dynamic-symbol=ps_*'
+
 $(BIN): $(MAIN_OBJ) $(CLI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
+	$(CC) $(ALL_LDFLAGS) $(EXPORT_API) -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 $(TESTS): $(TEST_OBJ) $(CLI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm -pthread
+	$(CC) $(ALL_LDFLAGS) $(EXPORT_API) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm -pthread
 
 $(BENCH): $(BENCH_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread

@@ -151,3 +151,22 @@ int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
 {
 	return ps_output_finish_stream(out, dispatch(argc, argv, out, errout), errout);
 }
+
+/* What "-" reads while a command runs: NULL for standard input. */
+static FILE *cli_input;
+
+FILE *cli_stdin(void)
+{
+	return cli_input ? cli_input : stdin;
+}
+
+int ps_cli_main_input(int argc, char **argv, FILE *in, FILE *out, FILE *errout)
+{
+	FILE *saved = cli_input;
+	int status;
+
+	cli_input = in;
+	status = ps_cli_main(argc, argv, out, errout);
+	cli_input = saved;
+	return status;
+}

@@ -24,6 +24,13 @@
  * given streams and the exit status is returned. */
 int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout);
 
+/* The same with in as what an operand "-" reads (NULL: standard input):
+ * ps_script_command's text. */
+int ps_cli_main_input(int argc, char **argv, FILE *in, FILE *out, FILE *errout);
+
+/* What an operand "-" reads: standard input, or ps_cli_main_input's in. */
+FILE *cli_stdin(void);
+
 /* Every option any command knows; each command's table lists its own. */
 enum cli_option_id {
 	OPT_N, OPT_D, OPT_G, OPT_M, OPT_NO_NORMALIZE,
