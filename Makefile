@@ -191,7 +191,22 @@ $(MAN): $(BIN) scripts/help2man-filter.sh | deps
 		--source='pebblesim $(VERSION)' --manual='pebblesim manual' \
 		--output=$@ $(BUILD)/man/pebblesim
 
-check: $(BIN) $(TESTS) $(SHLIB) $(MAN)
+# The plugins tests/test_plugin.c loads: the example, and the test plugin
+# in each of its variants (tests/plugins/test_plugin.c). A plugin takes the
+# ps_ functions from the program that loads it: no -lpebblesim.
+TEST_PLUGIN_VARIANTS := good newer clash chooser empty nosym
+TEST_PLUGINS := $(BUILD)/plugins/rowfused.so $(TEST_PLUGIN_VARIANTS:%=$(BUILD)/plugins/test-%.so)
+PLUGIN_CFLAGS = -std=c11 $(WARN) $(OPT) -fPIC -shared -Iinclude $(CFLAGS)
+
+$(BUILD)/plugins/rowfused.so: examples/plugin/rowfused.c $(HEADERS) $(FLAGS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -o $@ $<
+
+$(BUILD)/plugins/test-%.so: tests/plugins/test_plugin.c $(HEADERS) $(FLAGS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -DTEST_PLUGIN_$(shell echo $* | tr a-z A-Z) -o $@ $<
+
+check: $(BIN) $(TESTS) $(SHLIB) $(MAN) $(TEST_PLUGINS)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
 	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
 	@$(MAKE) --no-print-directory check-flags

@@ -15,6 +15,8 @@
 
 /* tests/test_optimal.c: the exact optimum against exhaustive search */
 Suite *optimal_suite(void);
+/* tests/test_plugin.c: plugins and the entry point of other languages */
+Suite *plugin_suite(void);
 
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 		    uint64_t g, int normalize)
@@ -168,6 +170,7 @@ int main(void)
 	srunner_add_suite(sr, outputs_suite());
 	srunner_add_suite(sr, hostile_suite());
 	srunner_add_suite(sr, optimal_suite());
+	srunner_add_suite(sr, plugin_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
