@@ -39,6 +39,11 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR ?= $(PREFIX)/share/doc/pebblesim
+# The Python module (src/python/pebblesim): where Debian's python3 finds
+# the modules of a prefix (/usr/local/lib/python3.X/dist-packages)
+PYTHON ?= /usr/bin/python3
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHONDIR ?= $(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages
 
 comma := ,
 BUILD := build
@@ -94,10 +99,13 @@ DOCS := $(wildcard docs/*.md docs/*.json docs/*.svg)
 EXAMPLES := $(wildcard examples/*.jsonl examples/*.graphml)
 EXAMPLE_SCRIPTS := $(wildcard examples/*.sh)
 API_EXAMPLES := $(wildcard examples/api/*.c)
+PLUGIN_EXAMPLES := examples/plugin/rowfused.c examples/plugin/Makefile
+PYTHON_EXAMPLES := $(wildcard examples/python/*.py)
+PYTHON_MODULE := $(wildcard src/python/pebblesim/*.py)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: docs-plot docs-tables all run check check-flags check-install check-full optimal-grid bench golden install uninstall clean deps FORCE
+.PHONY: docs-plot docs-tables all run check check-flags check-install check-python check-extending check-full optimal-grid bench golden install uninstall clean deps FORCE
 all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 
 deps:
@@ -209,8 +217,30 @@ $(BUILD)/plugins/test-%.so: tests/plugins/test_plugin.c $(HEADERS) $(FLAGS)
 check: $(BIN) $(TESTS) $(SHLIB) $(MAN) $(TEST_PLUGINS)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
 	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
+	@$(MAKE) --no-print-directory check-python
 	@$(MAKE) --no-print-directory check-flags
 	@$(MAKE) --no-print-directory check-install
+	@$(MAKE) --no-print-directory check-extending
+
+# The Python module from the sources, over this build's libpebblesim.so
+# (tests/test_python.py). A sanitizer build's library needs its runtime
+# loaded first, which python3 does not: there the module is not tested.
+check-python: $(BIN) $(SHLIB) $(TEST_PLUGINS)
+ifeq ($(SANITIZE),)
+	PEBBLESIM_BIN=$(abspath $(BIN)) PEBBLESIM_LIBRARY=$(abspath $(BUILD))/libpebblesim.so \
+		PYTHONPATH=src/python PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/test_python.py
+else
+	@echo "check-python: skipped in a sanitizer build (python3 would load libpebblesim.so before the sanitizer's runtime)"
+endif
+
+# make install into build/, examples/plugin built through its Makefile and
+# pkg-config and run by the installed binary, the installed Python module
+# tested over the installed library, make uninstall (scripts/check-extending.sh)
+check-extending: $(BIN) $(LIB) $(SHLIB) $(MAN)
+	MAKE='$(MAKE)' CC='$(CC)' PYTHON='$(PYTHON)' SANITIZE='$(SANITIZE)' PREFIX='$(PREFIX)' \
+		BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' PKGCONFIGDIR='$(PKGCONFIGDIR)' \
+		PYTHONDIR='$(PYTHONDIR)' DOCDIR='$(DOCDIR)' \
+		sh scripts/check-extending.sh $(abspath $(BUILD))
 
 # one object made in a scratch build directory with the same options, then
 # with WERROR flipped: build/flags decides what is remade (scripts/check-build-flags.sh)
@@ -284,6 +314,14 @@ install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 	install -m 644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/
 	install -m 755 $(EXAMPLE_SCRIPTS) $(DESTDIR)$(DOCDIR)/examples/
 	install -m 644 $(API_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/api/
+	install -d $(DESTDIR)$(DOCDIR)/examples/plugin $(DESTDIR)$(DOCDIR)/examples/python \
+		$(DESTDIR)$(PYTHONDIR)/pebblesim
+	install -m 644 $(PLUGIN_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/plugin/
+	install -m 755 $(PYTHON_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/python/
+	install -m 644 $(PYTHON_MODULE) $(DESTDIR)$(PYTHONDIR)/pebblesim/
+	$(PYTHON) -c 'import sys; print("# written by make install: the directory of libpebblesim.so\nLIBDIR = %r" % sys.argv[1])' \
+		'$(LIBDIR)' > $(DESTDIR)$(PYTHONDIR)/pebblesim/_install.py
+	chmod 644 $(DESTDIR)$(PYTHONDIR)/pebblesim/_install.py
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pebblesim
@@ -297,6 +335,11 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,README.md LICENSE CITATION.cff)
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS)))
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EXAMPLES) $(EXAMPLE_SCRIPTS) $(API_EXAMPLES))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(PLUGIN_EXAMPLES) $(PYTHON_EXAMPLES))
+	rm -f $(addprefix $(DESTDIR)$(PYTHONDIR)/pebblesim/,$(notdir $(PYTHON_MODULE)) _install.py)
+	rm -rf $(DESTDIR)$(PYTHONDIR)/pebblesim/__pycache__
+	rmdir $(DESTDIR)$(PYTHONDIR)/pebblesim 2>/dev/null || true
+	rmdir $(DESTDIR)$(DOCDIR)/examples/plugin $(DESTDIR)$(DOCDIR)/examples/python 2>/dev/null || true
 	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api \
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
