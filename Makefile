@@ -6,7 +6,9 @@
 #                   the NumPy check of the polynomials (tests/numpy_polynomial.py), then
 #                   check that build options are tracked (check-flags), and
 #                   install into build/, build examples/api against that tree
-#                   through pkg-config, run it and uninstall (check-install)
+#                   through pkg-config, run it and uninstall (check-install);
+#                   the Python module's tests (check-python), and examples/plugin
+#                   and the Python module used from an installed tree (check-extending)
 #   make bench      time representative runs; writes build/bench.json
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
 #   make docs-tables regenerate the tables of docs/VALUES.md from runs (docs/scripts/tables.py)
@@ -15,7 +17,8 @@
 #   make optimal-grid the exact optima of docs/OPTIMAL.md's table, 60 s an instance
 #   make install    PREFIX=/usr/local DESTDIR=: the binary, the static and shared
 #                   libraries, the headers, pebblesim.pc, the man page, the bash
-#                   completion, the docs and examples
+#                   completion, the docs and examples, the Python module in
+#                   PYTHONDIR (PREFIX/lib/python3.X/dist-packages)
 #   make uninstall  PREFIX=/usr/local DESTDIR=: removes what install installed
 #   make clean      removes build/
 #   SANITIZE=address,undefined make check   sanitizer build in its own directory
