@@ -70,6 +70,19 @@ int test_cli_va(char *out_text, size_t out_len, char *err_text, size_t err_len,
 	return test_cli_run(argv, out_text, out_len, err_text, err_len);
 }
 
+char test_out[1 << 17], test_err[1 << 14];
+
+int test_cli(const char *first, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, first);
+	rc = test_cli_va(test_out, sizeof(test_out), test_err, sizeof(test_err), first, ap);
+	va_end(ap);
+	return rc;
+}
+
 void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 			  int normalize)
 {

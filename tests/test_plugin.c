@@ -17,19 +17,6 @@
 
 Suite *plugin_suite(void);
 
-static char out_text[1 << 17], err_text[1 << 14];
-
-static int cli(const char *first, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, first);
-	rc = test_cli_va(out_text, sizeof(out_text), err_text, sizeof(err_text), first, ap);
-	va_end(ap);
-	return rc;
-}
-
 /* BUILD/plugins/NAME.so */
 static const char *plugin(const char *name)
 {
@@ -79,10 +66,10 @@ static void check_rowfused(uint64_t n, uint64_t d, uint64_t g, int normalize)
 	snprintf(ns, sizeof(ns), "%llu", (unsigned long long)n);
 	snprintf(ds, sizeof(ds), "%llu", (unsigned long long)d);
 	snprintf(gs, sizeof(gs), "%llu", (unsigned long long)g);
-	ck_assert_int_eq(cli("run", "--plugin", plugin("rowfused"), "--strategy", "rowfused",
+	ck_assert_int_eq(test_cli("run", "--plugin", plugin("rowfused"), "--strategy", "rowfused",
 			     "-n", ns, "-d", ds, "-g", gs, "-M", "64", "--json",
 			     normalize ? NULL : "--no-normalize", NULL), 0);
-	doc = parse(out_text);
+	doc = parse(test_out);
 	ck_assert(json_is_true(json_object_get(doc, "valid")));
 	ck_assert_str_eq(json_string_value(json_object_get(doc, "strategy")), "rowfused");
 	ck_assert_uint_eq(field(doc, "loads"), 3 * n * d + (2 * n - 1) * cells);
@@ -98,14 +85,14 @@ START_TEST(test_example_plugin)
 	check_rowfused(16, 3, 2, 1);
 	check_rowfused(9, 2, 3, 0);
 	/* the words report too */
-	ck_assert_int_eq(cli("--plugin", plugin("rowfused"), "--strategy", "rowfused",
+	ck_assert_int_eq(test_cli("--plugin", plugin("rowfused"), "--strategy", "rowfused",
 			     "-n", "8", "-d", "2", "-g", "1", "-M", "32", NULL), 0);
-	HAS(out_text, "strategy               rowfused (beyond the paper: a plugin");
-	HAS(out_text, "(cost model agrees)");
+	HAS(test_out, "strategy               rowfused (beyond the paper: a plugin");
+	HAS(test_out, "(cost model agrees)");
 	/* below its least memory, its own message */
-	ck_assert_int_eq(cli("--plugin", plugin("rowfused"), "--strategy", "rowfused",
+	ck_assert_int_eq(test_cli("--plugin", plugin("rowfused"), "--strategy", "rowfused",
 			     "-n", "8", "-d", "2", "-g", "1", "-M", "7", NULL), 2);
-	HAS(err_text, "rowfused");
+	HAS(test_err, "rowfused");
 }
 END_TEST
 
@@ -116,17 +103,17 @@ START_TEST(test_plugin_commands)
 	json_t *doc, *rows;
 	size_t k, found = 0;
 
-	ck_assert_int_eq(cli("list", "--plugin", plugin("rowfused"), NULL), 0);
-	HAS(out_text, "rowfused");
-	HAS(out_text, "row by row, U streamed through fused macs");
-	ck_assert_int_eq(cli("list", NULL), 0);
-	ck_assert_ptr_null(strstr(out_text, "rowfused"));
+	ck_assert_int_eq(test_cli("list", "--plugin", plugin("rowfused"), NULL), 0);
+	HAS(test_out, "rowfused");
+	HAS(test_out, "row by row, U streamed through fused macs");
+	ck_assert_int_eq(test_cli("list", NULL), 0);
+	ck_assert_ptr_null(strstr(test_out, "rowfused"));
 	ck_assert_ptr_null(ps_strategy_find("rowfused"));
 
-	ck_assert_int_eq(cli("compare", "--plugin", plugin("rowfused"), "-n", "16", "-d", "3",
+	ck_assert_int_eq(test_cli("compare", "--plugin", plugin("rowfused"), "-n", "16", "-d", "3",
 			     "-g", "2", "-M", "64", "--json", NULL), 0);
 	/* compare's JSON: one object a strategy */
-	doc = parse(out_text);
+	doc = parse(test_out);
 	rows = doc;
 	ck_assert(json_is_array(rows));
 	for (k = 0; k < json_array_size(rows); k++) {
@@ -140,9 +127,9 @@ START_TEST(test_plugin_commands)
 	ck_assert_uint_eq(found, 1);
 	json_decref(doc);
 
-	ck_assert_int_eq(cli("sweep", "--plugin", plugin("rowfused"), "-n", "8:16:x2", "-d", "3",
+	ck_assert_int_eq(test_cli("sweep", "--plugin", plugin("rowfused"), "-n", "8:16:x2", "-d", "3",
 			     "-g", "2", "-M", "64", "--strategies", "rowfused,colpass", "--json", NULL), 0);
-	doc = parse(out_text);
+	doc = parse(test_out);
 	rows = json_object_get(doc, "rows");
 	found = 0;
 	for (k = 0; k < json_array_size(rows); k++) {
@@ -157,13 +144,21 @@ START_TEST(test_plugin_commands)
 	json_decref(doc);
 
 	/* the commands that run no strategy refuse it by name */
-	ck_assert_int_eq(cli("dag", "--plugin", plugin("rowfused"), "-n", "4", "-d", "2",
+	ck_assert_int_eq(test_cli("dag", "--plugin", plugin("rowfused"), "-n", "4", "-d", "2",
 			     "-g", "1", NULL), 2);
-	HAS(err_text, "option '--plugin' does not apply to dag");
-	ck_assert_int_eq(cli("validate", "--plugin", plugin("rowfused"), "examples/tiny.jsonl", NULL), 2);
-	HAS(err_text, "option '--plugin' does not apply to validate");
+	HAS(test_err, "option '--plugin' does not apply to dag");
+	ck_assert_int_eq(test_cli("validate", "--plugin", plugin("rowfused"), "examples/tiny.jsonl", NULL), 2);
+	HAS(test_err, "option '--plugin' does not apply to validate");
 }
 END_TEST
+
+/* A strategy of test-good.so on n = 16, d = 3, g = 2, M = 100, with one
+ * more option (or NULL). */
+static int run_test_plugin(const char *strategy, const char *option)
+{
+	return test_cli("--plugin", plugin("test-good"), "--strategy", strategy,
+		   "-n", "16", "-d", "3", "-g", "2", "-M", "100", option, NULL);
+}
 
 /* A plugin's plan is held to its word, as a built-in strategy's. */
 START_TEST(test_plugin_held_to_its_word)
@@ -171,24 +166,20 @@ START_TEST(test_plugin_held_to_its_word)
 	json_t *doc;
 
 	/* a prediction that differs from the count is reported as such */
-	ck_assert_int_eq(cli("--plugin", plugin("test-good"), "--strategy", "tp-liar",
-			     "-n", "16", "-d", "3", "-g", "2", "-M", "100", NULL), 0);
-	HAS(out_text, "COST MODEL DISAGREES");
-	ck_assert_int_eq(cli("--plugin", plugin("test-good"), "--strategy", "tp-liar",
-			     "-n", "16", "-d", "3", "-g", "2", "-M", "100", "--json", NULL), 0);
-	doc = parse(out_text);
+	ck_assert_int_eq(run_test_plugin("tp-liar", NULL), 0);
+	HAS(test_out, "COST MODEL DISAGREES");
+	ck_assert_int_eq(run_test_plugin("tp-liar", "--json"), 0);
+	doc = parse(test_out);
 	ck_assert_uint_eq(field(doc, "predicted_io"), field(doc, "io") + 1);
 	json_decref(doc);
 
 	/* a move that breaks a rule gets the engine's verdict */
-	ck_assert_int_eq(cli("--plugin", plugin("test-good"), "--strategy", "tp-cheater",
-			     "-n", "16", "-d", "3", "-g", "2", "-M", "100", NULL), 1);
-	HAS(out_text, "violation              op 1: save A[0,0]: A[0,0] is not in fast memory");
+	ck_assert_int_eq(run_test_plugin("tp-cheater", NULL), 1);
+	HAS(test_out, "violation              op 1: save A[0,0]: A[0,0] is not in fast memory");
 
 	/* an upper bound the count exceeds is a bound violated */
-	ck_assert_int_eq(cli("--plugin", plugin("test-good"), "--strategy", "tp-overbound",
-			     "-n", "16", "-d", "3", "-g", "2", "-M", "100", "--json", NULL), 1);
-	doc = parse(out_text);
+	ck_assert_int_eq(run_test_plugin("tp-overbound", "--json"), 1);
+	doc = parse(test_out);
 	ck_assert(json_is_true(json_object_get(doc, "valid")));
 	ck_assert(json_is_true(json_object_get(doc, "bound_violated")));
 	json_decref(doc);
@@ -201,17 +192,16 @@ START_TEST(test_plugin_versions)
 {
 	json_t *doc;
 
-	ck_assert_int_eq(cli("--plugin", plugin("test-good"), "--strategy", "tp-old",
-			     "-n", "16", "-d", "3", "-g", "2", "-M", "100", "--json", NULL), 0);
-	doc = parse(out_text);
+	ck_assert_int_eq(run_test_plugin("tp-old", "--json"), 0);
+	doc = parse(test_out);
 	ck_assert(json_is_true(json_object_get(doc, "valid")));
 	json_decref(doc);
-	ck_assert_int_eq(cli("--plugin", plugin("test-good"), "--strategy", "tp-old",
+	ck_assert_int_eq(test_cli("--plugin", plugin("test-good"), "--strategy", "tp-old",
 			     "-n", "16", "-d", "3", "-g", "2", "-M", "100", "--tiles", "square", NULL), 2);
-	HAS(err_text, "--tiles is an option of generic, not of tp-old");
+	HAS(test_err, "--tiles is an option of generic, not of tp-old");
 
-	ck_assert_int_eq(cli("list", "--plugin", plugin("test-newer"), NULL), 2);
-	HAS(err_text, "strategy 'tp-future' is of version 3, newer than this pebblesim's 2");
+	ck_assert_int_eq(test_cli("list", "--plugin", plugin("test-newer"), NULL), 2);
+	HAS(test_err, "strategy 'tp-future' is of version 3, newer than this pebblesim's 2");
 	ck_assert_ptr_null(ps_strategy_find("tp-future"));
 }
 END_TEST
@@ -231,16 +221,16 @@ START_TEST(test_plugin_refused)
 	size_t builtin = ps_strategy_count;
 
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		ck_assert_int_eq(cli("run", "--plugin", plugin(cases[k].file), "-n", "8", "-d", "2",
+		ck_assert_int_eq(test_cli("run", "--plugin", plugin(cases[k].file), "-n", "8", "-d", "2",
 				     "-g", "1", "-M", "64", NULL), 2);
-		HAS(err_text, cases[k].message);
+		HAS(test_err, cases[k].message);
 		ck_assert_uint_eq(ps_strategy_count, builtin);
 	}
 	/* a file that is not a shared object: the loader's reason */
-	ck_assert_int_eq(cli("list", "--plugin", "examples/tiny.jsonl", NULL), 2);
-	HAS(err_text, "cannot load plugin 'examples/tiny.jsonl'");
-	ck_assert_int_eq(cli("list", "--plugin", "examples", NULL), 2);
-	HAS(err_text, "cannot open plugin 'examples': not a regular file");
+	ck_assert_int_eq(test_cli("list", "--plugin", "examples/tiny.jsonl", NULL), 2);
+	HAS(test_err, "cannot load plugin 'examples/tiny.jsonl'");
+	ck_assert_int_eq(test_cli("list", "--plugin", "examples", NULL), 2);
+	HAS(test_err, "cannot open plugin 'examples': not a regular file");
 }
 END_TEST
 
