@@ -144,6 +144,8 @@ START_TEST(test_plugin_commands)
 	json_decref(doc);
 
 	/* the commands that run no strategy refuse it by name */
+	ck_assert_int_eq(test_cli("sweep", "--merge", "--plugin", plugin("rowfused"), "a.csv", NULL), 2);
+	HAS(test_err, "sweep --merge takes CSV files, not the parameters of a sweep");
 	ck_assert_int_eq(test_cli("dag", "--plugin", plugin("rowfused"), "-n", "4", "-d", "2",
 			     "-g", "1", NULL), 2);
 	HAS(test_err, "option '--plugin' does not apply to dag");

@@ -213,7 +213,7 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 	if (a->merge) {
 		if (a->given[OPT_N] || a->given[OPT_D] || a->given[OPT_G] || a->given[OPT_M] ||
 		    a->strategies || a->predict || a->shard || a->given[OPT_JOBS] || a->values ||
-		    a->refine)
+		    a->refine || a->plugin)
 			return cli_usage_error(cmd, errout,
 					       "sweep --merge takes CSV files, not the parameters of a sweep");
 		return merge(cmd, a, out, errout);
