@@ -197,9 +197,9 @@ typedef const struct ps_strategy *const *ps_plugin_strategies_fn(unsigned host_v
 ps_plugin_strategies_fn ps_plugin_strategies;
 
 /*
- * Loads the plugin at path (dlopen: a name without a slash is searched
- * where the dynamic loader searches, as dlopen(3) says) and registers
- * its strategies. Refused (PS_EINPUT, nothing registered) when the file
+ * Loads the plugin at path (dlopen, the file itself: a name without a
+ * slash is a file in the current directory, never a search of the
+ * loader's path) and registers its strategies. Refused (PS_EINPUT, nothing registered) when the file
  * cannot be loaded, lacks the symbol, returns no strategy, or when one of
  * its strategies is of a version this pebblesim cannot read, lacks a
  * name, a section, a summary or a function it needs, declares flags or
