@@ -8,7 +8,9 @@
 #                   examples/distributed/ with 3 shards (check-distributed.sh), then
 #                   check that build options are tracked (check-flags), and
 #                   install into build/, build examples/api against that tree
-#                   through pkg-config, run it and uninstall (check-install)
+#                   through pkg-config, run it and uninstall (check-install);
+#                   the Python module's tests (check-python), and examples/plugin
+#                   and the Python module used from an installed tree (check-extending)
 #   make bench      time representative runs; writes build/bench.json
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
 #   make docs-tables regenerate the tables of docs/VALUES.md from runs (docs/scripts/tables.py)
@@ -20,7 +22,8 @@
 #   make optimal-grid the exact optima of docs/OPTIMAL.md's table, 60 s an instance
 #   make install    PREFIX=/usr/local DESTDIR=: the binary, the static and shared
 #                   libraries, the headers, pebblesim.pc, the man page, the bash
-#                   completion, the docs and examples
+#                   completion, the docs and examples, the Python module in
+#                   PYTHONDIR (PREFIX/lib/python3.X/dist-packages)
 #   make uninstall  PREFIX=/usr/local DESTDIR=: removes what install installed
 #   make clean      removes build/
 #   SANITIZE=address,undefined make check   sanitizer build in its own directory
@@ -44,6 +47,11 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR ?= $(PREFIX)/share/doc/pebblesim
+# The Python module (src/python/pebblesim): where Debian's python3 finds
+# the modules of a prefix (/usr/local/lib/python3.X/dist-packages)
+PYTHON ?= /usr/bin/python3
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHONDIR ?= $(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages
 
 comma := ,
 BUILD := build
@@ -101,10 +109,13 @@ EXAMPLES := $(wildcard examples/*.jsonl examples/*.graphml)
 EXAMPLE_SCRIPTS := $(wildcard examples/*.sh)
 API_EXAMPLES := $(wildcard examples/api/*.c)
 DIST_EXAMPLES := $(wildcard examples/distributed/*.sh)
+PLUGIN_EXAMPLES := examples/plugin/rowfused.c examples/plugin/Makefile
+PYTHON_EXAMPLES := $(wildcard examples/python/*.py)
+PYTHON_MODULE := $(wildcard src/python/pebblesim/*.py)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: docs-plot check-docs-plot docs-tables all run check check-flags check-install check-full optimal-grid bench golden install uninstall clean deps FORCE
+.PHONY: docs-plot check-docs-plot docs-tables all run check check-flags check-install check-python check-extending check-full optimal-grid bench golden install uninstall clean deps FORCE
 all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 
 deps:
@@ -158,16 +169,25 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(SHLIB): $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(PKG_LIBS) -lm -pthread
+# The shared library also carries the front end, for ps_script_command
+# (script.h: languages that load it, the Python module); it exports the
+# ps_ names only (src/libpebblesim.map). libpebblesim.a holds the library
+# alone.
+$(SHLIB): $(LIB_OBJ) $(CLI_OBJ) src/libpebblesim.map
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libpebblesim.map \
+		-o $@ $(LIB_OBJ) $(CLI_OBJ) $(PKG_LIBS) -lm -pthread
 	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libpebblesim.so
 
+# A plugin (docs/EXTENDING.md) calls the library's ps_ functions from
+# the program that loads it: the binary and the test runner export them.
+EXPORT_API := '-Wl,--export-dynamic-symbol=ps_*'
+
 $(BIN): $(MAIN_OBJ) $(CLI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
+	$(CC) $(ALL_LDFLAGS) $(EXPORT_API) -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 $(TESTS): $(TEST_OBJ) $(CLI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm -pthread
+	$(CC) $(ALL_LDFLAGS) $(EXPORT_API) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm -pthread
 
 $(BENCH): $(BENCH_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
@@ -183,14 +203,51 @@ run: $(BIN)
 $(MAN): $(BIN)
 	./$(BIN) __man > $@.new && mv -f $@.new $@
 
-check: $(BIN) $(TESTS) $(SHLIB) $(MAN)
+# The plugins tests/test_plugin.c loads: the example, and the test plugin
+# in each of its variants (tests/plugins/test_plugin.c). A plugin takes the
+# ps_ functions from the program that loads it: no -lpebblesim.
+TEST_PLUGIN_VARIANTS := good newer clash chooser empty nosym
+TEST_PLUGINS := $(BUILD)/plugins/rowfused.so $(TEST_PLUGIN_VARIANTS:%=$(BUILD)/plugins/test-%.so)
+PLUGIN_CFLAGS = -std=c11 $(WARN) $(OPT) -fPIC -shared -Iinclude $(CFLAGS)
+
+$(BUILD)/plugins/rowfused.so: examples/plugin/rowfused.c $(HEADERS) $(FLAGS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -o $@ $<
+
+$(BUILD)/plugins/test-%.so: tests/plugins/test_plugin.c $(HEADERS) $(FLAGS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -DTEST_PLUGIN_$(shell echo $* | tr a-z A-Z) -o $@ $<
+
+check: $(BIN) $(TESTS) $(SHLIB) $(MAN) $(TEST_PLUGINS)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
 	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
 	sh scripts/check-deps-list.sh
 	sh scripts/check-distributed.sh $(abspath $(BUILD))
+	@$(MAKE) --no-print-directory check-python
 	@$(MAKE) --no-print-directory check-flags
 	@$(MAKE) --no-print-directory check-install
+	@$(MAKE) --no-print-directory check-extending
 	@$(MAKE) --no-print-directory check-docs-plot
+
+# The Python module from the sources, over this build's libpebblesim.so
+# (tests/test_python.py). A sanitizer build's library needs its runtime
+# loaded first, which python3 does not: there the module is not tested.
+check-python: $(BIN) $(SHLIB) $(TEST_PLUGINS)
+ifeq ($(SANITIZE),)
+	PEBBLESIM_BIN=$(abspath $(BIN)) PEBBLESIM_LIBRARY=$(abspath $(BUILD))/libpebblesim.so \
+		PYTHONPATH=src/python PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/test_python.py
+else
+	@echo "check-python: skipped in a sanitizer build (python3 would load libpebblesim.so before the sanitizer's runtime)"
+endif
+
+# make install into build/, examples/plugin built through its Makefile and
+# pkg-config and run by the installed binary, the installed Python module
+# tested over the installed library, make uninstall (scripts/check-extending.sh)
+check-extending: $(BIN) $(LIB) $(SHLIB) $(MAN)
+	MAKE='$(MAKE)' CC='$(CC)' PYTHON='$(PYTHON)' SANITIZE='$(SANITIZE)' PREFIX='$(PREFIX)' \
+		BINDIR='$(BINDIR)' LIBDIR='$(LIBDIR)' PKGCONFIGDIR='$(PKGCONFIGDIR)' \
+		PYTHONDIR='$(PYTHONDIR)' DOCDIR='$(DOCDIR)' \
+		sh scripts/check-extending.sh $(abspath $(BUILD))
 
 # one object made in a scratch build directory with the same options, then
 # with WERROR flipped: build/flags decides what is remade (scripts/check-build-flags.sh)
@@ -282,6 +339,14 @@ install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 	install -m 755 $(EXAMPLE_SCRIPTS) $(DESTDIR)$(DOCDIR)/examples/
 	install -m 644 $(API_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/api/
 	install -m 755 $(DIST_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/distributed/
+	install -d $(DESTDIR)$(DOCDIR)/examples/plugin $(DESTDIR)$(DOCDIR)/examples/python \
+		$(DESTDIR)$(PYTHONDIR)/pebblesim
+	install -m 644 $(PLUGIN_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/plugin/
+	install -m 755 $(PYTHON_EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/python/
+	install -m 644 $(PYTHON_MODULE) $(DESTDIR)$(PYTHONDIR)/pebblesim/
+	$(PYTHON) -c 'import sys; print("# written by make install: the directory of libpebblesim.so\nLIBDIR = %r" % sys.argv[1])' \
+		'$(LIBDIR)' > $(DESTDIR)$(PYTHONDIR)/pebblesim/_install.py
+	chmod 644 $(DESTDIR)$(PYTHONDIR)/pebblesim/_install.py
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pebblesim
@@ -295,6 +360,11 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,README.md LICENSE CITATION.cff)
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS)))
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EXAMPLES) $(EXAMPLE_SCRIPTS) $(API_EXAMPLES) $(DIST_EXAMPLES))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(PLUGIN_EXAMPLES) $(PYTHON_EXAMPLES))
+	rm -f $(addprefix $(DESTDIR)$(PYTHONDIR)/pebblesim/,$(notdir $(PYTHON_MODULE)) _install.py)
+	rm -rf $(DESTDIR)$(PYTHONDIR)/pebblesim/__pycache__
+	rmdir $(DESTDIR)$(PYTHONDIR)/pebblesim 2>/dev/null || true
+	rmdir $(DESTDIR)$(DOCDIR)/examples/plugin $(DESTDIR)$(DOCDIR)/examples/python 2>/dev/null || true
 	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api \
 		$(DESTDIR)$(DOCDIR)/examples/distributed \
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true

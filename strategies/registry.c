@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pebblesim/strategy.h"
@@ -20,7 +21,7 @@ extern const struct ps_strategy ps_strategy_naive_exact_belady;
 extern const struct ps_strategy ps_strategy_lru;
 extern const struct ps_strategy ps_strategy_belady;
 
-const struct ps_strategy *const ps_strategies[] = {
+static const struct ps_strategy *const builtin[] = {
 	&ps_strategy_generic,
 	&ps_strategy_case1,
 	&ps_strategy_keylemma,
@@ -39,7 +40,75 @@ const struct ps_strategy *const ps_strategies[] = {
 	&ps_strategy_belady,
 };
 
-const size_t ps_strategy_count = sizeof(ps_strategies) / sizeof(ps_strategies[0]);
+#define BUILTIN_COUNT (sizeof(builtin) / sizeof(builtin[0]))
+
+/*
+ * The registry: the built-in strategies, then the plugins' (with the file
+ * each came from). While no plugin is loaded it is the built-in array
+ * itself; a plugin's strategies make it a copy grown at the end.
+ */
+const struct ps_strategy *const *ps_strategies = builtin;
+size_t ps_strategy_count = BUILTIN_COUNT;
+
+static const struct ps_strategy **registered; /* the copy, or NULL */
+static const char **origins;                  /* a plugin's file, by index */
+
+bool ps_strategy_builtin(const struct ps_strategy *s)
+{
+	for (size_t k = 0; k < BUILTIN_COUNT; k++)
+		if (builtin[k] == s)
+			return true;
+	return false;
+}
+
+const char *ps_strategy_origin(const struct ps_strategy *s)
+{
+	for (size_t k = BUILTIN_COUNT; k < ps_strategy_count; k++)
+		if (ps_strategies[k] == s)
+			return origins[k];
+	return NULL;
+}
+
+int ps_strategy_register(const struct ps_strategy *const *list, size_t count,
+			 const char *origin, struct ps_error *err)
+{
+	size_t total = ps_strategy_count + count;
+	const struct ps_strategy **grown;
+	const char **grown_origins;
+
+	if (!count)
+		return PS_OK;
+	grown = realloc(registered, total * sizeof(*grown));
+	if (!grown)
+		return ps_error_set(err, PS_ENOMEM, "out of memory registering the strategies of '%s'", origin);
+	registered = grown;
+	grown_origins = realloc(origins, total * sizeof(*grown_origins));
+	if (!grown_origins)
+		return ps_error_set(err, PS_ENOMEM, "out of memory registering the strategies of '%s'", origin);
+	origins = grown_origins;
+	if (ps_strategies == builtin) {
+		memcpy(registered, builtin, sizeof(builtin));
+		for (size_t k = 0; k < BUILTIN_COUNT; k++)
+			origins[k] = NULL;
+	}
+	for (size_t k = 0; k < count; k++) {
+		registered[ps_strategy_count + k] = list[k];
+		origins[ps_strategy_count + k] = origin;
+	}
+	ps_strategies = registered;
+	ps_strategy_count = total;
+	return PS_OK;
+}
+
+void ps_strategy_unregister_all(void)
+{
+	ps_strategies = builtin;
+	ps_strategy_count = BUILTIN_COUNT;
+	free(registered);
+	free(origins);
+	registered = NULL;
+	origins = NULL;
+}
 
 const struct ps_strategy *ps_strategy_find(const char *name)
 {

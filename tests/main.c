@@ -17,6 +17,8 @@
 Suite *optimal_suite(void);
 /* tests/test_plot.c: the plots' formats, legends, and map */
 Suite *plot_suite(void);
+/* tests/test_plugin.c: plugins and the entry point of other languages */
+Suite *plugin_suite(void);
 
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 		    uint64_t g, int normalize)
@@ -68,6 +70,19 @@ int test_cli_va(char *out_text, size_t out_len, char *err_text, size_t err_len,
 	}
 	argv[argc] = NULL;
 	return test_cli_run(argv, out_text, out_len, err_text, err_len);
+}
+
+char test_out[1 << 17], test_err[1 << 14];
+
+int test_cli(const char *first, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, first);
+	rc = test_cli_va(test_out, sizeof(test_out), test_err, sizeof(test_err), first, ap);
+	va_end(ap);
+	return rc;
 }
 
 void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,
@@ -212,6 +227,7 @@ int main(void)
 	srunner_add_suite(sr, plot_suite());
 	srunner_add_suite(sr, by_array_suite());
 	srunner_add_suite(sr, tools_suite());
+	srunner_add_suite(sr, plugin_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

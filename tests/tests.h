@@ -46,6 +46,11 @@ void test_slurp(FILE *f, char *buf, size_t len);
 int test_cli_va(char *out_text, size_t out_len, char *err_text, size_t err_len,
 		const char *first, va_list ap);
 
+/* test_cli_va into test_out and test_err, shared by the suites that need
+ * no buffers of their own. */
+extern char test_out[1 << 17], test_err[1 << 14];
+int test_cli(const char *first, ...);
+
 #define HAS(text, needle) \
 	ck_assert_msg(strstr((text), (needle)) != NULL, "'%s' not in:\n%s", (needle), (text))
 

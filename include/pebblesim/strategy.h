@@ -7,11 +7,18 @@
  * The struct names its own version and grows only at the end: a member
  * added in version k is read only where `s->version >= k` (see
  * ps_strategy_takes), so a strategy built against an older header keeps
- * working. Version 2 added `takes`.
+ * working. Version 2 added `takes`. A strategy of a version above
+ * PS_STRATEGY_VERSION was built against a newer header, whose members
+ * this pebblesim cannot read: ps_plugin_load refuses it by name.
+ *
+ * Strategies also come from plugins (docs/EXTENDING.md): a shared object
+ * that exports ps_plugin_strategies, loaded by ps_plugin_load (the
+ * command line's --plugin FILE) and registered after the built-in ones.
  */
 #ifndef PEBBLESIM_STRATEGY_H
 #define PEBBLESIM_STRATEGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -174,9 +181,65 @@ size_t ps_best_candidate_list(struct ps_candidate *out, size_t max);
 const char *ps_candidate_name(const struct ps_candidate *c, char *buf,
 			      size_t len);
 
-/* The registry, in the order `pebblesim list` prints it. */
-extern const struct ps_strategy *const ps_strategies[];
-extern const size_t ps_strategy_count;
+/*
+ * The registry, in the order `pebblesim list` prints it: the built-in
+ * strategies, then those of the plugins loaded (ps_plugin_load). Only
+ * registry.c changes these two, when a plugin is loaded or unloaded.
+ */
+extern const struct ps_strategy *const *ps_strategies;
+extern size_t ps_strategy_count;
+
+/* Is s one of pebblesim's own strategies (not a plugin's)? */
+bool ps_strategy_builtin(const struct ps_strategy *s);
+
+/* The plugin file s came from, or NULL for a built-in strategy. */
+const char *ps_strategy_origin(const struct ps_strategy *s);
+
+/*
+ * Plugins (docs/EXTENDING.md). A plugin is a shared object that defines
+ *
+ *     const struct ps_strategy *const *
+ *     ps_plugin_strategies(unsigned host_version, size_t *count);
+ *
+ * returning its strategies (and their number in *count), or NULL after
+ * setting *count to 0 when it cannot serve this pebblesim. host_version
+ * is the PS_STRATEGY_VERSION of the pebblesim that loads it. The structs
+ * and their strings must live as long as the plugin is loaded.
+ *
+ * Loading a plugin runs its code inside pebblesim: its sequences and
+ * cost models are judged like the built-in strategies' (the engine
+ * validates every move; a prediction that differs from the count is
+ * reported as such), but the code itself is trusted.
+ */
+#define PS_PLUGIN_SYMBOL "ps_plugin_strategies"
+
+typedef const struct ps_strategy *const *ps_plugin_strategies_fn(unsigned host_version,
+								 size_t *count);
+ps_plugin_strategies_fn ps_plugin_strategies;
+
+/*
+ * Loads the plugin at path (dlopen, the file itself: a name without a
+ * slash is a file in the current directory, never a search of the
+ * loader's path) and registers its strategies. Refused (PS_EINPUT, nothing registered) when the file
+ * cannot be loaded, lacks the symbol, returns no strategy, or when one of
+ * its strategies is of a version this pebblesim cannot read, lacks a
+ * name, a section, a summary or a function it needs, declares flags or
+ * options unknown to this version, or has the name of a strategy already
+ * registered; the message names the file and the strategy. Loading the
+ * same file twice registers it once.
+ */
+int ps_plugin_load(const char *path, struct ps_error *err);
+
+/* Unregisters every plugin's strategies and unloads the plugins. */
+void ps_plugin_unload_all(void);
+
+/* registry.c: adds the strategies of a plugin (origin: its file) after
+ * those registered; PS_ENOMEM when the list cannot grow. */
+int ps_strategy_register(const struct ps_strategy *const *list, size_t count,
+			 const char *origin, struct ps_error *err);
+
+/* registry.c: back to the built-in strategies alone. */
+void ps_strategy_unregister_all(void);
 
 const struct ps_strategy *ps_strategy_find(const char *name);
 
@@ -209,6 +272,8 @@ static inline int ps_strategy_plan(const struct ps_strategy *s,
 				   const struct ps_problem *pb,
 				   struct ps_plan *plan, struct ps_error *err)
 {
+	int rc;
+
 	memset(plan, 0, sizeof(*plan));
 	if (pb->att && !ps_strategy_serves(s, pb->att))
 		return ps_error_set(err, PS_EINPUT, "%s pebbles %s, not the %s DAG",
@@ -217,7 +282,16 @@ static inline int ps_strategy_plan(const struct ps_strategy *s,
 				    (s->flags & PS_STRATEGY_EXACT) ? "exact attention" :
 				    "approximate attention",
 				    ps_attention_kind_name(pb->att));
-	return s->plan(pb, plan, err);
+	rc = s->plan(pb, plan, err);
+	/* a plan is an output, read as one (a plugin's too): its text ends
+	 * within its buffers, and only a chooser names another strategy */
+	plan->summary[sizeof(plan->summary) - 1] = '\0';
+	plan->upper.formula[sizeof(plan->upper.formula) - 1] = '\0';
+	if (!(s->flags & PS_STRATEGY_CHOOSER))
+		plan->chosen = NULL;
+	if (plan->bounded && !plan->upper.name)
+		plan->upper.name = "upper bound";
+	return rc;
 }
 
 static inline int ps_strategy_run(const struct ps_strategy *s,

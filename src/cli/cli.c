@@ -100,6 +100,24 @@ static int check_outputs(const struct cli_args *a, FILE *errout)
 	return 0;
 }
 
+/* --plugin FILE: its strategies are registered for the one command. */
+static int run_with_plugin(const struct cli_command *cmd, const struct cli_args *a,
+			   FILE *out, FILE *errout)
+{
+	struct ps_error err;
+	int rc;
+
+	ps_error_clear(&err);
+	if (ps_plugin_load(a->plugin, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		return PS_EXIT_USAGE;
+	}
+	rc = cmd->fn(cmd, a, out, errout);
+	fflush(out);
+	ps_plugin_unload_all();
+	return rc;
+}
+
 static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 {
 	const struct cli_command *cmd = NULL;
@@ -150,6 +168,8 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 	 * takes them from the trace's header) */
 	if (cmd->fn == cmd_run && (rc = cli_infer_shape(cmd, &a, errout)))
 		return rc;
+	if (a.plugin)
+		return run_with_plugin(cmd, &a, out, errout);
 	return cmd->fn(cmd, &a, out, errout);
 }
 
@@ -157,4 +177,23 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout)
 {
 	return ps_output_finish_stream(out, dispatch(argc, argv, out, errout), errout);
+}
+
+/* What "-" reads while a command runs: NULL for standard input. */
+static FILE *cli_input;
+
+FILE *cli_stdin(void)
+{
+	return cli_input ? cli_input : stdin;
+}
+
+int ps_cli_main_input(int argc, char **argv, FILE *in, FILE *out, FILE *errout)
+{
+	FILE *saved = cli_input;
+	int status;
+
+	cli_input = in;
+	status = ps_cli_main(argc, argv, out, errout);
+	cli_input = saved;
+	return status;
 }

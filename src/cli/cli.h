@@ -24,6 +24,13 @@
  * given streams and the exit status is returned. */
 int ps_cli_main(int argc, char **argv, FILE *out, FILE *errout);
 
+/* The same with in as what an operand "-" reads (NULL: standard input):
+ * ps_script_command's text. */
+int ps_cli_main_input(int argc, char **argv, FILE *in, FILE *out, FILE *errout);
+
+/* What an operand "-" reads: standard input, or ps_cli_main_input's in. */
+FILE *cli_stdin(void);
+
 /* Every option any command knows; each command's table lists its own. */
 enum cli_option_id {
 	OPT_N, OPT_D, OPT_G, OPT_M, OPT_NO_NORMALIZE,
@@ -40,6 +47,7 @@ enum cli_option_id {
 	OPT_TIME_LIMIT, OPT_MEMORY_LIMIT, OPT_SWEEP, /* optimal */
 	OPT_POLYNOMIAL, OPT_INTERVAL, OPT_REFINE, OPT_EPSILON, OPT_BOUND,
 	OPT_PROGRESS, OPT_PARTIAL,
+	OPT_PLUGIN,
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -97,6 +105,7 @@ struct cli_args {
 	double interval;        /* --interval BETA */
 	double epsilon;         /* frontier: the accuracy */
 	const char *bound;      /* frontier: a-priori */
+	const char *plugin;     /* --plugin: a shared object of strategies */
 	const char *text[CLI_OPTION_COUNT]; /* a number's text as given */
 	bool no_normalize, json, dry_run, element_path, help;
 	bool progress;          /* --progress: lines even off a terminal */
@@ -205,6 +214,12 @@ const char *cli_plot_polynomial(const struct cli_args *a, bool known);
 /* Progress lines on standard error off a terminal too (a batch job's log). */
 #define CLI_OPT_PROGRESS(what) { OPT_PROGRESS, 0, "progress", CLI_FLAG, offsetof(struct cli_args, progress), 0, 0, NULL, \
 	"progress on standard error even when it is not a terminal\n(a batch job's log): a line " what }
+
+/* Strategies from a shared object (docs/EXTENDING.md): run, compare,
+ * sweep and list take it; cli.c loads it before the command runs. */
+#define CLI_OPT_PLUGIN { OPT_PLUGIN, 0, "plugin", CLI_STRING, offsetof(struct cli_args, plugin), 0, 0, "FILE.so", \
+	"load strategies from a plugin (docs/EXTENDING.md); its\ncode runs in pebblesim, its moves are validated" }
+
 #define CLI_OPT_HELP { OPT_HELP, 'h', "help", CLI_FLAG, offsetof(struct cli_args, help), 0, 0, NULL, "this help" }
 #define CLI_OPT_END { CLI_OPTION_COUNT, 0, NULL, CLI_FLAG, 0, 0, 0, NULL, NULL }
 

@@ -45,6 +45,7 @@ const struct cli_option compare_options[] = {
 	CLI_OPT_PROGRESS("naming each row as it starts, and\nevery 10 s of a long one"),
 	CLI_OPT_JSON("print the rows as a JSON array, each with its DAG and M\n"
 		     "(docs/pebblesim.schema.json)"),
+	CLI_OPT_PLUGIN,
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };

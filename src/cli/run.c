@@ -70,6 +70,7 @@ const struct cli_option run_options[] = {
 	  "anything is written (default 20M = 20000000 lines, a\n"
 	  "gigabyte or two); 0 for no limit" },
 	CLI_OPT_PROGRESS("naming the strategy and the point every 10 s\nof a long run"),
+	CLI_OPT_PLUGIN,
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };

@@ -60,6 +60,7 @@ const struct cli_option sweep_options[] = {
 	CLI_OPT_POLYNOMIAL,
 	CLI_OPT_INTERVAL,
 	CLI_OPT_JSON("print {\"rows\":[...],\"crossovers\":[...]} on one line"),
+	CLI_OPT_PLUGIN,
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };
@@ -249,7 +250,7 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 	if (a->merge) {
 		if (a->given[OPT_N] || a->given[OPT_D] || a->given[OPT_G] || a->given[OPT_M] ||
 		    a->strategies || a->predict || a->shard || a->given[OPT_JOBS] || a->values ||
-		    a->refine)
+		    a->refine || a->plugin)
 			return cli_usage_error(cmd, errout,
 					       "sweep --merge takes CSV files, not the parameters of a sweep");
 		return merge(cmd, a, out, errout);

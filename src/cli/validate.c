@@ -66,7 +66,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 	ps_error_clear(&err);
 	if (a->dag_file && cli_read_dag(a, &xdag, &how, errout))
 		return PS_EXIT_USAGE;
-	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	f = strcmp(path, "-") ? fopen(path, "r") : cli_stdin();
 	if (!f) {
 		if (a->dag_file)
 			ps_explicit_free(&xdag);
@@ -84,7 +84,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 						       a->max_moves ? a->max_moves : UINT64_MAX,
 					  .progress = cli_progress_stream(a, errout),
 				  }, &replay, &err);
-	if (f != stdin)
+	if (f != cli_stdin())
 		fclose(f);
 	if (rc) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);

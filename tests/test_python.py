@@ -1,0 +1,264 @@
+#!/usr/bin/python3
+"""The Python module pebblesim (src/python/pebblesim), run by make check.
+
+Each function's document is compared with the binary's --json on the same
+arguments (every key but the time taken); Trace is validated in the
+engine and its verdicts compared with the file's; errors carry the
+library's message and exit status.
+
+    PEBBLESIM_BIN=build/pebblesim PYTHONPATH=src/python /usr/bin/python3 tests/test_python.py
+
+PEBBLESIM_LIBRARY, when set, names the libpebblesim.so to test (the
+installed one, scripts/check-extending.sh).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import unittest
+
+import pebblesim
+
+BIN = os.path.abspath(os.environ.get("PEBBLESIM_BIN", "build/pebblesim"))
+PLUGIN = os.environ.get("PEBBLESIM_TEST_PLUGIN",
+                        os.path.join(os.path.dirname(BIN), "plugins", "rowfused.so"))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TINY = os.path.join(ROOT, "examples", "tiny.jsonl")
+TINY_BROKEN = os.path.join(ROOT, "examples", "tiny-broken.jsonl")
+
+
+def binary(*args):
+    """The binary's --json document and exit status."""
+    p = subprocess.run([BIN] + list(args) + ["--json"], capture_output=True, text=True)
+    return json.loads(p.stdout), p.returncode
+
+
+def untimed(doc):
+    """A document without the time it took (which differs run to run)."""
+    if isinstance(doc, list):
+        return [untimed(x) for x in doc]
+    if isinstance(doc, dict):
+        return {k: untimed(v) for k, v in doc.items() if k != "seconds"}
+    return doc
+
+
+class Documents(unittest.TestCase):
+    def test_run(self):
+        doc = pebblesim.run(n=64, d=4, g=2, M=100, strategy="keylemma")
+        want, status = binary("run", "-n", "64", "-d", "4", "-g", "2", "-M", "100",
+                              "--strategy", "keylemma")
+        self.assertEqual(status, 0)
+        self.assertTrue(doc["valid"])
+        self.assertIn("seconds", doc)
+        self.assertEqual(untimed(doc), untimed(want))
+
+    def test_run_options(self):
+        doc = pebblesim.run(n=32, d=3, g=2, M=64, no_normalize=True, strategy="generic",
+                            tiles="tall")
+        want, _ = binary("-n", "32", "-d", "3", "-g", "2", "-M", "64", "--no-normalize",
+                         "--strategy", "generic", "--tiles", "tall")
+        self.assertFalse(doc["dag"]["normalize"])
+        self.assertEqual(untimed(doc), untimed(want))
+        exact = pebblesim.run(n=64, d=4, M=256, attention="exact")
+        self.assertEqual(exact["strategy"], "flash")
+        self.assertEqual(exact["dag"]["kind"], "exact-attention")
+
+    def test_compare(self):
+        doc = pebblesim.compare(n=32, d=4, g=2, M=100)
+        want, _ = binary("compare", "-n", "32", "-d", "4", "-g", "2", "-M", "100")
+        self.assertEqual(untimed(doc), untimed(want))
+        self.assertIn("colpass", [row["strategy"] for row in doc])
+
+    def test_sweep(self):
+        doc = pebblesim.sweep(n="64:256:x2", d=4, g=2, M=512, predict=True,
+                              strategies=["colpass", "flash"])
+        want, _ = binary("sweep", "-n", "64:256:x2", "-d", "4", "-g", "2", "-M", "512",
+                         "--predict", "--strategies", "colpass,flash")
+        self.assertEqual(untimed(doc), untimed(want))
+        self.assertEqual(sorted({row["value"] for row in doc["rows"]}), [64, 128, 256])
+
+    def test_list(self):
+        names = [s["name"] for s in pebblesim.list_strategies()]
+        want, _ = binary("list")
+        self.assertEqual(names, [s["name"] for s in want])
+
+
+class Validate(unittest.TestCase):
+    def test_file_lines_and_text_agree(self):
+        want, status = binary("validate", TINY)
+        self.assertEqual(status, 0)
+        with open(TINY) as f:
+            lines = f.read().splitlines()
+        for source in (TINY, lines, [json.loads(x) for x in lines],
+                       ("\n".join(lines) + "\n").encode()):
+            doc = pebblesim.validate(source)
+            self.assertTrue(doc["valid"])
+            for key in ("loads", "saves", "io", "peak_red", "lines", "strategy"):
+                self.assertEqual(doc[key], want[key], key)
+
+    def test_verdict(self):
+        want, status = binary("validate", TINY_BROKEN)
+        self.assertEqual(status, 1)
+        with open(TINY_BROKEN) as f:
+            lines = f.read().splitlines()
+        doc = pebblesim.validate(lines)
+        self.assertFalse(doc["valid"])
+        # the same violation, at the same line; only the file's name differs
+        self.assertEqual(doc["violation"]["rule"], want["violation"]["rule"])
+        self.assertEqual(doc["violation"]["message"],
+                         want["violation"]["message"].replace(TINY_BROKEN, "-"))
+        self.assertEqual(pebblesim.validate(TINY_BROKEN, M=8)["valid"], False)
+
+    def test_unreadable(self):
+        with self.assertRaises(pebblesim.PebblesimError) as e:
+            pebblesim.validate(['{"format":"pebblesim-trace"'])
+        self.assertEqual(e.exception.code, 2)
+        self.assertIn("-:1", e.exception.message)
+        with self.assertRaises(pebblesim.PebblesimError) as e:
+            pebblesim.validate(os.path.join(ROOT, "no-such.jsonl"))
+        self.assertTrue(e.exception.message.startswith("cannot open trace"), e.exception.message)
+
+
+class Errors(unittest.TestCase):
+    def test_message_and_code(self):
+        with self.assertRaises(pebblesim.PebblesimError) as e:
+            pebblesim.run(n=64, d=4, g=2, M=100, strategy="nope")
+        self.assertEqual(e.exception.code, 2)
+        self.assertTrue(e.exception.message.startswith("unknown strategy 'nope'; known: generic"),
+                        e.exception.message)
+        self.assertIn("pebblesim: unknown strategy", e.exception.details)
+        self.assertEqual(e.exception.argv[:2], ["pebblesim", "run"])
+
+    def test_option_of_another_command(self):
+        with self.assertRaises(pebblesim.PebblesimError) as e:
+            pebblesim.compare(n=8, d=2, g=1, M=64, trace="x.jsonl")
+        self.assertEqual(e.exception.message, "option '--trace' does not apply to compare")
+
+    def test_value_with_a_dash_stays_a_value(self):
+        with self.assertRaises(pebblesim.PebblesimError) as e:
+            pebblesim.run(n=8, d=2, g=1, M=64, strategy="--help")
+        self.assertIn("unknown strategy '--help'", e.exception.message)
+        with self.assertRaises(pebblesim.PebblesimError) as e:
+            pebblesim.run(n="-5", d=2, g=1, M=64)
+        self.assertIn("invalid value '-5' for -n", e.exception.message)
+
+    def test_json_keyword(self):
+        with self.assertRaises(TypeError):
+            pebblesim.run(n=8, d=2, g=1, M=64, json=True)
+
+
+class TraceBuilder(unittest.TestCase):
+    def tiny(self):
+        """examples/tiny.jsonl, written with Trace's set operations."""
+        t = pebblesim.Trace(n=2, d=1, g=1, M=9, strategy="hand-written")
+        for j in range(2):
+            t.load("K", j=j, a=0).load("V", j=j, b=0)
+            t.mac("H", j=j, m=[0, 1], b=range(2), fuse=True)
+            t.delete("K", j=j, a=0).delete("V", j=j, b=0)
+        for i in range(2):
+            t.load("Q", i=i, a=0)
+            t.mac("N", i=i, m=range(2), b=[0, 1], fuse=True)
+            t.compute("A", i=i, b=0).save("A", i=i, b=0)
+            t.delete("Q", i=i, a=0).delete("N", i=i, b=range(2)).delete("A", i=i, b=0)
+        return t
+
+    def test_valid(self):
+        t = self.tiny()
+        doc = t.validate()
+        self.assertTrue(doc["valid"], doc.get("violation"))
+        self.assertEqual(doc["lines"], len(t) + 1)
+        self.assertEqual(doc["strategy"], "hand-written")
+        # the same counts as the hand-written file: 2 K, 2 V, 2 Q loads; 2 saves
+        want, _ = binary("validate", TINY)
+        for key in ("loads", "saves", "macs", "computes"):
+            self.assertEqual(doc[key], want[key], key)
+
+    def test_lines(self):
+        t = pebblesim.Trace(n=4, d=2, g=1, M=20)
+        t.load("Q", i=range(0, 4, 2), a=range(2))
+        self.assertEqual(json.loads(t.lines()[1]),
+                         {"op": "load", "kind": "Q", "i": [0, 2], "a": {"lo": 0, "hi": 2}})
+        header = json.loads(t.lines()[0])
+        self.assertEqual(header["dag"], {"kind": "approx-attention", "n": 4, "d": 2, "g": 1,
+                                         "normalize": True})
+
+    def test_broken_rule(self):
+        t = self.tiny()
+        t.load("A", i=0, b=0)          # line 26: A[0,0] was saved; valid
+        t.save("N", i=0, b=1)          # line 27: N[0,1] was deleted unsaved
+        doc = t.validate()
+        self.assertFalse(doc["valid"])
+        self.assertTrue(doc["violation"]["message"].startswith("-:27: save N[0,1]"),
+                        doc["violation"])
+        # the same trace given as its lines: the same verdict
+        want = pebblesim.validate(t.lines())
+        self.assertEqual(doc["violation"], want["violation"])
+        # under less memory the first violation comes earlier
+        self.assertFalse(self.tiny().validate(M=4)["valid"])
+
+    def test_write(self):
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "pebblesim-test-python-%d.jsonl" % os.getpid())
+        try:
+            self.tiny().write(path)
+            self.assertTrue(pebblesim.validate(path)["valid"])
+        finally:
+            os.unlink(path)
+
+    def test_exact(self):
+        with self.assertRaises(ValueError):
+            pebblesim.Trace(n=4, d=2, g=1, M=20, attention="exact")
+        t = pebblesim.Trace(n=1, d=1, M=16, attention="exact")
+        t.load("Q", i=0, a=0).load("K", j=0, a=0).load("V", j=0, b=0)
+        t.mac("S", i=0, j=0, a=0)
+        t.mac("O", i=0, j=0, b=range(2), fuse=True)
+        t.compute("A", i=0, b=0).save("A", i=0, b=0)
+        doc = t.validate()
+        self.assertTrue(doc["valid"], doc.get("violation"))
+        self.assertEqual((doc["loads"], doc["saves"]), (3, 1))
+
+
+class Plugin(unittest.TestCase):
+    def test_plugin(self):
+        self.assertTrue(os.path.exists(PLUGIN), PLUGIN + " (make check builds it)")
+        names = [s["name"] for s in pebblesim.list_strategies(plugin=PLUGIN)]
+        self.assertEqual(names[-1], "rowfused")
+        doc = pebblesim.run(n=16, d=3, g=2, M=64, strategy="rowfused", plugin=PLUGIN)
+        self.assertTrue(doc["valid"])
+        self.assertEqual(doc["predicted_io"], doc["io"])
+        # unloaded after the call
+        self.assertNotIn("rowfused", [s["name"] for s in pebblesim.list_strategies()])
+
+
+class Threads(unittest.TestCase):
+    def test_concurrent_calls(self):
+        results = {}
+
+        def work(M):
+            results[M] = pebblesim.run(n=64, d=4, g=2, M=M, strategy="colpass")["io"]
+
+        threads = [threading.Thread(target=work, args=(M,)) for M in (64, 100, 256, 512)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for M, io in results.items():
+            self.assertEqual(io, binary("-n", "64", "-d", "4", "-g", "2", "-M", str(M),
+                                        "--strategy", "colpass")[0]["io"])
+
+
+class Example(unittest.TestCase):
+    def test_row_blocks(self):
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(pebblesim.__file__)))
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "python", "row_blocks.py"),
+                            "-n", "64", "-d", "3", "-g", "2", "-M", "64"],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("(agrees)", p.stdout)
+        self.assertIn("colpass ", p.stdout)
+        self.assertIn("flash (exact) ", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
