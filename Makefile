@@ -74,11 +74,17 @@ LIB_SRC := $(filter-out src/main.c src/cli/%,$(LIB_SRC))
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+# the page of `pebblesim view` (src/viewer/), compiled into the command line
+VIEWER_FILES := src/viewer/page.html src/viewer/viewer.js src/viewer/viewer.css
+VIEWER_EMBED = ps_viewer_page=src/viewer/page.html ps_viewer_script=src/viewer/viewer.js \
+	ps_viewer_style=src/viewer/viewer.css
+VIEWER_OBJ := $(BUILD)/obj/gen/viewer_assets.o
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o) $(VIEWER_OBJ)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(BUILD)/obj/src/main.o
 BENCH_OBJ := $(BUILD)/obj/bench/bench.o
 GOLDEN_OBJ := $(BUILD)/obj/tests/golden/generate.o
+PREFIX_STATE_OBJ := $(BUILD)/obj/tests/browser/prefix_state.o
 
 BIN := $(BUILD)/pebblesim
 TESTS := $(BUILD)/pebblesim-tests
@@ -88,6 +94,7 @@ SONAME := libpebblesim.so.$(MAJOR)
 SHLIB := $(BUILD)/libpebblesim.so.$(MAJOR).$(MINOR)
 MAN := $(BUILD)/pebblesim.1
 GOLDEN := $(BUILD)/pebblesim-golden
+PREFIX_STATE := $(BUILD)/pebblesim-prefix-state
 FLAGS := $(BUILD)/flags
 HEADERS := $(wildcard include/pebblesim/*.h)
 DOCS := $(wildcard docs/*.md docs/*.json docs/*.svg)
@@ -144,6 +151,15 @@ $(BUILD)/obj/src/values.o: ALL_CFLAGS += $(VECTORIZE) -pthread
 # same way.
 $(BUILD)/obj/src/engine.o: ALL_CFLAGS += $(VECTORIZE)
 
+# the viewer's files as byte arrays (scripts/embed.sh), for any build directory
+%/gen/viewer_assets.c: $(VIEWER_FILES) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $@ $(VIEWER_EMBED)
+
+$(VIEWER_OBJ): $(BUILD)/gen/viewer_assets.c $(FLAGS) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
 $(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Istrategies -c $< -o $@
@@ -167,6 +183,9 @@ $(BENCH): $(BENCH_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 $(GOLDEN): $(GOLDEN_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
+
+$(PREFIX_STATE): $(PREFIX_STATE_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 run: $(BIN)
@@ -294,7 +313,8 @@ FUZZ_SMOKE_SECONDS ?= 20
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Istrategies $(WARN) -O1 -g \
 	$(FUZZ_SAN) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -MMD -MP
-FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(CLI_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(CLI_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) \
+	$(FUZZ_BUILD)/obj/gen/viewer_assets.o
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 FUZZ_RUN = for t in $(FUZZ_TARGETS); do \
 	mkdir -p $(FUZZ_BUILD)/corpus-$$t && \
@@ -307,6 +327,10 @@ fuzz-deps:
 	@PEBBLESIM_FUZZ=1 sh scripts/deps.sh
 
 $(FUZZ_BUILD)/obj/%.o: %.c | fuzz-deps
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/obj/gen/viewer_assets.o: $(FUZZ_BUILD)/gen/viewer_assets.c | fuzz-deps
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 

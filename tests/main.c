@@ -168,6 +168,7 @@ int main(void)
 	srunner_add_suite(sr, outputs_suite());
 	srunner_add_suite(sr, hostile_suite());
 	srunner_add_suite(sr, optimal_suite());
+	srunner_add_suite(sr, view_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -30,6 +30,7 @@ Suite *outputs_suite(void);
 Suite *values_suite(void);
 Suite *hostile_suite(void);
 Suite *polynomial_suite(void);
+Suite *view_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,

@@ -130,12 +130,13 @@ extern const size_t cli_command_count;
 
 /* One file per command: its function, option table and help. */
 cli_fn cmd_run, cmd_compare, cmd_validate, cmd_dag, cmd_list, cmd_help,
-	cmd_sweep, cmd_frontier, cmd_optimal;
+	cmd_sweep, cmd_frontier, cmd_optimal, cmd_view;
 extern const struct cli_option run_options[], compare_options[],
 	validate_options[], dag_options[], list_options[], help_options[],
-	sweep_options[], frontier_options[], optimal_options[];
+	sweep_options[], frontier_options[], optimal_options[], view_options[];
 extern const struct cli_help run_help, compare_help, validate_help,
-	dag_help, list_help, help_help, sweep_help, frontier_help, optimal_help;
+	dag_help, list_help, help_help, sweep_help, frontier_help, optimal_help,
+	view_help;
 
 struct ps_sweep_row;
 
@@ -270,6 +271,15 @@ int cli_write_outputs(const struct cli_args *a, const struct ps_values *vals,
 /* The warning of a normaliser D~ <= 0, and the failure of a run with
  * values, on errout. */
 void cli_values_warn(const struct ps_report *rep, FILE *errout);
+
+struct ps_replay;
+
+/* The plan of the strategy a replayed trace's header names, for the
+ * header's own M and parameters, into rep (section, has_plan, plan);
+ * nothing for a strategy pebblesim does not know or of the other DAG
+ * kind (xdag: the trace's DAG file, or NULL). */
+void cli_replay_plan(const struct ps_replay *replay, const struct ps_explicit *xdag,
+		     struct ps_report *rep);
 
 /* Standard error when it is a terminal, else NULL: where progress goes. */
 FILE *cli_progress_stream(FILE *errout);
