@@ -11,6 +11,8 @@
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
 #   make docs-tables regenerate the tables of docs/VALUES.md from runs (docs/scripts/tables.py)
 #   make docs-plot  regenerate docs/exact-crossover.svg (docs/EXACT.md) with gnuplot
+#   make docs-view  regenerate docs/viewer.png (docs/VIEWER.md) with chromium
+#   make check-browser the page of `pebblesim view` tested in headless chromium
 #   make check-full the whole strategy grid (longer than make check)
 #   make optimal-grid the exact optima of docs/OPTIMAL.md's table, 60 s an instance
 #   make install    PREFIX=/usr/local DESTDIR=: the binary, the static and shared
@@ -97,14 +99,14 @@ GOLDEN := $(BUILD)/pebblesim-golden
 PREFIX_STATE := $(BUILD)/pebblesim-prefix-state
 FLAGS := $(BUILD)/flags
 HEADERS := $(wildcard include/pebblesim/*.h)
-DOCS := $(wildcard docs/*.md docs/*.json docs/*.svg)
+DOCS := $(wildcard docs/*.md docs/*.json docs/*.svg docs/*.png)
 EXAMPLES := $(wildcard examples/*.jsonl examples/*.graphml)
 EXAMPLE_SCRIPTS := $(wildcard examples/*.sh)
 API_EXAMPLES := $(wildcard examples/api/*.c)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: docs-plot docs-tables all run check check-flags check-install check-full optimal-grid bench golden install uninstall clean deps FORCE
+.PHONY: check-browser browser-deps docs-view docs-plot docs-tables all run check check-flags check-install check-full optimal-grid bench golden install uninstall clean deps FORCE
 all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 
 deps:
@@ -249,6 +251,28 @@ docs-tables: $(BIN)
 docs-plot: $(BIN)
 	./$(BIN) sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict \
 		--strategies flash,keylemma,caseI,generic,colpass --plot docs/exact-crossover.svg
+
+# The page of `pebblesim view` in a real browser (tests/browser/view_test.py):
+# Debian's chromium and chromedriver, headless, installed by scripts/deps.sh
+# for this target only; .ci/run runs it
+check-browser: $(BIN) $(PREFIX_STATE) | browser-deps
+	/usr/bin/python3 tests/browser/view_test.py $(abspath $(BIN)) $(abspath $(PREFIX_STATE)) \
+		$(abspath $(BUILD))/browser
+
+browser-deps:
+	@PEBBLESIM_BROWSER=1 sh scripts/deps.sh
+
+# docs/viewer.png: the headline's page at step 6013, in the middle of
+# accumulating N (docs/VIEWER.md); chromium's --screenshot of the page
+VIEWER_STEP := 6013
+docs-view: $(BIN) | browser-deps
+	@mkdir -p $(BUILD)/docs-view
+	cd $(BUILD)/docs-view && ../pebblesim $(HEADLINE) --trace t.jsonl > /dev/null && \
+		../pebblesim view t.jsonl -o view.html
+	chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
+		--window-size=1400,1260 --virtual-time-budget=30000 \
+		--screenshot=$(abspath docs/viewer.png) \
+		'file://$(abspath $(BUILD))/docs-view/view.html#step=$(VIEWER_STEP)'
 
 bench: $(BIN) $(BENCH)
 	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json

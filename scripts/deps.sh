@@ -4,7 +4,8 @@
 # help2man (the man page is generated from `pebblesim --help`), and
 # gnuplot-nox (`pebblesim sweep --plot` draws with it), python3-numpy
 # (`make check` recomputes the polynomials with NumPy); clang and its
-# runtimes when the fuzz targets or a clang sanitizer build need them.
+# runtimes when the fuzz targets or a clang sanitizer build need them;
+# chromium and chromium-driver for the browser test (PEBBLESIM_BROWSER=1).
 # Called by the Makefile before every build; quiet and quick when all is there.
 set -u
 
@@ -29,6 +30,13 @@ want_clang=""
 case "${CC:-}" in
 *clang*) [ -n "${SANITIZE:-}" ] && want_clang=1 ;;
 esac
+# chromium and chromedriver: for the browser test of `pebblesim view` and
+# its screenshot (PEBBLESIM_BROWSER=1, from `make check-browser` and
+# `make docs-view`)
+if [ "${PEBBLESIM_BROWSER:-}" = 1 ]; then
+	command -v chromium >/dev/null 2>&1 || need="$need chromium"
+	command -v chromedriver >/dev/null 2>&1 || need="$need chromium-driver"
+fi
 if [ -n "$want_clang" ]; then
 	command -v clang >/dev/null 2>&1 || need="$need clang"
 	if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' |

@@ -68,6 +68,18 @@ int test_cli_va(char *out_text, size_t out_len, char *err_text, size_t err_len,
 	return test_cli_run(argv, out_text, out_len, err_text, err_len);
 }
 
+int test_cli_capture(char *out_text, size_t out_len, char *err_text, size_t err_len,
+		     const char *first, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, first);
+	rc = test_cli_va(out_text, out_len, err_text, err_len, first, ap);
+	va_end(ap);
+	return rc;
+}
+
 void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 			  int normalize)
 {

@@ -5,7 +5,6 @@
  * and the command refuses what it does not take. The page's script is
  * tested in a browser (tests/browser/view_test.py, `make check-browser`).
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +18,9 @@ static char out_text[1 << 16], err_text[1 << 14];
 static char dir[64], cwd[4096];
 static char page[1 << 21];
 
+/* Runs pebblesim with the arguments, NULL last; returns the status. */
+#define cli(...) test_cli_capture(out_text, sizeof(out_text), err_text, sizeof(err_text), __VA_ARGS__)
+
 static void setup(void)
 {
 	test_dir_make(dir, sizeof(dir), "view");
@@ -30,17 +32,6 @@ static void teardown(void)
 {
 	ck_assert_int_eq(chdir(cwd), 0);
 	test_dir_remove(dir);
-}
-
-static int cli(const char *first, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, first);
-	rc = test_cli_va(out_text, sizeof(out_text), err_text, sizeof(err_text), first, ap);
-	va_end(ap);
-	return rc;
 }
 
 /* The file at path into page. */
@@ -228,6 +219,17 @@ START_TEST(test_view_refuses)
 	HAS(err_text, "bad.jsonl:2: Q coordinate i = 7 is out of range [0, 2)");
 	ck_assert_int_eq(cli("view", "explicit.jsonl", "-o", "x.html", NULL), 2);
 	HAS(err_text, "view shows the attention DAGs only");
+	/* past the page's state: n = 65536, d = 16, g = 3 (docs/VIEWER.md):
+	 * 3nd + 2nr + r(d+1) + n(d+1) + nd nodes hold pebbles, r = 969 */
+	{
+		FILE *f = fopen("big.jsonl", "w");
+
+		ck_assert_ptr_nonnull(f);
+		fputs("{\"format\":\"pebblesim-trace\",\"version\":1,\"dag\":{\"kind\":\"approx-attention\",\"n\":65536,\"d\":16,\"g\":3},\"M\":9}\n", f);
+		fclose(f);
+	}
+	ck_assert_int_eq(cli("view", "big.jsonl", "-o", "x.html", NULL), 2);
+	HAS(err_text, "has 132333657 nodes that hold pebbles, more than a page holds (67108864");
 	/* no page for a trace that cannot be read */
 	ck_assert_int_eq(access("x.html", F_OK), -1);
 }

@@ -45,6 +45,10 @@ void test_slurp(FILE *f, char *buf, size_t len);
 int test_cli_va(char *out_text, size_t out_len, char *err_text, size_t err_len,
 		const char *first, va_list ap);
 
+/* The same with the arguments after first, NULL last. */
+int test_cli_capture(char *out_text, size_t out_len, char *err_text, size_t err_len,
+		     const char *first, ...);
+
 #define HAS(text, needle) \
 	ck_assert_msg(strstr((text), (needle)) != NULL, "'%s' not in:\n%s", (needle), (text))
 

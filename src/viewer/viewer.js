@@ -547,7 +547,7 @@
 		'Axes i, j and m share one scale, the columns a and b another, so arrays that share an axis line up. ' +
 		'Set operations are played whole; the chart shows the red pebbles after each, ' +
 		'and lighter the most during it (a mac\u2019s product, a fused mac\u2019s regenerated parent counted). ' +
-		'First pass ' + Math.round(firstPassMs) + ' ms; ' + checkpoints.length + ' checkpoints, one every ' +
+		'Seeking starts from the nearest of ' + checkpoints.length + ' checkpoints, one every ' +
 		fmt(interval) + ' operations.';
 
 	/* ---- controls ---- */
