@@ -111,7 +111,7 @@ complete_words() {
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _pebblesim; echo "${COMPREPLY[*]}"' \
 		completion "$root$BASHCOMPDIR/pebblesim" "$root$BINDIR/pebblesim" "$@"
 }
-[ "$(complete_words '')" = "run validate compare dag sweep frontier optimal list help" ] || fail "completion of commands: '$(complete_words '')'"
+[ "$(complete_words '')" = "run validate compare dag sweep frontier optimal view list help" ] || fail "completion of commands: '$(complete_words '')'"
 [ "$(complete_words --strat)" = "--strategy" ] || fail "completion of --strat: '$(complete_words --strat)'"
 [ "$(complete_words --strategy naive-b)" = "naive-belady" ] ||
 	fail "completion of --strategy naive-b: '$(complete_words --strategy naive-b)'"

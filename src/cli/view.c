@@ -258,14 +258,14 @@ static void write_ops(FILE *f, const char *text, size_t len, uint64_t last_line)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *stop = nl ? nl : end;
+		const char *name;
 		json_t *op;
 
 		if (++line > last_line)
 			break;
 		op = line > 1 ? json_loadb(p, (size_t)(stop - p), 0, NULL) : NULL;
-		if (op && json_is_object(op) &&
-		    strcmp(json_string_value(json_object_get(op, "op")) ?
-			   json_string_value(json_object_get(op, "op")) : "", "end")) {
+		name = json_string_value(json_object_get(op, "op"));
+		if (json_is_object(op) && name && strcmp(name, "end")) {
 			if (!first)
 				putc(',', f);
 			write_json(f, op);

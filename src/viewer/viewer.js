@@ -193,14 +193,20 @@
 	}
 
 	/* op k: its array, and the sets of its coordinates */
-	function opArray(op) { return byName[op.op === 'mac' ? op.into : op.kind]; }
+	/* (an operation of no moves may name a product, which has no array) */
+	function opArray(op) { return byName[op.op === 'mac' ? op.into : op.kind] || null; }
 
 	function opMoves(op) {
 		var arr = opArray(op);
+		if (arr === null)
+			return 0;
 		var letters = op.op === 'mac' ? arr.mac.coords : arr.coords;
-		var moves = 1;
-		letters.forEach(function (l) { moves *= setSize(op[l]); });
-		return moves;
+		var sizes = letters.map(function (l) { return setSize(op[l]); });
+		/* a fused mac computes and deletes its plain parent for each pair
+		 * of its first two coordinates, even with no column */
+		if (op.op === 'mac' && op.fuse === true)
+			return sizes[0] * sizes[1] * (sizes[2] + 2);
+		return sizes.reduce(function (a, b) { return a * b; }, 1);
 	}
 
 	/* plays op on the state; returns the most red pebbles during it
@@ -208,6 +214,8 @@
 	function apply(op) {
 		var arr = opArray(op);
 		var before = cur.red, moves = opMoves(op);
+		if (moves === 0)
+			return before;
 		switch (op.op) {
 		case 'load':
 			cur.loads[arr.index] += moves;
@@ -227,6 +235,7 @@
 		/* a mac */
 		var m = arr.mac, p = m.coords;
 		var per = setSize(op[p[m.counted]]);
+		var macs = setSize(op[p[0]]) * setSize(op[p[1]]) * setSize(op[p[2]]);
 		if (per > 0)
 			play(arr, op[p[m.target[0]]], op[p[m.target[1]]], DO_MAC, per);
 		if (op.fuse === true) {
@@ -236,7 +245,7 @@
 			var outer = setSize(op[p[0]]) * setSize(op[p[1]]);
 			return outer === 0 ? before : setSize(op[p[2]]) === 0 ? before + 1 : cur.red + 2;
 		}
-		return moves > 0 ? cur.red + 1 : before;
+		return macs > 0 ? cur.red + 1 : before;
 	}
 
 	/* ---- the first pass: the whole trace, the chart's series, checkpoints ---- */
@@ -440,6 +449,8 @@
 		if (k === 0)
 			return 'the start: every input in slow memory (blue), nothing else pebbled';
 		var op = ops[k - 1], arr = opArray(op);
+		if (arr === null)
+			return 'line ' + fmt(k + 1) + ': ' + op.op + ' ' + op.kind + ', an empty set  \u2014 0 moves';
 		var letters = op.op === 'mac' ? arr.mac.coords : arr.coords;
 		var text = op.op === 'mac' ? 'mac ' + arr.mac.product + ' into ' + arr.name : op.op + ' ' + arr.name;
 		letters.forEach(function (l) { text += '  ' + l + '=' + coordText(op[l]); });
@@ -602,7 +613,8 @@
 	el('forward').addEventListener('click', function () { setPlaying(false); go(cur.step + 1); });
 	slider.addEventListener('input', function () { setPlaying(false); go(Number(slider.value)); });
 	document.addEventListener('keydown', function (e) {
-		if (e.target && e.target.tagName === 'SELECT')
+		/* a focused control keeps its own keys */
+		if (e.target && /^(SELECT|BUTTON|INPUT)$/.test(e.target.tagName))
 			return;
 		var keys = { ArrowLeft: -1, ArrowRight: 1 };
 		if (e.key in keys) {
@@ -647,6 +659,11 @@
 			var out = {};
 			arrays.forEach(function (arr) { out[arr.name] = arr.cols; });
 			return out;
+		},
+		moves: function () {
+			var total = 0;
+			ops.forEach(function (op) { total += opMoves(op); });
+			return total;
 		},
 		red: function () { return cur.red; },
 		peak: function () { return final.peak; }

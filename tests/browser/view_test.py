@@ -15,7 +15,8 @@ page, then:
   (build/pebblesim-prefix-state);
 - for a trace that breaks a rule: that `view` exits 1 and the page shows
   the engine's violation and stops before its line;
-- reads the browser's console: no error;
+- reads the browser's console: no error; and the page's resource
+  timings: nothing fetched;
 - takes a screenshot and checks that it is not blank: many colours, the
   red and the blue of the pebbles among them.
 
@@ -242,6 +243,8 @@ def check_trace(d, name, make_args, mid_steps, by_array_check=True):
     d.s("POST", "/url", {"url": "file://" + page})
     check(d.js("return document.body.getAttribute('data-ready');") == "1",
           "%s: the page's script ran" % name)
+    fetched = d.js("return performance.getEntriesByType('resource').map(function (e) { return e.name; });")
+    check(fetched == [], "%s: the page fetched nothing (%s)" % (name, fetched))
     view = d.js("""var v = window.pebblesimView; return {steps: v.steps,
         firstPassMs: v.firstPassMs, arrays: Array.from(document.querySelectorAll(
         '#io-body td[data-field=loads]')).map(function (td) {
@@ -255,6 +258,10 @@ def check_trace(d, name, make_args, mid_steps, by_array_check=True):
     check((loads, saves, io) == (report["loads"], report["saves"], report["io"]),
           "%s: totals displayed %s equal validate's (%d, %d, %d)" %
           (name, (loads, saves, io), report["loads"], report["saves"], report["io"]))
+    moves = d.js("return window.pebblesimView.moves();")
+    check(moves == report["moves"],
+          "%s: the operations' elementary moves add up to validate's %d (page: %d)" %
+          (name, report["moves"], moves))
     check(number(d.text("#peak-now")) == report["peak_red"],
           "%s: peak red displayed equals validate's %d" % (name, report["peak_red"]))
     by_array = {}
