@@ -19,8 +19,9 @@
 		'red and blue', 'a partial sum (some in-edges aggregated), red or blue'];
 	/* most cells along the long axes (rows, monomials) and the short (columns) */
 	var LONG_CELLS = 160, SHORT_CELLS = 64;
-	/* bytes of checkpoints the page keeps, at most */
-	var CHECKPOINT_BYTES = 96 * 1024 * 1024;
+	/* checkpoints the page keeps, at most: their bytes, and their number
+	 * (each is a copy of the whole state, made during the first pass) */
+	var CHECKPOINT_BYTES = 96 * 1024 * 1024, CHECKPOINTS = 32;
 
 	var data = JSON.parse(document.getElementById('pebblesim-data').textContent);
 	var ops = data.ops;
@@ -74,6 +75,7 @@
 		arr.counts = new Uint32Array(arr.cellRows * arr.cellCols * CATS);
 		arr.dirty = new Uint8Array(arr.cellRows * arr.cellCols);
 		arr.anyDirty = true;
+		arr.changes = false; /* named by some operation */
 		arrays.push(arr);
 		byName[a.name] = arr;
 	});
@@ -250,9 +252,19 @@
 
 	/* ---- the first pass: the whole trace, the chart's series, checkpoints ---- */
 
+	/* a checkpoint copies only the arrays some operation changes (not U1
+	 * and U2 under fused macs, for one) */
+	ops.forEach(function (op) {
+		var arr = opArray(op);
+		if (arr !== null)
+			arr.changes = true;
+	});
 	var stateBytes = 0;
-	arrays.forEach(function (arr) { stateBytes += arr.nodes * (arr.agg ? 5 : 1) + arr.counts.length * 4; });
-	var keep = Math.max(2, Math.floor(CHECKPOINT_BYTES / Math.max(1, stateBytes)));
+	arrays.forEach(function (arr) {
+		if (arr.changes)
+			stateBytes += arr.nodes * (arr.agg ? 5 : 1) + arr.counts.length * 4;
+	});
+	var keep = Math.max(2, Math.min(CHECKPOINTS, Math.floor(CHECKPOINT_BYTES / Math.max(1, stateBytes))));
 	/* a checkpoint at most every 64 operations: seeking replays fewer */
 	var interval = Math.max(64, Math.ceil(steps / (keep - 1)));
 	var checkpoints = [];
@@ -265,8 +277,8 @@
 			step: cur.step, red: cur.red, peak: cur.peak,
 			loads: cur.loads.slice(), saves: cur.saves.slice(),
 			arrays: arrays.map(function (arr) {
-				return { state: arr.state.slice(), agg: arr.agg ? arr.agg.slice() : null,
-					counts: arr.counts.slice() };
+				return !arr.changes ? null : { state: arr.state.slice(),
+					agg: arr.agg ? arr.agg.slice() : null, counts: arr.counts.slice() };
 			})
 		};
 	}
@@ -278,6 +290,8 @@
 		cur.loads.set(cp.loads);
 		cur.saves.set(cp.saves);
 		arrays.forEach(function (arr, k) {
+			if (cp.arrays[k] === null)
+				return;
 			arr.state.set(cp.arrays[k].state);
 			if (arr.agg)
 				arr.agg.set(cp.arrays[k].agg);

@@ -188,8 +188,9 @@ def check_screenshot(d, name):
 def check_state(d, trace, k, arrays):
     """The page at step k against the engine after the first k operations;
     arrays: the columns of each array, by name."""
-    got = d.js("return window.pebblesimView.seek(arguments[0]);", k)
-    check(got == k, "%s: seek to step %d" % (trace, k))
+    got = d.js("""var t = performance.now(), k = window.pebblesimView.seek(arguments[0]);
+        return [k, performance.now() - t];""", k)
+    check(got[0] == k, "%s: seek to step %d (%.0f ms, drawing included)" % (trace, k, got[1]))
     engine = json.loads(run(PREFIX_STATE, trace, str(k)))
     check(d.js("return window.pebblesimView.red();") == engine["red"],
           "%s step %d: red pebbles %d, as the engine" % (trace, k, engine["red"]))
@@ -224,11 +225,14 @@ def play_to_end(d, trace, steps):
     d.js("var s = document.getElementById('speed'); s.value = '0';")
     d.click("#first")
     d.click("#play")
-    deadline = time.time() + 300
+    started = time.time()
+    deadline = started + 300
     while time.time() < deadline:
         if d.js("return window.pebblesimView.step();") == steps:
             break
         time.sleep(0.2)
+    print("      %s: played %d operations in %.1f s, as fast as drawn" %
+          (trace, steps, time.time() - started))
     label = d.text("#step-label")
     check(number(label.split("of")[0]) == steps and number(label.split("of")[1]) == steps,
           "%s: played to the end (%s)" % (trace, label))
