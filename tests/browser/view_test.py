@@ -40,6 +40,9 @@ PEBBLESIM, PREFIX_STATE, WORK = sys.argv[1:4]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 failures = []
+# the colours of the legend (src/viewer/viewer.js): neither, red, blue,
+# both, partial
+COLOURS = [(238, 238, 238), (214, 39, 40), (31, 119, 180), (148, 103, 189), (255, 160, 20)]
 
 
 def check(ok, what):
@@ -194,6 +197,8 @@ def check_state(d, trace, k, arrays):
     engine = json.loads(run(PREFIX_STATE, trace, str(k)))
     check(d.js("return window.pebblesimView.red();") == engine["red"],
           "%s step %d: red pebbles %d, as the engine" % (trace, k, engine["red"]))
+    check(sorted(arrays) == sorted(engine["arrays"]),
+          "%s step %d: the page draws the engine's arrays (%s)" % (trace, k, " ".join(sorted(arrays))))
     for name in arrays:
         page = d.js("return window.pebblesimView.codes(arguments[0]);", name)
         want = engine["arrays"][name]
@@ -219,6 +224,17 @@ def check_state(d, trace, k, arrays):
         check(cells["counts"] == expect,
               "%s step %d: every cell of %s counts the engine's nodes (%d cells)" %
               (trace, k, name, rows * cols))
+        # and each cell's pixel has the mean colour of the engine's nodes
+        pixels = d.js("""var c = document.querySelector('canvas[data-array="' + arguments[0] + '"]');
+            return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data);""", name)
+        wrong = 0
+        for cell in range(rows * cols):
+            n = expect[cell * 5:cell * 5 + 5]
+            mean = [round(sum(n[c] * COLOURS[c][ch] for c in range(5)) / sum(n)) for ch in range(3)]
+            got = pixels[cell * 4:cell * 4 + 3]
+            wrong += any(abs(a - b) > 1 for a, b in zip(got, mean))
+        check(wrong == 0, "%s step %d: every cell of %s drawn in the mean colour of its nodes (%d wrong)" %
+              (trace, k, name, wrong))
 
 
 def play_to_end(d, trace, steps):
