@@ -18,6 +18,8 @@
 #                   (README.md, docs/EXACT.md) and map.svg (docs/MAP.md)
 #   make check-docs-plot  draw the figures into build/docs-plot and compare them
 #                   with docs/ (make check runs it)
+#   make docs-view  regenerate docs/viewer.png (docs/VIEWER.md) with chromium
+#   make check-browser the page of `pebblesim view` tested in headless chromium
 #   make check-full the whole strategy grid (longer than make check)
 #   make optimal-grid the exact optima of docs/OPTIMAL.md's table, 60 s an instance
 #   make install    PREFIX=/usr/local DESTDIR=: the binary, the static and shared
@@ -88,11 +90,17 @@ LIB_SRC := $(filter-out src/main.c src/cli/%,$(LIB_SRC))
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+# the page of `pebblesim view` (src/viewer/), compiled into the command line
+VIEWER_FILES := src/viewer/page.html src/viewer/viewer.js src/viewer/viewer.css
+VIEWER_EMBED = ps_viewer_page=src/viewer/page.html ps_viewer_script=src/viewer/viewer.js \
+	ps_viewer_style=src/viewer/viewer.css
+VIEWER_OBJ := $(BUILD)/obj/gen/viewer_assets.o
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o) $(VIEWER_OBJ)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(BUILD)/obj/src/main.o
 BENCH_OBJ := $(BUILD)/obj/bench/bench.o
 GOLDEN_OBJ := $(BUILD)/obj/tests/golden/generate.o
+PREFIX_STATE_OBJ := $(BUILD)/obj/tests/browser/prefix_state.o
 
 BIN := $(BUILD)/pebblesim
 TESTS := $(BUILD)/pebblesim-tests
@@ -102,9 +110,10 @@ SONAME := libpebblesim.so.$(MAJOR)
 SHLIB := $(BUILD)/libpebblesim.so.$(MAJOR).$(MINOR)
 MAN := $(BUILD)/pebblesim.1
 GOLDEN := $(BUILD)/pebblesim-golden
+PREFIX_STATE := $(BUILD)/pebblesim-prefix-state
 FLAGS := $(BUILD)/flags
 HEADERS := $(wildcard include/pebblesim/*.h)
-DOCS := $(wildcard docs/*.md docs/*.json docs/*.svg)
+DOCS := $(wildcard docs/*.md docs/*.json docs/*.svg docs/*.png)
 EXAMPLES := $(wildcard examples/*.jsonl examples/*.graphml)
 EXAMPLE_SCRIPTS := $(wildcard examples/*.sh)
 API_EXAMPLES := $(wildcard examples/api/*.c)
@@ -115,7 +124,7 @@ PYTHON_MODULE := $(wildcard src/python/pebblesim/*.py)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: docs-plot check-docs-plot docs-tables all run check check-flags check-install check-python check-extending check-full optimal-grid bench golden install uninstall clean deps FORCE
+.PHONY: check-browser browser-deps docs-view docs-plot check-docs-plot docs-tables all run check check-flags check-install check-python check-extending check-full optimal-grid bench golden install uninstall clean deps FORCE
 all: $(BIN) $(LIB) $(SHLIB) $(MAN)
 
 deps:
@@ -161,6 +170,15 @@ $(BUILD)/obj/src/values.o: ALL_CFLAGS += $(VECTORIZE) -pthread
 # same way.
 $(BUILD)/obj/src/engine.o: ALL_CFLAGS += $(VECTORIZE)
 
+# the viewer's files as byte arrays (scripts/embed.sh), for any build directory
+%/gen/viewer_assets.c: $(VIEWER_FILES) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $@ $(VIEWER_EMBED)
+
+$(VIEWER_OBJ): $(BUILD)/gen/viewer_assets.c $(FLAGS) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
 $(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Istrategies -c $< -o $@
@@ -193,6 +211,9 @@ $(BENCH): $(BENCH_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 $(GOLDEN): $(GOLDEN_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
+
+$(PREFIX_STATE): $(PREFIX_STATE_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
 
 run: $(BIN)
@@ -308,6 +329,28 @@ check-docs-plot: $(BIN)
 		{ echo "docs/$$f is not what make docs-plot draws (run it and review the diff)"; exit 1; }; done
 	@echo "check-docs-plot: $(DOCS_FIGURES) as make docs-plot draws them"
 
+# The page of `pebblesim view` in a real browser (tests/browser/view_test.py):
+# Debian's chromium and chromedriver, headless, installed by scripts/deps.sh
+# for this target only; .ci/run runs it
+check-browser: $(BIN) $(PREFIX_STATE) | browser-deps
+	/usr/bin/python3 tests/browser/view_test.py $(abspath $(BIN)) $(abspath $(PREFIX_STATE)) \
+		$(abspath $(BUILD))/browser
+
+browser-deps:
+	@PEBBLESIM_BROWSER=1 sh scripts/deps.sh
+
+# docs/viewer.png: the headline's page at step 6013, in the middle of
+# accumulating N (docs/VIEWER.md); chromium's --screenshot of the page
+VIEWER_STEP := 6013
+docs-view: $(BIN) | browser-deps
+	@mkdir -p $(BUILD)/docs-view
+	cd $(BUILD)/docs-view && ../pebblesim $(HEADLINE) --trace t.jsonl > /dev/null && \
+		../pebblesim view t.jsonl -o view.html
+	chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
+		--window-size=1400,1260 --virtual-time-budget=30000 \
+		--screenshot=$(abspath docs/viewer.png) \
+		'file://$(abspath $(BUILD))/docs-view/view.html#step=$(VIEWER_STEP)'
+
 bench: $(BIN) $(BENCH)
 	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json
 
@@ -387,7 +430,8 @@ FUZZ_SMOKE_SECONDS ?= 20
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Istrategies $(WARN) -O1 -g \
 	$(FUZZ_SAN) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -MMD -MP
-FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(CLI_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(CLI_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) \
+	$(FUZZ_BUILD)/obj/gen/viewer_assets.o
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 FUZZ_RUN = for t in $(FUZZ_TARGETS); do \
 	mkdir -p $(FUZZ_BUILD)/corpus-$$t && \
@@ -400,6 +444,10 @@ fuzz-deps:
 	@PEBBLESIM_FUZZ=1 sh scripts/deps.sh
 
 $(FUZZ_BUILD)/obj/%.o: %.c | fuzz-deps
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/obj/gen/viewer_assets.o: $(FUZZ_BUILD)/gen/viewer_assets.c | fuzz-deps
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 

@@ -7,6 +7,7 @@
 #   sh scripts/deps.sh          install what is missing
 #   sh scripts/deps.sh --list   the packages, one a line (README.md names
 #                               the same; make check compares the two)
+# chromium and chromium-driver for the browser test (PEBBLESIM_BROWSER=1).
 set -u
 
 # The packages, each with how to tell it is installed: a command, a
@@ -53,6 +54,13 @@ want_clang=""
 case "${CC:-}" in
 *clang*) [ -n "${SANITIZE:-}" ] && want_clang=1 ;;
 esac
+# chromium and chromedriver: for the browser test of `pebblesim view` and
+# its screenshot (PEBBLESIM_BROWSER=1, from `make check-browser` and
+# `make docs-view`)
+if [ "${PEBBLESIM_BROWSER:-}" = 1 ]; then
+	command -v chromium >/dev/null 2>&1 || need="$need chromium"
+	command -v chromedriver >/dev/null 2>&1 || need="$need chromium-driver"
+fi
 if [ -n "$want_clang" ]; then
 	command -v clang >/dev/null 2>&1 || need="$need clang"
 	if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' |

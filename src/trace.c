@@ -1129,6 +1129,8 @@ int ps_trace_replay_with(FILE *f, const char *name, const struct ps_replay_optio
 			if ((rc = play_line(&r, rep, xdag, &engine, &op, &vop)) ||
 			    (inputs && (rc = values_line(&r, vals, &op))))
 				break;
+			if (o->after_op)
+				o->after_op(o->after_op_ctx, &engine, r.line);
 			continue;
 		}
 		/* a key given twice is an error, not the last one silently kept */
@@ -1228,6 +1230,8 @@ int ps_trace_replay_with(FILE *f, const char *name, const struct ps_replay_optio
 			/* the values follow only what the engine accepted */
 			if (!rc && inputs)
 				rc = values_line(&r, vals, &op);
+			if (!rc && o->after_op)
+				o->after_op(o->after_op_ctx, &engine, r.line);
 		}
 		if (rc)
 			break;

@@ -72,6 +72,18 @@ int test_cli_va(char *out_text, size_t out_len, char *err_text, size_t err_len,
 	return test_cli_run(argv, out_text, out_len, err_text, err_len);
 }
 
+int test_cli_capture(char *out_text, size_t out_len, char *err_text, size_t err_len,
+		     const char *first, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, first);
+	rc = test_cli_va(out_text, out_len, err_text, err_len, first, ap);
+	va_end(ap);
+	return rc;
+}
+
 char test_out[1 << 17], test_err[1 << 14];
 
 int test_cli(const char *first, ...)
@@ -228,6 +240,7 @@ int main(void)
 	srunner_add_suite(sr, by_array_suite());
 	srunner_add_suite(sr, tools_suite());
 	srunner_add_suite(sr, plugin_suite());
+	srunner_add_suite(sr, view_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

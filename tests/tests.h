@@ -32,6 +32,7 @@ Suite *hostile_suite(void);
 Suite *polynomial_suite(void);
 Suite *by_array_suite(void);
 Suite *tools_suite(void);
+Suite *view_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
@@ -50,6 +51,10 @@ int test_cli_va(char *out_text, size_t out_len, char *err_text, size_t err_len,
  * no buffers of their own. */
 extern char test_out[1 << 17], test_err[1 << 14];
 int test_cli(const char *first, ...);
+
+/* The same with the arguments after first, NULL last. */
+int test_cli_capture(char *out_text, size_t out_len, char *err_text, size_t err_len,
+		     const char *first, ...);
 
 #define HAS(text, needle) \
 	ck_assert_msg(strstr((text), (needle)) != NULL, "'%s' not in:\n%s", (needle), (text))

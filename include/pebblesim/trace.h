@@ -147,6 +147,11 @@ struct ps_replay_options {
 	 * go past it is refused (PS_EINPUT) before it is played */
 	uint64_t max_moves;
 	FILE *progress;                           /* ps_progress on long replays */
+	/* called after each operation the engine accepted, with the engine
+	 * as that operation left it and the operation's line: what a viewer
+	 * compares with a prefix of the trace */
+	void (*after_op)(void *ctx, const struct ps_engine *e, uint64_t line);
+	void *after_op_ctx;
 };
 
 /* ps_trace_replay_values with every option. */

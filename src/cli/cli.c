@@ -24,6 +24,7 @@ const struct cli_command cli_commands[] = {
 	{ "frontier", cmd_frontier, frontier_options, &frontier_help, 0, 0 },
 	{ "optimal", cmd_optimal, optimal_options, &optimal_help, 0, 0 },
 	{ "map", cmd_map, map_options, &map_help, 0, 0 },
+	{ "view", cmd_view, view_options, &view_help, 1, 1 },
 	{ "list", cmd_list, list_options, &list_help, 0, 0 },
 	{ "help", cmd_help, help_options, &help_help, 0, 1 },
 };

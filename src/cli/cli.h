@@ -143,13 +143,14 @@ extern const size_t cli_command_count;
 
 /* One file per command: its function, option table and help. */
 cli_fn cmd_run, cmd_compare, cmd_validate, cmd_dag, cmd_list, cmd_help,
-	cmd_sweep, cmd_frontier, cmd_optimal, cmd_map;
+	cmd_sweep, cmd_frontier, cmd_optimal, cmd_map, cmd_view;
 extern const struct cli_option run_options[], compare_options[],
 	validate_options[], dag_options[], list_options[], help_options[],
-	sweep_options[], frontier_options[], optimal_options[], map_options[];
+	sweep_options[], frontier_options[], optimal_options[], map_options[],
+	view_options[];
 extern const struct cli_help run_help, compare_help, validate_help,
 	dag_help, list_help, help_help, sweep_help, frontier_help, optimal_help,
-	map_help;
+	map_help, view_help;
 
 struct ps_sweep_row;
 
@@ -325,6 +326,16 @@ FILE *cli_progress_stream(const struct cli_args *a, FILE *errout);
 const char *cli_progress_label(const struct ps_strategy *s, const char *sizes,
 			       const struct ps_attention *att, uint64_t M,
 			       char *buf, size_t len);
+
+struct ps_replay;
+
+/* The plan of the strategy a replayed trace's header names, for the
+ * header's own M and parameters, into rep (section, has_plan, plan);
+ * nothing for a strategy pebblesim does not know or of the other DAG
+ * kind (xdag: the trace's DAG file, or NULL). */
+void cli_replay_plan(const struct ps_replay *replay, const struct ps_explicit *xdag,
+		     struct ps_report *rep);
+
 
 /* Refuses the options s does not take (its `takes`), and a strategy of
  * the other DAG kind; 0 or PS_EXIT_USAGE after a message. */

@@ -1,5 +1,5 @@
 /*
- * What run, compare and validate share: building or reading the DAG, the
+ * What run, compare, validate and view share: building or reading the DAG, the
  * problem a strategy is given, and the check of a strategy's options
  * against what it declares it takes (struct ps_strategy's `takes`).
  */
@@ -7,6 +7,8 @@
 
 #include <string.h>
 #include <unistd.h>
+
+#include "pebblesim/trace.h"
 
 bool cli_wants_exact(const struct cli_args *a)
 {
@@ -182,4 +184,31 @@ int cli_check_strategy(const struct cli_args *a, const struct ps_strategy *s,
 		return PS_EXIT_USAGE;
 	}
 	return 0;
+}
+
+/*
+ * A trace of a known strategy is set beside that strategy's plan, made
+ * for the header's own M and parameters (not for -M). A name of the
+ * other DAG kind, or a plan that cannot be made, gives no prediction.
+ */
+void cli_replay_plan(const struct ps_replay *replay, const struct ps_explicit *xdag,
+		     struct ps_report *rep)
+{
+	const struct ps_strategy *s = ps_strategy_find(replay->header.strategy);
+
+	if (s && !(s->flags & PS_STRATEGY_EXPLICIT) == !xdag) {
+		struct ps_problem pb = {
+			.att = xdag ? NULL : &replay->att,
+			.xdag = xdag, .M = replay->header.planned_M,
+			.tiles = replay->header.tiles[0] ? replay->header.tiles : NULL,
+			.w = replay->header.w,
+			.sizes = replay->header.sizes[0] ? replay->header.sizes : NULL,
+			.order = replay->header.order[0] ? replay->header.order : NULL,
+			.layout = replay->header.layout[0] ? replay->header.layout : NULL,
+		};
+		struct ps_error ignored;
+
+		rep->section = s->section;
+		rep->has_plan = ps_strategy_plan(s, &pb, &rep->plan, &ignored) == 0;
+	}
 }

@@ -47,7 +47,6 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 	struct ps_explicit xdag;
 	struct ps_values vals;
 	struct ps_values_inputs inputs;
-	const struct ps_strategy *s;
 	FILE *f;
 	double start = ps_now_seconds();
 	bool failed;
@@ -116,27 +115,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 		rep.values = replay.values;
 		rep.inputs = &inputs;
 	}
-	/*
-	 * A trace of a known strategy is set beside that strategy's plan, made
-	 * for the header's own M and parameters (not for -M). A name of the
-	 * other DAG kind, or a plan that cannot be made, gives no prediction.
-	 */
-	s = ps_strategy_find(replay.header.strategy);
-	if (s && !(s->flags & PS_STRATEGY_EXPLICIT) == !a->dag_file) {
-		struct ps_problem pb = {
-			.att = a->dag_file ? NULL : &replay.att,
-			.xdag = a->dag_file ? &xdag : NULL, .M = replay.header.planned_M,
-			.tiles = replay.header.tiles[0] ? replay.header.tiles : NULL,
-			.w = replay.header.w,
-			.sizes = replay.header.sizes[0] ? replay.header.sizes : NULL,
-			.order = replay.header.order[0] ? replay.header.order : NULL,
-			.layout = replay.header.layout[0] ? replay.header.layout : NULL,
-		};
-		struct ps_error ignored;
-
-		rep.section = s->section;
-		rep.has_plan = ps_strategy_plan(s, &pb, &rep.plan, &ignored) == 0;
-	}
+	cli_replay_plan(&replay, a->dag_file ? &xdag : NULL, &rep);
 	ps_report_cheapest(&rep);
 	failed = ps_report_failed(&rep);
 	if (replay.has_values && cli_write_outputs(a, &vals, failed, errout)) {
