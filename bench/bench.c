@@ -5,6 +5,7 @@
  * falls on every row alike). The table is also written as JSON.
  *
  *   pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS]
+ *   pebblesim-bench --startup PEBBLESIM_BINARY   (the start-up table alone)
  *
  * Rows: the headline run (Case II) with the block path and move by move
  * (their ratio is the block path's speed-up); replaying the headline's
@@ -21,7 +22,11 @@
  * program itself (pebblesim-bench --reader ...), which times the
  * library's call alone. Then, once, the sweep of docs/EXACT.md (flash
  * beside the approximate strategies, n from 1024 to 16384, two jobs at a
- * time).
+ * time). Last, the start-up: `--version`, a small run of each attention
+ * DAG and a small explicit DAG (which opens igraph), STARTUP_RUNS times
+ * each, in turn, with the median wall time and the median processor
+ * time (user and system, from wait4: the figure that other jobs on the
+ * machine disturb least).
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
@@ -226,6 +231,85 @@ static size_t job_index(const char *name)
 	return j;
 }
 
+#define STARTUP_RUNS 101
+
+static const struct {
+	const char *name;
+	const char *args[14];
+} startup_jobs[] = {
+	{ "--version", { "--version", NULL } },
+	{ "approximate attention, n = 16", { "-n", "16", "-d", "2", "-g", "1", "-M", "100", NULL } },
+	{ "exact attention, n = 16", { "--attention", "exact", "-n", "16", "-d", "2", "-M", "100", NULL } },
+	{ "explicit DAG (igraph)", { "run", "--dag", "examples/tree.graphml", "-M", "5", NULL } },
+};
+
+#define STARTUP_JOBS (sizeof(startup_jobs) / sizeof(startup_jobs[0]))
+
+/* One run of bin with args, its output discarded: wall and processor
+ * seconds in *wall and *cpu; -1 if it failed. */
+static int run_quiet(const char *bin, const char *const *args, double *wall, double *cpu)
+{
+	char *argv[16];
+	int status, argc = 0;
+	struct rusage ru;
+	double start = now();
+	pid_t pid;
+
+	argv[argc++] = (char *)bin;
+	for (int k = 0; args[k]; k++)
+		argv[argc++] = (char *)args[k];
+	argv[argc] = NULL;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execv(bin, argv);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	*wall = now() - start;
+	*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	return 0;
+}
+
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The start-up table; its rows appended to rows as JSON. */
+static int startup(const char *bin, json_t *rows)
+{
+	static double wall[STARTUP_JOBS][STARTUP_RUNS], cpu[STARTUP_JOBS][STARTUP_RUNS];
+
+	for (int r = 0; r < STARTUP_RUNS; r++)
+		for (size_t j = 0; j < STARTUP_JOBS; j++)
+			if (run_quiet(bin, startup_jobs[j].args, &wall[j][r], &cpu[j][r])) {
+				fprintf(stderr, "pebblesim-bench: start-up '%s' failed\n",
+					startup_jobs[j].name);
+				return -1;
+			}
+	printf("start-up (%d runs each)            median wall ms  median cpu ms\n",
+	       STARTUP_RUNS);
+	for (size_t j = 0; j < STARTUP_JOBS; j++) {
+		qsort(wall[j], STARTUP_RUNS, sizeof(double), by_double);
+		qsort(cpu[j], STARTUP_RUNS, sizeof(double), by_double);
+		printf("  %-34s %13.2f %14.2f\n", startup_jobs[j].name,
+		       wall[j][STARTUP_RUNS / 2] * 1e3, cpu[j][STARTUP_RUNS / 2] * 1e3);
+		json_array_append_new(rows, json_pack("{s:s, s:i, s:f, s:f}", "run",
+						      startup_jobs[j].name, "runs", STARTUP_RUNS,
+						      "median_wall_ms", wall[j][STARTUP_RUNS / 2] * 1e3,
+						      "median_cpu_ms", cpu[j][STARTUP_RUNS / 2] * 1e3));
+	}
+	return 0;
+}
+
 static int by_wall(const void *a, const void *b)
 {
 	double x = ((const struct sample *)a)->wall, y = ((const struct sample *)b)->wall;
@@ -246,7 +330,7 @@ int main(int argc, char **argv)
 	};
 	double estimate[JOBS] = { 0 }, median[JOBS], sweep_seconds;
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
-	json_t *table = json_array(), *doc;
+	json_t *table = json_array(), *startup_rows = json_array(), *doc;
 
 	static const char *const dag_args[] = {
 		"dag", "-n", "64", "-d", "8", "-g", "2", "-o", DAG_PATH, NULL
@@ -258,6 +342,15 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--reader"))
 		return reader(argc, argv);
+	/* pebblesim-bench --startup BINARY: the start-up table alone, of any
+	 * binary (an earlier build's, to compare) */
+	if (argc == 3 && !strcmp(argv[1], "--startup")) {
+		int rc = startup(argv[2], startup_rows);
+
+		json_decref(startup_rows);
+		json_decref(table);
+		return rc ? 1 : 0;
+	}
 	if (argc < 3 || runs < 1 || runs > MAX_RUNS) {
 		fprintf(stderr, "usage: pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS <= %d]\n",
 			MAX_RUNS);
@@ -358,7 +451,10 @@ int main(int argc, char **argv)
 	printf("elementary trace, fast lines / jansson: %.1f times faster\n",
 	       median[job_index("elementary: jansson")] /
 	       median[job_index("elementary: fast lines")]);
-	doc = json_pack("{s:o, s:f, s:f, s:f, s:f, s:f, s:f}", "rows", table, "block_speedup",
+	if (startup(argv[1], startup_rows))
+		return 1;
+	doc = json_pack("{s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f}", "rows", table,
+			"startup", startup_rows, "block_speedup",
 			median[1] / median[0], "validate_over_run", median[2] / median[0],
 			"values_overhead", median[VALUES_ROW] / median[0],
 			"sweep_seconds", sweep_seconds,
