@@ -70,23 +70,29 @@ WARN += -Werror
 endif
 
 # pkg-config runs when a recipe needs it, after deps has installed what is missing.
+# igraph is linked into the explicit-DAG module alone (XMOD below), which
+# the library opens on demand: the binary loads jansson, libm and libc.
 PKG_CFLAGS = $(shell pkg-config --cflags igraph jansson)
-PKG_LIBS = $(shell pkg-config --libs igraph jansson)
+PKG_LIBS = $(shell pkg-config --libs jansson)
+IGRAPH_LIBS = $(shell pkg-config --libs igraph)
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS = $(shell pkg-config --libs check)
 
 # -fPIC everywhere: the same objects go into libpebblesim.a and
 # libpebblesim.so (the headline run is as fast, docs/PERFORMANCE.md).
 # No installation path is compiled in: --help finds the documentation
-# from the binary's place, so make install copies build/ as it is.
+# from the binary's place, and dags/explicit_load.c the explicit-DAG
+# module beside the binary or libpebblesim.so, so make install copies
+# build/ as it is.
+XMOD_NAME = libpebblesim-explicit.so.$(MAJOR)
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) $(OPT) -fPIC $(SAN_FLAGS) \
-	$(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+	-DPS_EXPLICIT_MODULE_FILE='"$(XMOD_NAME)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
 # the library; the command line (src/cli/, src/main.c) is linked into the
 # binary and the test runner only
 LIB_SRC := $(wildcard src/*.c dags/*.c strategies/*.c)
-LIB_SRC := $(filter-out src/main.c src/cli/%,$(LIB_SRC))
+LIB_SRC := $(filter-out src/main.c src/cli/% dags/explicit.c,$(LIB_SRC))
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -99,6 +105,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o) $(VIEWER_OBJ)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(BUILD)/obj/src/main.o
 BENCH_OBJ := $(BUILD)/obj/bench/bench.o
+XMOD_OBJ := $(BUILD)/obj/dags/explicit.o
 GOLDEN_OBJ := $(BUILD)/obj/tests/golden/generate.o
 PREFIX_STATE_OBJ := $(BUILD)/obj/tests/browser/prefix_state.o
 
@@ -108,6 +115,7 @@ BENCH := $(BUILD)/pebblesim-bench
 LIB := $(BUILD)/libpebblesim.a
 SONAME := libpebblesim.so.$(MAJOR)
 SHLIB := $(BUILD)/libpebblesim.so.$(MAJOR).$(MINOR)
+XMOD := $(BUILD)/$(XMOD_NAME)
 MAN := $(BUILD)/pebblesim.1
 GOLDEN := $(BUILD)/pebblesim-golden
 PREFIX_STATE := $(BUILD)/pebblesim-prefix-state
@@ -125,7 +133,7 @@ PYTHON_MODULE := $(wildcard src/python/pebblesim/*.py)
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
 .PHONY: check-browser browser-deps docs-view docs-plot check-docs-plot docs-tables all run check check-flags check-install check-python check-extending check-full optimal-grid bench golden install uninstall clean deps FORCE
-all: $(BIN) $(LIB) $(SHLIB) $(MAN)
+all: $(BIN) $(LIB) $(SHLIB) $(XMOD) $(MAN)
 
 deps:
 	@sh scripts/deps.sh
@@ -201,20 +209,29 @@ $(SHLIB): $(LIB_OBJ) $(CLI_OBJ) src/libpebblesim.map
 # the program that loads it: the binary and the test runner export them.
 EXPORT_API := '-Wl,--export-dynamic-symbol=ps_*'
 
-$(BIN): $(MAIN_OBJ) $(CLI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) $(EXPORT_API) -o $@ $^ $(PKG_LIBS) -lm -pthread
+# The explicit-DAG module: dags/explicit.c and igraph, the parts of the
+# library it calls copied in; it exports its table alone
+# (dags/explicit.map), and the library opens it where it lies
+# (dags/explicit_load.c). Every program below needs it at run time.
+$(XMOD): $(XMOD_OBJ) $(LIB) dags/explicit.map
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(XMOD_NAME) -Wl,--version-script=dags/explicit.map \
+		-o $@ $(XMOD_OBJ) $(LIB) $(IGRAPH_LIBS) $(PKG_LIBS) -lm -pthread
 
-$(TESTS): $(TEST_OBJ) $(CLI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) $(EXPORT_API) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) -lm -pthread
+$(BIN): $(MAIN_OBJ) $(CLI_OBJ) $(LIB) | $(XMOD)
+	$(CC) $(ALL_LDFLAGS) $(EXPORT_API) -o $@ $(MAIN_OBJ) $(CLI_OBJ) $(LIB) $(PKG_LIBS) -lm -pthread
 
-$(BENCH): $(BENCH_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
+# the tests build igraph graphs of their own (tests/test_explicit.c)
+$(TESTS): $(TEST_OBJ) $(CLI_OBJ) $(LIB) | $(XMOD)
+	$(CC) $(ALL_LDFLAGS) $(EXPORT_API) -o $@ $(TEST_OBJ) $(CLI_OBJ) $(LIB) $(CHECK_LIBS) $(IGRAPH_LIBS) $(PKG_LIBS) -lm -pthread
 
-$(GOLDEN): $(GOLDEN_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
+$(BENCH): $(BENCH_OBJ) $(LIB) | $(XMOD)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(BENCH_OBJ) $(LIB) $(PKG_LIBS) -lm -pthread
 
-$(PREFIX_STATE): $(PREFIX_STATE_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm -pthread
+$(GOLDEN): $(GOLDEN_OBJ) $(LIB) | $(XMOD)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(GOLDEN_OBJ) $(LIB) $(PKG_LIBS) -lm -pthread
+
+$(PREFIX_STATE): $(PREFIX_STATE_OBJ) $(LIB) | $(XMOD)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(PREFIX_STATE_OBJ) $(LIB) $(PKG_LIBS) -lm -pthread
 
 run: $(BIN)
 	./$(BIN) $(HEADLINE)
@@ -239,7 +256,7 @@ $(BUILD)/plugins/test-%.so: tests/plugins/test_plugin.c $(HEADERS) $(FLAGS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_CFLAGS) -DTEST_PLUGIN_$(shell echo $* | tr a-z A-Z) -o $@ $<
 
-check: $(BIN) $(TESTS) $(SHLIB) $(MAN) $(TEST_PLUGINS)
+check: $(BIN) $(TESTS) $(SHLIB) $(XMOD) $(MAN) $(TEST_PLUGINS)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
 	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
 	sh scripts/check-deps-list.sh
@@ -277,7 +294,7 @@ check-flags:
 
 # make install into build/, examples/api built through pkg-config against
 # that tree and compared with the binary, make uninstall (scripts/check-install.sh)
-check-install: $(BIN) $(LIB) $(SHLIB) $(MAN)
+check-install: $(BIN) $(LIB) $(SHLIB) $(XMOD) $(MAN)
 	MAKE='$(MAKE)' CC='$(CC)' EXAMPLE_CFLAGS='-std=c11 $(WARN) $(OPT) $(SAN_FLAGS) $(CFLAGS)' \
 		EXAMPLE_LDFLAGS='$(ALL_LDFLAGS)' PREFIX='$(PREFIX)' BINDIR='$(BINDIR)' \
 		LIBDIR='$(LIBDIR)' INCLUDEDIR='$(INCLUDEDIR)' PKGCONFIGDIR='$(PKGCONFIGDIR)' \
@@ -359,7 +376,7 @@ PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 
 # README.md, docs/ and examples/ keep their places, so README's links resolve
-install: $(BIN) $(LIB) $(SHLIB) $(MAN)
+install: $(BIN) $(LIB) $(SHLIB) $(XMOD) $(MAN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/pebblesim $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples/api \
@@ -367,6 +384,7 @@ install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/pebblesim
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libpebblesim.a
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB))
+	install -m 755 $(XMOD) $(DESTDIR)$(LIBDIR)/$(XMOD_NAME)
 	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpebblesim.so
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/pebblesim/
@@ -394,7 +412,8 @@ install: $(BIN) $(LIB) $(SHLIB) $(MAN)
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pebblesim
 	rm -f $(DESTDIR)$(LIBDIR)/libpebblesim.a $(DESTDIR)$(LIBDIR)/libpebblesim.so \
-		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB))
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB)) \
+		$(DESTDIR)$(LIBDIR)/$(XMOD_NAME)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/pebblesim/,$(notdir $(HEADERS)))
 	rmdir $(DESTDIR)$(INCLUDEDIR)/pebblesim 2>/dev/null || true
 	rm -f $(DESTDIR)$(PKGCONFIGDIR)/pebblesim.pc
@@ -430,8 +449,10 @@ FUZZ_SMOKE_SECONDS ?= 20
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Istrategies $(WARN) -O1 -g \
 	$(FUZZ_SAN) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -MMD -MP
-FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(CLI_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) \
-	$(FUZZ_BUILD)/obj/gen/viewer_assets.o
+# the fuzz targets link the explicit-DAG module's code and igraph in,
+# instead of its loader
+FUZZ_SRC := $(filter-out dags/explicit_load.c,$(LIB_SRC)) dags/explicit.c $(CLI_SRC)
+FUZZ_LIB_OBJ := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/gen/viewer_assets.o
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 FUZZ_RUN = for t in $(FUZZ_TARGETS); do \
 	mkdir -p $(FUZZ_BUILD)/corpus-$$t && \
@@ -452,7 +473,7 @@ $(FUZZ_BUILD)/obj/gen/viewer_assets.o: $(FUZZ_BUILD)/gen/viewer_assets.c | fuzz-
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) -lm -pthread
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(IGRAPH_LIBS) $(PKG_LIBS) -lm -pthread
 
 fuzz: $(FUZZ_BINS)
 ifneq ($(FUZZ_SECONDS),)

@@ -5,6 +5,8 @@
  * falls on every row alike). The table is also written as JSON.
  *
  *   pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS]
+ *   pebblesim-bench --startup PEBBLESIM_BINARY   (the start-up table alone)
+ *   pebblesim-bench --dry-run-check PEBBLESIM_BINARY   (the memory check alone)
  *
  * Rows: the headline run (Case II) with the block path and move by move
  * (their ratio is the block path's speed-up); replaying the headline's
@@ -21,7 +23,14 @@
  * program itself (pebblesim-bench --reader ...), which times the
  * library's call alone. Then, once, the sweep of docs/EXACT.md (flash
  * beside the approximate strategies, n from 1024 to 16384, two jobs at a
- * time).
+ * time). Then the memory check: each strategy once on a grid of n from
+ * 4096 to 131072 (DRY_RUN_GRID), its --dry-run estimate against the peak
+ * resident set its run reached (teardown included), failing the bench
+ * when one is off by more than 20%. Last, the start-up: `--version`, a small run of each attention
+ * DAG and a small explicit DAG (which opens igraph), STARTUP_RUNS times
+ * each, in turn, with the median wall time and the median processor
+ * time (user and system, from wait4: the figure that other jobs on the
+ * machine disturb least).
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
@@ -226,6 +235,166 @@ static size_t job_index(const char *name)
 	return j;
 }
 
+/* --dry-run against the measured peak: every strategy but the move-by-move
+ * baselines (whose tables exceed memory from n = 4096 on: they run at
+ * n = 1024) from n = 4096 to 131072, where its run takes at most about a
+ * minute (resident's moves grow as n^2, subtile's and Case IV's set
+ * operations are the slowest per move; exact-matmul stores n^2 E). */
+#define APPROX(s, n) { "--strategy", s, "-n", n, "-d", "16", "-g", "3", "-M", "8192", "--json", NULL }
+#define EXACT(s, n) { "--attention", "exact", "--strategy", s, "-n", n, "-d", "16", "-M", "8192", \
+		      "--json", NULL }
+#define CASE_IV(n) { "-n", n, "-d", "8", "-g", "3", "-M", "16", "--json", NULL }
+
+static const struct job dry_run_grid[] = {
+	{ "generic", "4096", APPROX("generic", "4096"), false, 0 },
+	{ "generic", "131072", APPROX("generic", "131072"), false, 0 },
+	{ "caseI", "4096", APPROX("caseI", "4096"), false, 0 },
+	{ "caseI", "131072", APPROX("caseI", "131072"), false, 0 },
+	{ "keylemma", "4096", APPROX("keylemma", "4096"), false, 0 },
+	{ "keylemma", "16384", APPROX("keylemma", "16384"), false, 0 },
+	{ "keylemma", "65536", APPROX("keylemma", "65536"), false, 0 },
+	{ "keylemma", "131072", APPROX("keylemma", "131072"), false, 0 },
+	{ "subtile", "4096", APPROX("subtile", "4096"), false, 0 },
+	{ "subtile", "16384", APPROX("subtile", "16384"), false, 0 },
+	{ "matmul", "4096", APPROX("matmul", "4096"), false, 0 },
+	{ "matmul", "16384", APPROX("matmul", "16384"), false, 0 },
+	{ "matmul", "65536", APPROX("matmul", "65536"), false, 0 },
+	{ "matmul", "131072", APPROX("matmul", "131072"), false, 0 },
+	{ "colpass", "4096", APPROX("colpass", "4096"), false, 0 },
+	{ "colpass", "65536", APPROX("colpass", "65536"), false, 0 },
+	{ "best", "4096", APPROX("best", "4096"), false, 0 },
+	{ "best", "131072", APPROX("best", "131072"), false, 0 },
+	{ "resident", "4096", APPROX("resident", "4096"), false, 0 },
+	{ "Case IV (matmul)", "4096", CASE_IV("4096"), false, 0 },
+	{ "Case IV (matmul)", "16384", CASE_IV("16384"), false, 0 },
+	{ "flash", "4096", EXACT("flash", "4096"), false, 0 },
+	{ "flash", "16384", EXACT("flash", "16384"), false, 0 },
+	{ "flash", "131072", EXACT("flash", "131072"), false, 0 },
+	{ "exact-matmul", "4096", EXACT("exact-matmul", "4096"), false, 0 },
+	{ "exact-matmul", "16384", EXACT("exact-matmul", "16384"), false, 0 },
+	{ "naive", "1024", APPROX("naive", "1024"), false, 0 },
+	{ "naive-exact", "1024", EXACT("naive-exact", "1024"), false, 0 },
+};
+
+#define DRY_RUN_JOBS (sizeof(dry_run_grid) / sizeof(dry_run_grid[0]))
+
+/* Each job of the grid once: its estimate and its peak; the rows appended
+ * to rows; the number off by more than 20%, or -1 if a run failed. */
+static int dry_run_check(const char *bin, json_t *rows)
+{
+	int off = 0;
+
+	printf("--dry-run against the peak       n   est. MiB   RSS MiB    error\n");
+	for (size_t j = 0; j < DRY_RUN_JOBS; j++) {
+		const struct job *job = &dry_run_grid[j];
+		struct sample s;
+		double est, rss, error;
+		json_t *doc;
+
+		if (run(bin, false, job->args, "--dry-run", NULL, &doc)) {
+			fprintf(stderr, "pebblesim-bench: --dry-run of '%s' n = %s failed\n",
+				job->name, job->n);
+			return -1;
+		}
+		est = (double)json_integer_value(json_object_get(doc, "estimated_peak_rss_bytes")) /
+		      (1 << 20);
+		json_decref(doc);
+		if (run(bin, false, job->args, NULL, &s, &doc)) {
+			fprintf(stderr, "pebblesim-bench: '%s' n = %s failed\n", job->name, job->n);
+			return -1;
+		}
+		json_decref(doc);
+		rss = (double)s.rss_kib / 1024.0;
+		error = (est - rss) / rss;
+		off += error > 0.2 || error < -0.2;
+		printf("  %-24s %7s %10.1f %9.1f %+7.1f%%%s\n", job->name, job->n, est, rss,
+		       100.0 * error, error > 0.2 || error < -0.2 ? "  beyond 20%" : "");
+		json_array_append_new(rows, json_pack("{s:s, s:s, s:f, s:f, s:f}", "run", job->name,
+						      "n", job->n, "estimated_rss_mib", est,
+						      "peak_rss_mib", rss, "error", error));
+	}
+	return off;
+}
+
+#define STARTUP_RUNS 101
+
+static const struct {
+	const char *name;
+	const char *args[14];
+} startup_jobs[] = {
+	{ "--version", { "--version", NULL } },
+	{ "approximate attention, n = 16", { "-n", "16", "-d", "2", "-g", "1", "-M", "100", NULL } },
+	{ "exact attention, n = 16", { "--attention", "exact", "-n", "16", "-d", "2", "-M", "100", NULL } },
+	{ "explicit DAG (igraph)", { "run", "--dag", "examples/tree.graphml", "-M", "5", NULL } },
+};
+
+#define STARTUP_JOBS (sizeof(startup_jobs) / sizeof(startup_jobs[0]))
+
+/* One run of bin with args, its output discarded: wall and processor
+ * seconds in *wall and *cpu; -1 if it failed. */
+static int run_quiet(const char *bin, const char *const *args, double *wall, double *cpu)
+{
+	char *argv[16];
+	int status, argc = 0;
+	struct rusage ru;
+	double start = now();
+	pid_t pid;
+
+	argv[argc++] = (char *)bin;
+	for (int k = 0; args[k]; k++)
+		argv[argc++] = (char *)args[k];
+	argv[argc] = NULL;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execv(bin, argv);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	*wall = now() - start;
+	*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	return 0;
+}
+
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The start-up table; its rows appended to rows as JSON. */
+static int startup(const char *bin, json_t *rows)
+{
+	static double wall[STARTUP_JOBS][STARTUP_RUNS], cpu[STARTUP_JOBS][STARTUP_RUNS];
+
+	for (int r = 0; r < STARTUP_RUNS; r++)
+		for (size_t j = 0; j < STARTUP_JOBS; j++)
+			if (run_quiet(bin, startup_jobs[j].args, &wall[j][r], &cpu[j][r])) {
+				fprintf(stderr, "pebblesim-bench: start-up '%s' failed\n",
+					startup_jobs[j].name);
+				return -1;
+			}
+	printf("start-up (%d runs each)            median wall ms  median cpu ms\n",
+	       STARTUP_RUNS);
+	for (size_t j = 0; j < STARTUP_JOBS; j++) {
+		qsort(wall[j], STARTUP_RUNS, sizeof(double), by_double);
+		qsort(cpu[j], STARTUP_RUNS, sizeof(double), by_double);
+		printf("  %-34s %13.2f %14.2f\n", startup_jobs[j].name,
+		       wall[j][STARTUP_RUNS / 2] * 1e3, cpu[j][STARTUP_RUNS / 2] * 1e3);
+		json_array_append_new(rows, json_pack("{s:s, s:i, s:f, s:f}", "run",
+						      startup_jobs[j].name, "runs", STARTUP_RUNS,
+						      "median_wall_ms", wall[j][STARTUP_RUNS / 2] * 1e3,
+						      "median_cpu_ms", cpu[j][STARTUP_RUNS / 2] * 1e3));
+	}
+	return 0;
+}
+
 static int by_wall(const void *a, const void *b)
 {
 	double x = ((const struct sample *)a)->wall, y = ((const struct sample *)b)->wall;
@@ -246,7 +415,8 @@ int main(int argc, char **argv)
 	};
 	double estimate[JOBS] = { 0 }, median[JOBS], sweep_seconds;
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
-	json_t *table = json_array(), *doc;
+	json_t *table = json_array(), *startup_rows = json_array(), *dry_rows = json_array(), *doc;
+	int dry_off;
 
 	static const char *const dag_args[] = {
 		"dag", "-n", "64", "-d", "8", "-g", "2", "-o", DAG_PATH, NULL
@@ -258,6 +428,23 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--reader"))
 		return reader(argc, argv);
+	/* pebblesim-bench --startup BINARY: the start-up table alone, of any
+	 * binary (an earlier build's, to compare) */
+	if (argc == 3 && !strcmp(argv[1], "--dry-run-check")) {
+		int off = dry_run_check(argv[2], dry_rows);
+
+		json_decref(dry_rows);
+		json_decref(startup_rows);
+		json_decref(table);
+		return off ? 1 : 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--startup")) {
+		int rc = startup(argv[2], startup_rows);
+
+		json_decref(startup_rows);
+		json_decref(table);
+		return rc ? 1 : 0;
+	}
 	if (argc < 3 || runs < 1 || runs > MAX_RUNS) {
 		fprintf(stderr, "usage: pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS <= %d]\n",
 			MAX_RUNS);
@@ -358,7 +545,10 @@ int main(int argc, char **argv)
 	printf("elementary trace, fast lines / jansson: %.1f times faster\n",
 	       median[job_index("elementary: jansson")] /
 	       median[job_index("elementary: fast lines")]);
-	doc = json_pack("{s:o, s:f, s:f, s:f, s:f, s:f, s:f}", "rows", table, "block_speedup",
+	if ((dry_off = dry_run_check(argv[1], dry_rows)) < 0 || startup(argv[1], startup_rows))
+		return 1;
+	doc = json_pack("{s:o, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f}", "rows", table,
+			"dry_run", dry_rows, "startup", startup_rows, "block_speedup",
 			median[1] / median[0], "validate_over_run", median[2] / median[0],
 			"values_overhead", median[VALUES_ROW] / median[0],
 			"sweep_seconds", sweep_seconds,
@@ -375,5 +565,10 @@ int main(int argc, char **argv)
 	}
 	printf("written to %s\n", argv[2]);
 	json_decref(doc);
+	if (dry_off) {
+		fprintf(stderr, "pebblesim-bench: %d --dry-run estimates off by more than 20%% (above)\n",
+			dry_off);
+		return 1;
+	}
 	return 0;
 }

@@ -10,6 +10,13 @@
 #include "pebblesim/limits.h"
 #include "pebblesim/monomial.h"
 
+#include "explicit_module.h"
+
+/* The memory limit of the process that loaded the module (explicit_init):
+ * a sweep's worker divides it with the others. */
+static int (*memory_fits)(uint64_t bytes, const char *what,
+			  struct ps_error *err) = ps_memory_fits;
+
 /* igraph's last error, kept by our handler for the messages we print. */
 static char igraph_reason[256];
 
@@ -1153,7 +1160,7 @@ static int attribute_tables_fit(const char *name, uint64_t keys, uint64_t elemen
 
 	snprintf(what, sizeof(what), "DAG '%s': igraph's tables of its %llu keys for %llu nodes and edges",
 		 name, (unsigned long long)keys, (unsigned long long)elements - 1);
-	return ps_memory_fits(keys * elements * IGRAPH_ATTRIBUTE_ENTRY_BYTES, what, err);
+	return memory_fits(keys * elements * IGRAPH_ATTRIBUTE_ENTRY_BYTES, what, err);
 }
 
 static int read_graphml(FILE *f, const char *name, igraph_t *graph,
@@ -1568,7 +1575,7 @@ static int scan_gml(FILE *f, const char *name, struct ps_error *err)
 		return ps_error_set(err, PS_EIO, "cannot read DAG '%s': %s", name, strerror(errno));
 	snprintf(what, sizeof(what), "DAG '%s': igraph's GML parser, for its %llu keys,",
 		 name, (unsigned long long)g.keys);
-	if ((rc = ps_memory_fits(g.keys * IGRAPH_GML_KEY_BYTES, what, err)))
+	if ((rc = memory_fits(g.keys * IGRAPH_GML_KEY_BYTES, what, err)))
 		return rc;
 	return attribute_tables_fit(name, g.name_count, g.nodes + g.edges + 1, err);
 }
@@ -1671,3 +1678,53 @@ int ps_explicit_read_as(struct ps_explicit *x, const char *path,
 		*read_as = format;
 	return from_igraph_named(x, &graph, name, err);
 }
+
+void ps_igraph_free(igraph_t *graph)
+{
+	igraph_destroy(graph);
+}
+
+int ps_explicit_topological_order(const struct ps_explicit *x, uint64_t *order,
+				  struct ps_error *err)
+{
+	igraph_vector_int_t vertices;
+
+	if (igraph_vector_int_init(&vertices, 0))
+		return ps_error_set(err, PS_ENOMEM, "out of memory");
+	if (igraph_topological_sorting(&x->graph, &vertices, IGRAPH_OUT) ||
+	    (uint64_t)igraph_vector_int_size(&vertices) != x->vertices) {
+		igraph_vector_int_destroy(&vertices);
+		return ps_error_set(err, PS_EINPUT, "igraph cannot sort the DAG");
+	}
+	for (uint64_t k = 0; k < x->vertices; k++)
+		order[k] = (uint64_t)VECTOR(vertices)[k];
+	igraph_vector_int_destroy(&vertices);
+	return PS_OK;
+}
+
+/* ---- the module's table (explicit_module.h) -------------------------- */
+
+static void explicit_init(const struct ps_explicit_host *host)
+{
+	if (host && host->memory_fits)
+		memory_fits = host->memory_fits;
+	ps_igraph_setup();
+}
+
+const struct ps_explicit_module ps_explicit_module = {
+	.version = PS_EXPLICIT_MODULE_VERSION,
+	.size = sizeof(struct ps_explicit_module),
+	.init = explicit_init,
+	.free = ps_explicit_free,
+	.from_igraph = ps_explicit_from_igraph,
+	.read_as = ps_explicit_read_as,
+	.read_stream = ps_explicit_read_stream,
+	.sniff = ps_explicit_sniff,
+	.format_note = ps_explicit_format_note,
+	.fast_graphml = ps_explicit_fast_graphml,
+	.product = ps_explicit_product,
+	.attention_to_igraph = ps_attention_to_igraph,
+	.igraph_write = ps_igraph_write,
+	.igraph_free = ps_igraph_free,
+	.topological_order = ps_explicit_topological_order,
+};

@@ -4,13 +4,17 @@
 #
 #   1. make install DESTDIR=BUILD/install-test/root, and every file in its place:
 #      the binary, libpebblesim.a, libpebblesim.so.MAJOR.MINOR with its soname
-#      and links, the headers, pebblesim.pc, the man page, the bash
+#      and links, the explicit-DAG module libpebblesim-explicit.so.MAJOR
+#      (the binary does not load igraph, and reads and writes explicit
+#      DAGs through the module all the same), the headers, pebblesim.pc, the man page, the bash
 #      completion, README.md, docs/ and examples/ with every relative link
 #      of the documentation resolving;
 #   2. examples/api/attention_counts.c compiled with the flags pkg-config gives
 #      for pebblesim from that tree (PKG_CONFIG_PATH, and PKG_CONFIG_SYSROOT_DIR
 #      as when building against a staged root), linked with the shared library,
-#      run, and its counts compared with the installed binary's --json;
+#      run, and its counts compared with the installed binary's --json; a
+#      program of the same build reads an explicit DAG through the shared
+#      library, which finds the module beside it;
 #   3. the completion asked for commands, options and strategy names;
 #   4. make install PREFIX=... into a prefix of its own remakes nothing under
 #      build/ and leaves build/pebblesim --help as it was, and the example
@@ -58,6 +62,17 @@ done
 	fail "$LIBDIR/libpebblesim.so does not point to libpebblesim.so.$major"
 soname=$(readelf -d "$root$LIBDIR/libpebblesim.so.$major.$minor" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libpebblesim.so.$major" ] || fail "soname is '$soname', not libpebblesim.so.$major"
+# igraph only in the module, which the binary opens where it is installed
+[ -f "$root$LIBDIR/libpebblesim-explicit.so.$major" ] || fail "$LIBDIR/libpebblesim-explicit.so.$major not installed"
+! readelf -d "$root$BINDIR/pebblesim" | grep -q 'NEEDED.*igraph' || fail "$BINDIR/pebblesim is linked with igraph"
+readelf -d "$root$LIBDIR/libpebblesim-explicit.so.$major" | grep -q 'NEEDED.*igraph' ||
+	fail "the explicit-DAG module is not linked with igraph"
+"$root$BINDIR/pebblesim" run --dag "$root$DOCDIR/examples/tree.graphml" -M 5 >"$stage/tree.txt" ||
+	fail "the installed pebblesim cannot run examples/tree.graphml"
+grep -q '^valid  *yes' "$stage/tree.txt" || fail "run --dag examples/tree.graphml: not valid"
+"$root$BINDIR/pebblesim" dag -n 4 -d 2 -g 1 --format edgelist >"$stage/dag.txt" ||
+	fail "the installed pebblesim cannot write a DAG"
+[ -s "$stage/dag.txt" ] || fail "the installed pebblesim wrote an empty DAG"
 grep -qx "prefix=$PREFIX" "$root$PKGCONFIGDIR/pebblesim.pc" || fail "pebblesim.pc: prefix is not $PREFIX"
 grep -qx "Version: $version" "$root$PKGCONFIGDIR/pebblesim.pc" || fail "pebblesim.pc: version is not $version"
 grep -qx "version: $version" "$root$DOCDIR/CITATION.cff" || fail "CITATION.cff: version is not PS_VERSION = $version"
@@ -108,6 +123,32 @@ for strategy in keylemma generic; do
 			fail "attention_counts $*: $(grep "^$key " "$stage/counts.txt"), pebblesim --json: $want"
 	done
 done
+# the explicit-DAG module found beside the installed shared library
+cat >"$stage/read_dag.c" <<'EOF'
+#include <stdio.h>
+#include <pebblesim/explicit.h>
+int main(int argc, char **argv)
+{
+	struct ps_explicit x;
+	struct ps_error err;
+
+	(void)argc;
+	ps_error_clear(&err);
+	if (ps_explicit_read(&x, argv[1], &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	printf("vertices %llu\n", (unsigned long long)x.vertices);
+	ps_explicit_free(&x);
+	return 0;
+}
+EOF
+# shellcheck disable=SC2086
+$CC $EXAMPLE_CFLAGS -o "$stage/read_dag" "$stage/read_dag.c" $flags \
+	$EXAMPLE_LDFLAGS -Wl,-rpath,"$root$LIBDIR" || fail "a program reading a DAG does not build with: $flags"
+"$stage/read_dag" "$root$DOCDIR/examples/tree.graphml" >"$stage/read_dag.txt" ||
+	fail "a program linked with libpebblesim.so.$major cannot read examples/tree.graphml"
+grep -qx 'vertices 15' "$stage/read_dag.txt" || fail "read_dag: $(cat "$stage/read_dag.txt")"
 
 # ---- 3. the bash completion -------------------------------------------------
 complete_words() {

@@ -133,18 +133,21 @@ static uint64_t cgroup_limit(void)
 
 uint64_t ps_memory_limit(const char **source)
 {
-	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-	uint64_t phys = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size
-					      : UINT64_MAX;
-	static uint64_t cg;
+	static uint64_t phys, cg;
 	static int cg_read;
 	uint64_t as = UINT64_MAX;
 	uint64_t limit;
 	struct rlimit rl;
 	char text[32];
 
-	/* the cgroup's files once a process: a run does not outlive a change */
+	/* physical memory and the cgroup's files once a process (a run does
+	 * not outlive a change; a run asks for the limit a hundred times, and
+	 * sysconf's is a system call); RLIMIT_AS each time, which the process
+	 * may lower itself */
 	if (!cg_read) {
+		long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+		phys = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
 		cg = cgroup_limit();
 		cg_read = 1;
 	}

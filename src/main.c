@@ -3,15 +3,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "pebblesim/explicit.h"
 #include "pebblesim/output.h"
 
 int main(int argc, char **argv)
 {
 	int status;
 
-	/* igraph's default handler aborts; errors come back as codes instead */
-	ps_igraph_setup();
+	/* igraph is not loaded here: the explicit-DAG module, opened on
+	 * first use, installs its handlers (dags/explicit_load.c) */
 	/* temporaries removed by any signal that ends the process, and a
 	 * write past `ulimit -f` an error, standard output's too */
 	ps_output_catch_signals();

@@ -4,6 +4,7 @@
  */
 #include "pebblesim/run.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -150,6 +151,18 @@ static int progress_emit(struct ps_sink *sink, const struct ps_op *op,
 
 	ps_progress_step(&p->progress, p->engine->c.moves, ps_op_moves(op));
 	return rc;
+}
+
+uint64_t ps_resident_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long long size, resident;
+	long page = sysconf(_SC_PAGESIZE);
+	int got = f ? fscanf(f, "%llu %llu", &size, &resident) : 0;
+
+	if (f)
+		fclose(f);
+	return got == 2 && page > 0 ? (uint64_t)resident * (uint64_t)page : ps_peak_rss_bytes();
 }
 
 uint64_t ps_peak_rss_bytes(void)

@@ -18,6 +18,7 @@
  */
 #include <stdio.h>
 
+#include "pebblesim/engine.h"
 #include "pebblesim/strategy.h"
 #include "tiling.h"
 
@@ -84,6 +85,10 @@ static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	snprintf(plan->summary, sizeof(plan->summary),
 		 "S = Q K^T then O = E [V 1], square tiles of side s = %llu; E saved, S never",
 		 (unsigned long long)s);
+	/* --dry-run: E is saved, so each of its n^2 entries holds red and
+	 * blue bits beside the computed bit that the engine's estimate counts
+	 * for a plain node */
+	plan->state_bytes = ps_engine_state_bytes(&att->dag) + 2 * att->n * att->n / 8;
 	plan->upper.name = "exact-matmul's accounting";
 	plan->upper.value = (double)(plan->loads + plan->saves);
 	snprintf(plan->upper.formula, sizeof(plan->upper.formula),

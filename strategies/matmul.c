@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "pebblesim/engine.h"
 #include "pebblesim/strategy.h"
 #include "tiling.h"
 
@@ -125,6 +126,11 @@ static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		plan->param = t.tiles[0].count;
 		ps_bound_matmul(pb->att, t.tiles[0].count, &plan->upper);
 	}
+	/* --dry-run: U1 and U2 are stored, so each of their 2 n r entries
+	 * holds red and blue bits beside the computed bit that the engine's
+	 * estimate counts for a plain node */
+	plan->state_bytes = ps_engine_state_bytes(&pb->att->dag) +
+			    2 * 2 * pb->att->n * pb->att->r / 8;
 	ps_tiling_free(&t);
 	return PS_OK;
 }

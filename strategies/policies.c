@@ -16,7 +16,7 @@
 
 struct vertex_order {
 	const struct ps_explicit *x;
-	igraph_vector_int_t vertices;
+	uint64_t *vertices, count; /* the order, count <= x->vertices */
 };
 
 static int order_steps(const void *order_ctx, ps_step_fn fn, void *ctx)
@@ -25,8 +25,8 @@ static int order_steps(const void *order_ctx, ps_step_fn fn, void *ctx)
 	const struct ps_explicit *x = o->x;
 	int rc;
 
-	for (igraph_integer_t k = 0; k < igraph_vector_int_size(&o->vertices); k++) {
-		uint64_t v = (uint64_t)VECTOR(o->vertices)[k];
+	for (uint64_t k = 0; k < o->count; k++) {
+		uint64_t v = o->vertices[k];
 
 		if (x->role[v] == PS_ROLE_PLAIN) {
 			if ((rc = fn(ctx, PS_STEP_COMPUTE, v)))
@@ -43,19 +43,18 @@ static int order_steps(const void *order_ctx, ps_step_fn fn, void *ctx)
 }
 
 /* Post-order of a depth-first search from each output, parents in order. */
-static int dfs_order(const struct ps_explicit *x, igraph_vector_int_t *out,
-		     struct ps_error *err)
+static int dfs_order(const struct ps_explicit *x, uint64_t *out, uint64_t *count)
 {
 	uint64_t *stack = malloc((x->vertices + 1) * sizeof(uint64_t));
 	uint64_t *next = calloc(x->vertices + 1, sizeof(uint64_t));
 	uint8_t *seen = calloc(x->vertices + 1, 1);
-	int rc = PS_OK;
+	uint64_t done = 0;
 
-	if (!stack || !next || !seen || igraph_vector_int_init(out, 0)) {
+	if (!stack || !next || !seen) {
 		free(stack);
 		free(next);
 		free(seen);
-		return ps_error_set(err, PS_ENOMEM, "out of memory");
+		return PS_ENOMEM;
 	}
 	for (uint64_t k = 0; k < x->dag.output_count; k++) {
 		uint64_t top = 0;
@@ -77,17 +76,14 @@ static int dfs_order(const struct ps_explicit *x, igraph_vector_int_t *out,
 				continue;
 			}
 			top--;
-			if (igraph_vector_int_push_back(out, (igraph_integer_t)v)) {
-				rc = ps_error_set(err, PS_ENOMEM, "out of memory");
-				goto done;
-			}
+			out[done++] = v;
 		}
 	}
-done:
+	*count = done;
 	free(stack);
 	free(next);
 	free(seen);
-	return rc;
+	return PS_OK;
 }
 
 static int make_order(const struct ps_problem *pb, struct vertex_order *o,
@@ -95,15 +91,24 @@ static int make_order(const struct ps_problem *pb, struct vertex_order *o,
 {
 	const char *name = pb->order ? pb->order : "topo";
 
+	int rc;
+
 	o->x = pb->xdag;
-	if (!strcmp(name, "dfs"))
-		return dfs_order(pb->xdag, &o->vertices, err);
-	if (strcmp(name, "topo"))
+	if (strcmp(name, "dfs") && strcmp(name, "topo"))
 		return ps_error_set(err, PS_EINPUT, "unknown order '%s': topo or dfs", name);
-	if (igraph_vector_int_init(&o->vertices, 0) ||
-	    igraph_topological_sorting(&pb->xdag->graph, &o->vertices, IGRAPH_OUT))
-		return ps_error_set(err, PS_EINPUT, "igraph cannot sort the DAG");
-	return PS_OK;
+	o->vertices = malloc((pb->xdag->vertices + 1) * sizeof(uint64_t));
+	if (!o->vertices)
+		return ps_error_set(err, PS_ENOMEM, "out of memory");
+	o->count = pb->xdag->vertices;
+	rc = !strcmp(name, "dfs") ? dfs_order(pb->xdag, o->vertices, &o->count)
+				  : ps_explicit_topological_order(pb->xdag, o->vertices, err);
+	if (rc == PS_ENOMEM)
+		ps_error_set(err, PS_ENOMEM, "out of memory");
+	if (rc) {
+		free(o->vertices);
+		o->vertices = NULL;
+	}
+	return rc;
 }
 
 /*
@@ -152,7 +157,7 @@ static int run_with(const struct ps_problem *pb, struct ps_sink *sink,
 	if (rc)
 		return rc;
 	rc = ps_cache_run(&pb->xdag->dag, order_steps, &o, pb->M, policy, sink, err);
-	igraph_vector_int_destroy(&o.vertices);
+	free(o.vertices);
 	return rc;
 }
 

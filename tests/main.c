@@ -125,6 +125,13 @@ void test_engine_teardown(struct ps_attention *att, struct ps_engine *eng)
 	ps_attention_free(att);
 }
 
+bool test_grid_small(void)
+{
+	const char *grid = getenv("PS_TEST_GRID");
+
+	return grid && !strcmp(grid, "small");
+}
+
 void test_dir_make(char *dir, size_t len, const char *name)
 {
 	snprintf(dir, len, "/tmp/pebblesim-%s-XXXXXX", name);

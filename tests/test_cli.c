@@ -483,6 +483,49 @@ START_TEST(test_front_end_apart)
 }
 END_TEST
 
+/* Whether the run of BIN with args (a shell word list) maps igraph, as
+ * the dynamic loader reports it (LD_DEBUG=libs); its status in *status. */
+static bool run_loads_igraph(const char *bin, const char *args, int *status)
+{
+	char cmd[1024], line[1024];
+	bool igraph = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "LD_DEBUG=libs '%s' %s 2>&1 >/dev/null", bin, args);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p))
+		igraph |= strstr(line, "calling init:") && strstr(line, "libigraph.so");
+	*status = pclose(p);
+	return igraph;
+}
+
+/* igraph is opened only where an explicit DAG is read or written: the
+ * binary of the build tree finds the module beside it (docs/PERFORMANCE.md) */
+START_TEST(test_igraph_on_demand)
+{
+	const char *bin = getenv("PEBBLESIM_BIN");
+	int status;
+
+	if (!bin)
+		return;
+	ck_assert(!run_loads_igraph(bin, "--version", &status));
+	ck_assert_int_eq(status, 0);
+	ck_assert(!run_loads_igraph(bin, "-n 64 -d 4 -g 2 -M 100", &status));
+	ck_assert_int_eq(status, 0);
+	ck_assert(!run_loads_igraph(bin, "--attention exact -n 64 -d 4 -M 100", &status));
+	ck_assert_int_eq(status, 0);
+	ck_assert(run_loads_igraph(bin, "run --dag examples/tree.graphml -M 5", &status));
+	ck_assert_int_eq(status, 0);
+	ck_assert(run_loads_igraph(bin, "dag -n 4 -d 2 -g 1 --format edgelist", &status));
+	ck_assert_int_eq(status, 0);
+	/* in this process too: the module's functions reach igraph */
+	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--strategy", "lru",
+			     "--order", "dfs", NULL), 0);
+	HAS(out_text, "depth-first post-order");
+}
+END_TEST
+
 /* Item 1: getopt_long with permutation, --opt=value, -n64, --. */
 START_TEST(test_gnu_habits)
 {
@@ -1630,6 +1673,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_list_help_version);
 	tcase_add_test(tc, test_list_columns_and_docdir);
 	tcase_add_test(tc, test_front_end_apart);
+	tcase_add_test(tc, test_igraph_on_demand);
 	tcase_add_test(tc, test_gnu_habits);
 	tcase_add_test(tc, test_strict_options);
 	tcase_add_test(tc, test_help_only_by_flag);

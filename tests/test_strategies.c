@@ -5,9 +5,12 @@
  * its plan's and M; refused below its minimum M. And the Key Lemma's tile
  * assignment against brute force.
  *
- * PS_TEST_GRID=small shrinks the grid (valgrind); PS_TEST_GRID=full runs
- * all of it (make check-full), where the default skips the few DAGs with
- * more than 5 million products.
+ * PS_TEST_GRID=small shrinks the grid (the sanitizer builds of .ci/run,
+ * valgrind): DAGs of at most 20,000 products, and the strategies whose
+ * moves grow fastest (resident, colpass) to a twentieth and a tenth of
+ * their default budget: the same code paths on smaller DAGs.
+ * PS_TEST_GRID=full runs all of it (make check-full), where the default
+ * skips the few DAGs with more than 5 million products.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,14 +129,16 @@ static uint64_t check_sized(const struct ps_attention *att,
 	return check_run_problem(&pb, s);
 }
 
-static int full_grid;
+static int full_grid, small_grid;
 
 /*
  * resident recomputes H for every block of query rows: at the smallest M
  * its moves grow as n^2 r d. The grid runs it where they stay within
- * 20 million moves (check-full: 400 million); colpass, whose passes at
- * the least M hold a few cells each, where its I/O stays within 500,000
- * (check-full: 100 million).
+ * 20 million moves (check-full: 400 million; the small grid: 1 million);
+ * colpass, whose passes at the least M hold a few cells each, where its
+ * I/O stays within 500,000 (check-full: 100 million; the small grid:
+ * 50,000). Under the sanitizers, resident's runs above a million moves
+ * were more than half of the suite's time.
  */
 static bool affordable(const struct ps_attention *att,
 		       const struct ps_strategy *s, uint64_t M)
@@ -147,13 +152,15 @@ static bool affordable(const struct ps_attention *att,
 		plan.chosen = s;
 	if (plan.chosen->flags & PS_STRATEGY_BEYOND)
 		return plan.loads + plan.saves <=
-		       (full_grid ? UINT64_C(100000000) : UINT64_C(500000));
+		       (full_grid ? UINT64_C(100000000) :
+			small_grid ? UINT64_C(50000) : UINT64_C(500000));
 	if (strcmp(plan.chosen->name, "resident"))
 		return true;
 	ps_strategy_plan(plan.chosen, &pb, &plan, &err);
 	blocks = ps_ceil_div(att->n, plan.param);
 	return blocks * att->n * att->r * att->nb <=
-	       (full_grid ? UINT64_C(400000000) : UINT64_C(20000000));
+	       (full_grid ? UINT64_C(400000000) :
+		small_grid ? UINT64_C(1000000) : UINT64_C(20000000));
 }
 
 /* The Ms of the grid: the minimum, the cases' thresholds, and beyond
@@ -206,10 +213,11 @@ START_TEST(test_grid)
 	static const uint64_t ds[] = { 1, 2, 4, 7, 16 };
 	static const uint64_t gs[] = { 0, 1, 2, 3, 5 };
 	const char *grid = getenv("PS_TEST_GRID");
-	int small = grid && !strcmp(grid, "small");
+	int small = test_grid_small();
 	int full = grid && !strcmp(grid, "full");
 
 	full_grid = full;
+	small_grid = small;
 	for (size_t a = 0; a < 4; a++)
 		for (size_t b = 0; b < 5; b++)
 			for (size_t c = 0; c < 5; c++) {
@@ -266,6 +274,9 @@ START_TEST(test_tuned_grid)
 	static const uint64_t ns[] = { 1, 5, 64, 200 };
 	static const uint64_t ds[] = { 1, 2, 5, 8 };
 	static const uint64_t gs[] = { 0, 1, 2, 3 };
+	/* the small grid (sanitizers): DAGs of at most 20,000 products;
+	 * this test took 190 s under ASan on the default grid */
+	const uint64_t most = test_grid_small() ? 20000 : 200000;
 
 	for (size_t a = 0; a < 4; a++)
 		for (size_t b = 0; b < 4; b++)
@@ -273,7 +284,7 @@ START_TEST(test_tuned_grid)
 				uint64_t r;
 
 				ps_tau(ds[b], gs[c], &r);
-				if (ns[a] * r * (ds[b] + 1) > 200000)
+				if (ns[a] * r * (ds[b] + 1) > most)
 					continue;
 				check_tuned(ns[a], ds[b], gs[c], 1);
 				check_tuned(ns[a], ds[b], gs[c], 0);

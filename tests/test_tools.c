@@ -163,7 +163,7 @@ START_TEST(test_completion_from_the_tables)
 	static const struct {
 		const char *line, *words;
 	} cases[] = {
-		{ "sweep --p", "--predict --plot --partial --progress --polynomial " },
+		{ "sweep --p", "--predict --plot --plot-script --partial --progress --polynomial --plugin " },
 		{ "sweep --strategies key", "keylemma " },
 		{ "sweep --strategies flash,ca", "flash,case flash,caseI " },
 		{ "--strategy = naive-b", "naive-belady " },

@@ -104,4 +104,12 @@ int test_cli_run(char **argv, char *out_text, size_t out_len, char *err_text,
 /* Seconds a test may take: generous, for sanitizer and valgrind builds. */
 #define PS_TEST_TIMEOUT 600
 
+/*
+ * PS_TEST_GRID=small: the sanitizer builds of .ci/run (and valgrind) run
+ * the tests that are slow there on smaller grids, which reach the same
+ * code paths; make check runs the default grids, make check-full
+ * (PS_TEST_GRID=full) the largest.
+ */
+bool test_grid_small(void);
+
 #endif

@@ -2,6 +2,13 @@
  * Explicit DAGs, backed by igraph: any DAG read from GraphML, GML or an
  * edge list, and the attention DAG materialised for export and cross-checks.
  *
+ * These functions live in a module of their own, libpebblesim-explicit.so,
+ * installed beside libpebblesim and linked with igraph; the library opens
+ * it the first time one of them is called, so that a program that never
+ * reads, builds or writes an explicit DAG never loads igraph. When the
+ * module cannot be loaded, the functions that take an error say why
+ * (PS_EINPUT); ps_explicit_sniff and ps_explicit_format_note return NULL.
+ *
  * Vertices keep their igraph ids [0, V). Each vertex has a role: input
  * (starts in slow memory), sum (aggregated edge by edge through macs) or
  * plain (computed when all its parents are red). The in-edges of a sum are
@@ -113,6 +120,13 @@ ps_node ps_explicit_product(const struct ps_explicit *x, uint64_t from,
  */
 int ps_attention_to_igraph(const struct ps_attention *att, igraph_t *graph,
 			   struct ps_error *err);
+
+/* Frees a graph that ps_attention_to_igraph made. */
+void ps_igraph_free(igraph_t *graph);
+
+/* igraph's topological order of x's vertices into order[x->vertices]. */
+int ps_explicit_topological_order(const struct ps_explicit *x, uint64_t *order,
+				  struct ps_error *err);
 
 /* Writes graph as "graphml" (numeric attributes typed long: they must hold
  * integers), "gml", "dot" or "edgelist". */

@@ -81,8 +81,14 @@ void ps_progress_init(struct ps_progress *p, FILE *out, uint64_t total);
 void ps_progress_step(struct ps_progress *p, uint64_t moves, uint64_t op_moves);
 void ps_progress_end(struct ps_progress *p);
 
-/* The largest resident set of this process so far, in bytes. */
+/* The largest resident set of this process so far, in bytes. On Linux it
+ * counts the memory of the process that forked this one, up to exec. */
 uint64_t ps_peak_rss_bytes(void);
+
+/* The resident set of this process now, in bytes (/proc/self/statm; the
+ * peak where that cannot be read): what a run starts from, whatever
+ * process started it. */
+uint64_t ps_resident_bytes(void);
 
 /* FlashAttention's I/O on exact attention with att's n, d and
  * normalisation under M, by flash's cost model; false when flash cannot

@@ -68,7 +68,7 @@ int cmd_dag(const struct cli_command *cmd, const struct cli_args *a,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		rc = PS_EXIT_USAGE;
 	}
-	igraph_destroy(&graph);
+	ps_igraph_free(&graph);
 	ps_attention_free(&att);
 	return rc;
 }

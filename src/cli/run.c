@@ -189,7 +189,9 @@ static int dry_run(const struct cli_args *a, const struct ps_problem *pb,
 	}
 	/* a chooser's plan is its choice's: its tables and state too */
 	dr.state_bytes = ps_plan_state_bytes(&rep.plan, dag);
-	dr.rss_bytes = ps_peak_rss_bytes() + dr.state_bytes + rep.plan.work_bytes;
+	/* what this process holds now, not its peak: the peak counts the
+	 * parent's memory up to exec (a dry run started from Python) */
+	dr.rss_bytes = ps_resident_bytes() + dr.state_bytes + rep.plan.work_bytes;
 	dr.rep = &rep;
 	cli_dry_run_print(&dr, a->json, out);
 	return PS_EXIT_VALID;
