@@ -480,6 +480,8 @@ static int partial_add(struct ps_partial *r, const struct ps_coordset *edges)
 
 /* ---- the engine's state ------------------------------------------------------ */
 
+static void col_runs_free(struct ps_engine_state *s);
+
 static void state_free(struct ps_engine_state *s)
 {
 	if (!s)
@@ -488,6 +490,7 @@ static void state_free(struct ps_engine_state *s)
 	plane_free(&s->blue);
 	plane_free(&s->computed);
 	plane_free(&s->complete);
+	col_runs_free(s);
 	for (uint64_t lo = 0, hi; s->index &&
 	     zone_slots_next(s->index_zone, s->index_pages, PS_INDEX_SHIFT, &lo, &hi); lo = hi)
 		for (uint64_t k = lo; k < hi; k++)
@@ -590,6 +593,19 @@ static uint64_t tiles_common(const struct ps_tiles *ts, const struct ps_tile *t)
 	return n;
 }
 
+/* [tiles_lo, tiles_hi) takes the nodes [lo, hi) in. */
+static void bound_add(struct ps_engine_state *s, ps_node lo, ps_node hi)
+{
+	if (s->tiles_lo == s->tiles_hi) {
+		s->tiles_lo = lo;
+		s->tiles_hi = hi;
+	} else {
+		s->tiles_lo = ps_min_u64(s->tiles_lo, lo);
+		s->tiles_hi = ps_max_u64(s->tiles_hi, hi);
+	}
+}
+
+/* Bounds the held and done tiles and the regions holding runs. */
 static void tiles_bound(struct ps_engine_state *s)
 {
 	const struct ps_tiles *lists[2] = { &s->held, &s->done };
@@ -599,14 +615,12 @@ static void tiles_bound(struct ps_engine_state *s)
 		for (unsigned k = 0; k < lists[l]->len; k++) {
 			const struct ps_tile *t = &lists[l]->t[k];
 
-			if (s->tiles_lo == s->tiles_hi) {
-				s->tiles_lo = tile_lo(t);
-				s->tiles_hi = tile_hi(t);
-			} else {
-				s->tiles_lo = ps_min_u64(s->tiles_lo, tile_lo(t));
-				s->tiles_hi = ps_max_u64(s->tiles_hi, tile_hi(t));
-			}
+			bound_add(s, tile_lo(t), tile_hi(t));
 		}
+	for (unsigned k = 0; k < s->runs_len; k++)
+		if (!s->runs[k].written)
+			bound_add(s, s->runs[k].first,
+				  s->runs[k].first + s->runs[k].width * s->runs[k].height);
 }
 
 static void tiles_remove(struct ps_tiles *ts, unsigned k)
@@ -725,6 +739,114 @@ int ps_tile_mark_computed(struct ps_engine *e, const struct ps_tile *t)
 	return PS_OK;
 }
 
+/* ---- runs of rows per column: plain nodes computed by fused macs ----------- */
+
+static void col_runs_free(struct ps_engine_state *s)
+{
+	for (unsigned k = 0; k < s->runs_len; k++) {
+		free(s->runs[k].lo);
+		free(s->runs[k].hi);
+		s->runs[k].lo = s->runs[k].hi = NULL;
+	}
+	s->runs_len = 0;
+}
+
+/* Is node v computed by a region's runs? */
+static bool col_runs_have(const struct ps_engine_state *s, ps_node v)
+{
+	for (unsigned k = 0; k < s->runs_len; k++) {
+		const struct ps_col_runs *R = &s->runs[k];
+		uint64_t r, c;
+
+		if (R->written || v < R->first || v >= R->first + R->width * R->height)
+			continue;
+		r = (v - R->first) / R->width;
+		c = (v - R->first) % R->width;
+		return r >= R->lo[c] && r < R->hi[c];
+	}
+	return false;
+}
+
+/* The region's runs written into the computed plane, which alone holds
+ * them from now on. */
+static int col_runs_write(struct ps_engine_state *s, struct ps_col_runs *R)
+{
+	for (uint64_t c = 0; c < R->width; c++)
+		for (uint64_t r = R->lo[c]; r < R->hi[c]; r++)
+			if (plane_set(&s->computed, R->first + r * R->width + c))
+				return PS_ENOMEM;
+	free(R->lo);
+	free(R->hi);
+	R->lo = R->hi = NULL;
+	R->written = true;
+	return PS_OK;
+}
+
+int ps_runs_mark_computed(struct ps_engine *e, ps_node first, uint64_t width,
+			  uint64_t height, const struct ps_coordset *rows,
+			  const struct ps_coordset *cols, uint64_t *had)
+{
+	struct ps_engine_state *s = e->st;
+	const uint64_t n = ps_coordset_size(cols), count = ps_coordset_size(rows);
+	const uint64_t r0 = ps_coordset_at(rows, 0), r1 = ps_coordset_at(rows, count - 1) + 1;
+	struct ps_col_runs *R = NULL;
+	uint64_t again = 0;
+
+	for (unsigned k = 0; k < s->runs_len && !R; k++)
+		if (s->runs[k].first == first && s->runs[k].width == width)
+			R = &s->runs[k];
+	if (!R) {
+		if (s->runs_len == PS_COL_RUNS_MAX)
+			return 1;
+		R = &s->runs[s->runs_len++];
+		memset(R, 0, sizeof(*R));
+		R->first = first;
+		R->width = width;
+		R->height = height;
+		/* the plane holds no bit here, or the runs could not be told
+		 * apart from its bits: the plane keeps the region */
+		R->written = plane_count(&s->computed, first, first + width * height) ||
+			     !(R->lo = calloc(width, sizeof(uint64_t))) ||
+			     !(R->hi = calloc(width, sizeof(uint64_t)));
+		if (R->written) {
+			free(R->lo);
+			R->lo = NULL;
+			return 1;
+		}
+		tiles_bound(s);
+	}
+	if (R->written)
+		return 1;
+	/* each column's run takes [r0, r1) where it is empty or meets it;
+	 * rows with gaps go to the plane */
+	for (uint64_t q = 0; q < n; q++) {
+		const uint64_t c = ps_coordset_at(cols, q);
+
+		if (r1 - r0 != count ||
+		    (R->lo[c] < R->hi[c] && (r1 < R->lo[c] || r0 > R->hi[c]))) {
+			if (col_runs_write(s, R))
+				return PS_ENOMEM;
+			tiles_bound(s);
+			return 1;
+		}
+	}
+	for (uint64_t q = 0; q < n; q++) {
+		const uint64_t c = ps_coordset_at(cols, q);
+
+		if (R->lo[c] == R->hi[c]) {
+			R->lo[c] = r0;
+			R->hi[c] = r1;
+			continue;
+		}
+		if (ps_min_u64(R->hi[c], r1) > ps_max_u64(R->lo[c], r0))
+			again += ps_min_u64(R->hi[c], r1) - ps_max_u64(R->lo[c], r0);
+		R->lo[c] = ps_min_u64(R->lo[c], r0);
+		R->hi[c] = ps_max_u64(R->hi[c], r1);
+	}
+	*had += again;
+	return PS_OK;
+}
+
 /* Writes tile t into the planes: red and complete (held) or computed. */
 static int tile_write(struct ps_engine_state *s, const struct ps_tile *t, bool held)
 {
@@ -757,6 +879,13 @@ int ps_tiles_settle(struct ps_engine *e, ps_node lo, ps_node hi)
 				return PS_ENOMEM;
 			tiles_remove(lists[l], k);
 		}
+	for (unsigned k = 0; k < s->runs_len; k++) {
+		struct ps_col_runs *R = &s->runs[k];
+
+		if (!R->written && hi > R->first && lo < R->first + R->width * R->height &&
+		    col_runs_write(s, R))
+			return PS_ENOMEM;
+	}
 	tiles_bound(s);
 	return PS_OK;
 }
@@ -933,7 +1062,7 @@ uint8_t ps_engine_flags(const struct ps_engine *e, ps_node v)
 	f |= COMPLETE(v) ? PS_ST_SUM : 0;
 	if (v >= e->st->tiles_lo && v < e->st->tiles_hi) {
 		f |= tiles_have(&e->st->held, v) ? PS_ST_RED | PS_ST_SUM : 0;
-		f |= tiles_have(&e->st->done, v) ? PS_ST_COMPUTED : 0;
+		f |= tiles_have(&e->st->done, v) || col_runs_have(e->st, v) ? PS_ST_COMPUTED : 0;
 	}
 	return f;
 }
@@ -1325,6 +1454,21 @@ int ps_engine_copy(struct ps_engine *dst, const struct ps_engine *src)
 			memcpy(q->bits, r->bits, bytes);
 		}
 	}
+	col_runs_free(d);
+	for (unsigned k = 0; k < s->runs_len; k++) {
+		struct ps_col_runs *R = &d->runs[k];
+
+		*R = s->runs[k];
+		R->lo = R->hi = NULL;
+		d->runs_len = k + 1;
+		if (R->written)
+			continue;
+		if (!(R->lo = malloc(R->width * sizeof(uint64_t))) ||
+		    !(R->hi = malloc(R->width * sizeof(uint64_t))))
+			return PS_ENOMEM;
+		memcpy(R->lo, s->runs[k].lo, R->width * sizeof(uint64_t));
+		memcpy(R->hi, s->runs[k].hi, R->width * sizeof(uint64_t));
+	}
 	d->held = s->held;
 	d->done = s->done;
 	d->tiles_lo = s->tiles_lo;
@@ -1408,7 +1552,8 @@ bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
 	for (ps_node v = 0; v < e->dag->state_count; v++) {
 		enum ps_role role = ps_dag_role(e->dag, v);
 		const struct ps_partial *r = ps_engine_partial(e, v);
-		bool held = tiles_have(&e->st->held, v), done = tiles_have(&e->st->done, v);
+		bool held = tiles_have(&e->st->held, v);
+		bool done = tiles_have(&e->st->done, v) || col_runs_have(e->st, v);
 
 		if ((held && (RED(v) || BLUE(v) || COMPLETE(v) || r || role != PS_ROLE_SUM)) ||
 		    (done && (COMPUTED(v) || role != PS_ROLE_PLAIN)) ||

@@ -265,6 +265,22 @@ static struct ps_coordset features_of(const struct ps_attention *att,
 }
 
 /*
+ * A fused mac's entries U[rows, M], none red, computed: as runs of rows
+ * per monomial when the rows are consecutive (their cost is then the
+ * monomials', not the rows'), else bit by bit; *recomputed adds those
+ * computed before.
+ */
+static int mark_entries(const struct ps_attention *att, struct ps_engine *e, enum ps_kind plain,
+			const struct ps_coordset *rows, const struct ps_coordset *ms,
+			const struct ps_rows *entries, uint64_t *recomputed)
+{
+	int rc = ps_runs_mark_computed(e, row_of(att, plain, 0), att->ext[plain][1],
+				       att->ext[plain][0], rows, ms, recomputed);
+
+	return rc == 1 ? ps_rows_add(e, PS_PLANE_COMPUTED, entries, recomputed) : rc;
+}
+
+/*
  * A mac into N (products P1[i,m,b]: edge m of N[i,b], parents U1[i,m] and
  * H[m,b]) or into H (P2[j,m,b]: edge j of H[m,b], parents U2[j,m] and
  * V[j,b] for b < d), fused or not.
@@ -333,7 +349,7 @@ static int block_mac_approx(const struct ps_attention *att, struct ps_engine *e,
 		rc = ps_row_sums_add(e, row_of(att, sum, ps_coordset_at(outer, x)), bs, &ed,
 				     in_degree);
 	if (fuse && !rc)
-		rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &recomputed);
+		rc = mark_entries(att, e, plain, rows, ms, &entries, &recomputed);
 	if (!rc)
 		rc = block_counted(e, fuse, n0, n1, n2, fresh, recomputed, peak);
 done:
