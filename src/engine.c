@@ -1978,6 +1978,78 @@ static PS_ALWAYS_INLINE int gather(struct ps_engine_state *s, struct ps_plane *p
 	return rc;
 }
 
+/*
+ * The whole words [w, w1) of a periodic block's run of consecutive rows,
+ * *phase the columns' phase at word w (advanced past w1): a page of the
+ * plane found once for its words, each word's bits read off the repeated
+ * columns. Any 64 consecutive nodes of rows of at most 64 columns hold
+ * one of the block's, so every word has bits: a missing page answers all
+ * at once. Operations on more than one plane go word by word.
+ */
+static PS_ALWAYS_INLINE int words_periodic(struct ps_engine_state *s, struct ps_plane *p,
+					   const struct ps_rows *b, enum rows_do what,
+					   uint64_t w, uint64_t w1, uint64_t *phase,
+					   uint64_t *count)
+{
+	const bool one_plane = what != ROWS_DELETE && what != ROWS_OPEN && what != ROWS_TAKE;
+	const bool make = what == ROWS_SET || what == ROWS_ADD;
+	uint64_t ph = *phase;
+	int rc;
+
+	while (w < w1) {
+		const uint64_t stop = ps_min_u64(w1, (w / PS_PAGE_WORDS + 1) * PS_PAGE_WORDS);
+		uint64_t *word = one_plane ? plane_word(p, w, make) : NULL;
+
+		if (one_plane && !word) {
+			if (make)
+				return PS_ENOMEM;
+			if (what == ROWS_ALL)
+				return 1;
+			/* none here: step the phase past the page's words */
+			ph = (ph + (stop - w) % b->width * b->step) % b->width;
+			w = stop;
+			continue;
+		}
+		for (; w < stop; w++, word++) {
+			const uint64_t bits = rows_phase(b, ph);
+
+			ph += b->step;
+			if (ph >= b->width)
+				ph -= b->width;
+			switch (what) {
+			case ROWS_ALL:
+				if ((*word & bits) != bits)
+					return 1;
+				break;
+			case ROWS_NONE:
+				if (*word & bits)
+					return 1;
+				break;
+			case ROWS_COUNT:
+				*count += ps_popcount64(*word & bits);
+				break;
+			case ROWS_SET:
+				*word |= bits;
+				break;
+			case ROWS_ADD:
+				if (*word & bits)
+					*count += ps_popcount64(*word & bits);
+				*word |= bits;
+				break;
+			case ROWS_CLEAR:
+				*word &= ~bits;
+				break;
+			default:
+				if ((rc = word_do(s, p, what, w, bits, count)))
+					return rc;
+				break;
+			}
+		}
+	}
+	*phase = ph;
+	return PS_OK;
+}
+
 /* Has plane p no page where the block's nodes lie? Then none of them has
  * the flag, whatever the rows. */
 static bool rows_pageless(const struct ps_plane *p, const struct ps_rows *b)
@@ -2014,12 +2086,27 @@ static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plan
 		const uint64_t r0 = ps_coordset_at(&b->rows, x);
 		uint64_t a = b->first + r0 * b->width, end, phase = 0;
 
-		for (y = x + 1; y < n && ps_coordset_at(&b->rows, y) == r0 + (y - x); y++)
-			;
+		if (!b->rows.list)
+			y = n;
+		else
+			for (y = x + 1; y < n && ps_coordset_at(&b->rows, y) == r0 + (y - x); y++)
+				;
 		for (end = a + (y - x) * b->width; a < end;) {
 			const uint64_t w = a >> 6, next = (w + 1) << 6;
 			uint64_t bits = rows_phase(b, phase) << (a & 63);
 
+			if (!(a & 63) && next < end) {
+				/* the whole words: no other run meets them */
+				const uint64_t whole = (end >> 6) - w;
+
+				if (at_mask && (rc = word_do(s, p, what, at_word, at_mask, count)))
+					return rc;
+				at_mask = 0;
+				if ((rc = words_periodic(s, p, b, what, w, w + whole, &phase, count)))
+					return rc;
+				a = (w + whole) << 6;
+				continue;
+			}
 			if (end < next)
 				bits &= (UINT64_C(1) << (end & 63)) - 1;
 			if (bits && (rc = gather(s, p, what, &at_word, &at_mask, w, bits, count)))

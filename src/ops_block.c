@@ -432,9 +432,11 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 		return PS_BLOCK_DECLINED;
 	if (ps_rows_init(&b, row_of(att, k, 0), att->ext[k][1], c0, c1, UINT64_MAX))
 		return PS_BLOCK_DECLINED;
-	/* load: neither red nor not blue; save, delete: red */
+	/* load: neither red nor not blue (an input is always blue: nothing
+	 * takes its blue pebble); save, delete: red */
 	if (op->code == PS_OP_LOAD ? !ps_rows_none(e, PS_PLANE_RED, &b) ||
-				     !ps_rows_all(e, PS_PLANE_BLUE, &b) :
+				     (ps_kinds[k].role != PS_ROLE_INPUT &&
+				      !ps_rows_all(e, PS_PLANE_BLUE, &b)) :
 	    !ps_rows_all(e, PS_PLANE_RED, &b)) {
 		ps_rows_free(&b);
 		return PS_BLOCK_DECLINED;
