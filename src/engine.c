@@ -215,8 +215,13 @@ static uint32_t *index_slot(struct ps_engine_state *s, ps_node v, bool make)
 	if (!*pg) {
 		if (!make)
 			return NULL;
-		if (!(*pg = calloc(PS_INDEX_SIZE, sizeof(uint32_t))))
+		/* the page last emptied, all zero, serves again */
+		if (s->index_spare) {
+			*pg = s->index_spare;
+			s->index_spare = NULL;
+		} else if (!(*pg = calloc(PS_INDEX_SIZE, sizeof(uint32_t)))) {
 			return NULL;
+		}
 		zone_mark(s->index_zone, v);
 	}
 	return &(*pg)[v & (PS_INDEX_SIZE - 1)];
@@ -365,7 +370,10 @@ static void partial_drop(struct ps_engine_state *s, ps_node v)
 		s->rec_free = at;
 	}
 	if (!--s->index_live[page]) {
-		free(s->index[page]);
+		/* kept for the next page to open: sums that complete and
+		 * start again would otherwise free and clear a page each time */
+		free(s->index_spare);
+		s->index_spare = s->index[page];
 		s->index[page] = NULL;
 	}
 }
@@ -497,6 +505,7 @@ static void state_free(struct ps_engine_state *s)
 			free(s->index[k]);
 	for (uint32_t k = 0; s->rec && k < s->rec_used; k++)
 		free(s->rec[k].bits); /* free records hold NULL */
+	free(s->index_spare);
 	free(s->index);
 	free(s->index_live);
 	free(s->index_zone);
@@ -2120,14 +2129,26 @@ static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plan
 	}
 	for (uint64_t x = 0; !b->periodic && x < n; x++) {
 		const ps_node row = b->first + ps_coordset_at(&b->rows, x) * b->width;
+		const uint64_t end_off = b->run ? b->hi : (b->first_word + b->words) << 6;
 		const uint64_t page = (row + (b->run ? b->lo : b->first_word << 6)) >> PS_PAGE_SHIFT;
 
 		/* a row within a page the plane lacks has no node with the
-		 * flag */
+		 * flag; of consecutive rows, every one up to the first that
+		 * reaches the next page is passed over at once */
 		if ((what == ROWS_NONE || what == ROWS_COUNT) && !p->page[page] &&
-		    (row + (b->run ? b->hi : (b->first_word + b->words) << 6) - 1) >> PS_PAGE_SHIFT ==
-			    page)
+		    (row + end_off - 1) >> PS_PAGE_SHIFT == page) {
+			const ps_node next = (page + 1) << PS_PAGE_SHIFT;
+			const uint64_t r = ps_coordset_at(&b->rows, x);
+			uint64_t reach;
+
+			if (b->rows.list)
+				continue;
+			/* the first row r' with first + r' width + end_off > next */
+			reach = (next - b->first - end_off) / b->width + 1;
+			if (reach > r + 1)
+				x += ps_min_u64(reach - r, n - x) - 1;
 			continue;
+		}
 
 		for (uint64_t a = row + b->lo, end = row + b->hi; b->run && a < end;) {
 			const uint64_t w = a >> 6, stop = ps_min_u64(end, (w + 1) << 6);

@@ -129,6 +129,7 @@ struct ps_engine_state {
 	struct ps_uniform uniform[PS_UNIFORM_MAX];
 	unsigned uniform_next; /* the slot to take next */
 	uint32_t *index_live; /* [index_pages] records in each page */
+	uint32_t *index_spare; /* an emptied page (all zero), or NULL */
 	uint64_t index_pages;
 	struct ps_partial *rec; /* [rec_cap]; free ones chained by count */
 	uint32_t rec_used, rec_cap, rec_free;

@@ -441,7 +441,9 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 		ps_rows_free(&b);
 		return PS_BLOCK_DECLINED;
 	}
-	if (op->code == PS_OP_DELETE)
+	if (op->code == PS_OP_DELETE && ps_kinds[k].role == PS_ROLE_INPUT)
+		rc = ps_rows_flag(e, PS_PLANE_RED, &b, false); /* blue: nothing is lost */
+	else if (op->code == PS_OP_DELETE)
 		ps_rows_delete(e, &b);
 	else
 		rc = ps_rows_flag(e, op->code == PS_OP_LOAD ? PS_PLANE_RED : PS_PLANE_BLUE, &b, true);
