@@ -1987,13 +1987,65 @@ static PS_ALWAYS_INLINE int gather(struct ps_engine_state *s, struct ps_plane *p
 	return rc;
 }
 
+/* A page's words, for the planes an operation reads or writes: NULL
+ * where the plane has no page. */
+struct page_words {
+	uint64_t *one, *red, *blue, *complete;
+};
+
+/* what on a word of a page (at offset k) with the block's bits: PS_OK,
+ * 1 to stop (all: a node without the flag; none: one with it; open: a sum
+ * that may not take the edges). */
+static PS_ALWAYS_INLINE int page_word_do(const struct page_words *pw, enum rows_do what,
+					 uint64_t k, uint64_t bits, uint64_t *count)
+{
+	uint64_t r;
+
+	switch (what) {
+	case ROWS_ALL:
+		return (pw->one[k] & bits) != bits;
+	case ROWS_NONE:
+		return (pw->one[k] & bits) != 0;
+	case ROWS_COUNT:
+		*count += ps_popcount64(pw->one[k] & bits);
+		return PS_OK;
+	case ROWS_SET:
+		pw->one[k] |= bits;
+		return PS_OK;
+	case ROWS_ADD:
+		if (pw->one[k] & bits)
+			*count += ps_popcount64(pw->one[k] & bits);
+		pw->one[k] |= bits;
+		return PS_OK;
+	case ROWS_CLEAR:
+		pw->one[k] &= ~bits;
+		return PS_OK;
+	case ROWS_OPEN:
+		r = pw->red ? pw->red[k] & bits : 0;
+		if ((pw->blue && (pw->blue[k] & bits & ~r)) ||
+		    (pw->complete && (pw->complete[k] & bits)))
+			return 1;
+		*count += ps_popcount64(bits & ~r);
+		return PS_OK;
+	case ROWS_TAKE:
+		pw->red[k] |= bits;
+		if (pw->blue)
+			pw->blue[k] &= ~bits;
+		return PS_OK;
+	case ROWS_DELETE:
+		break;
+	}
+	return PS_OK;
+}
+
 /*
  * The whole words [w, w1) of a periodic block's run of consecutive rows,
- * *phase the columns' phase at word w (advanced past w1): a page of the
- * plane found once for its words, each word's bits read off the repeated
- * columns. Any 64 consecutive nodes of rows of at most 64 columns hold
- * one of the block's, so every word has bits: a missing page answers all
- * at once. Operations on more than one plane go word by word.
+ * *phase the columns' phase at word w (advanced past w1): the pages of
+ * the planes found once for their words, each word's bits read off the
+ * repeated columns (the same bits every word when the rows' width
+ * divides 64). Any 64 consecutive nodes of rows of at most 64 columns
+ * hold one of the block's, so every word has bits: a missing page answers
+ * all at once. Deletes go word by word.
  */
 static PS_ALWAYS_INLINE int words_periodic(struct ps_engine_state *s, struct ps_plane *p,
 					   const struct ps_rows *b, enum rows_do what,
@@ -2007,53 +2059,55 @@ static PS_ALWAYS_INLINE int words_periodic(struct ps_engine_state *s, struct ps_
 
 	while (w < w1) {
 		const uint64_t stop = ps_min_u64(w1, (w / PS_PAGE_WORDS + 1) * PS_PAGE_WORDS);
-		uint64_t *word = one_plane ? plane_word(p, w, make) : NULL;
+		struct page_words pw = { NULL, NULL, NULL, NULL };
 
-		if (one_plane && !word) {
-			if (make)
+		if (what == ROWS_DELETE) {
+			for (; w < stop; w++) {
+				word_delete(s, w, rows_phase(b, ph));
+				ph += b->step;
+				if (ph >= b->width)
+					ph -= b->width;
+			}
+			continue;
+		}
+		if (one_plane) {
+			pw.one = plane_word(p, w, make);
+		} else {
+			pw.red = plane_word(&s->red, w, what == ROWS_TAKE);
+			pw.blue = plane_word(&s->blue, w, false);
+			pw.complete = what == ROWS_OPEN ? plane_word(&s->complete, w, false) : NULL;
+		}
+		if ((one_plane && !pw.one) || (what == ROWS_TAKE && !pw.red)) {
+			if (make || what == ROWS_TAKE)
 				return PS_ENOMEM;
 			if (what == ROWS_ALL)
 				return 1;
-			/* none here: step the phase past the page's words */
-			ph = (ph + (stop - w) % b->width * b->step) % b->width;
-			w = stop;
-			continue;
-		}
-		for (; w < stop; w++, word++) {
-			const uint64_t bits = rows_phase(b, ph);
-
-			ph += b->step;
-			if (ph >= b->width)
-				ph -= b->width;
-			switch (what) {
-			case ROWS_ALL:
-				if ((*word & bits) != bits)
-					return 1;
-				break;
-			case ROWS_NONE:
-				if (*word & bits)
-					return 1;
-				break;
-			case ROWS_COUNT:
-				*count += ps_popcount64(*word & bits);
-				break;
-			case ROWS_SET:
-				*word |= bits;
-				break;
-			case ROWS_ADD:
-				if (*word & bits)
-					*count += ps_popcount64(*word & bits);
-				*word |= bits;
-				break;
-			case ROWS_CLEAR:
-				*word &= ~bits;
-				break;
-			default:
-				if ((rc = word_do(s, p, what, w, bits, count)))
-					return rc;
-				break;
+			if (what != ROWS_OPEN) {
+				/* none here: step the phase past the page's words */
+				ph = (ph + (stop - w) % b->width * b->step) % b->width;
+				w = stop;
+				continue;
 			}
 		}
+		/* the words of the page from w on, at offsets 0, 1, ... */
+		if (!b->step) {
+			const uint64_t bits = rows_phase(b, ph);
+
+			for (uint64_t k = 0; k < stop - w; k++)
+				if ((rc = page_word_do(&pw, what, k, bits, count)))
+					return rc;
+		} else {
+			for (uint64_t k = 0; k < stop - w; k++) {
+				const uint64_t bits = rows_phase(b, ph);
+
+				ph += b->step;
+				if (ph >= b->width)
+					ph -= b->width;
+				if ((rc = page_word_do(&pw, what, k, bits, count)))
+					return rc;
+			}
+		}
+		w = stop;
 	}
 	*phase = ph;
 	return PS_OK;
@@ -2195,8 +2249,11 @@ uint64_t ps_rows_count(const struct ps_engine *e, enum ps_plane_id id, const str
 
 int ps_rows_flag(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b, bool set)
 {
-	return rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b,
-			  set ? ROWS_SET : ROWS_CLEAR, NULL);
+	struct ps_plane *p = (struct ps_plane *)ps_engine_plane(e, id);
+
+	/* what known inside each call */
+	return set ? rows_visit(e->st, p, b, ROWS_SET, NULL) :
+		     rows_visit(e->st, p, b, ROWS_CLEAR, NULL);
 }
 
 int ps_rows_add(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b,
