@@ -668,11 +668,26 @@ static void tiles_merge(struct ps_tiles *ts, unsigned k)
 /* Are the bits of the tile's nodes in plane p all clear? */
 static bool tile_plane_clear(const struct ps_plane *p, const struct ps_tile *t)
 {
+	const uint64_t width = t->c1 - t->c0;
+
 	if (zone_clear(p->zone, tile_lo(t), tile_hi(t)))
 		return true;
-	for (uint64_t r = t->r0; r < t->r1; r++)
-		if (plane_count(p, tile_row(t, r), tile_row(t, r) + (t->c1 - t->c0)))
+	for (uint64_t r = t->r0; r < t->r1; r++) {
+		const ps_node a = tile_row(t, r), page = a >> PS_PAGE_SHIFT;
+
+		if (!p->page[page] && (a + width - 1) >> PS_PAGE_SHIFT == page) {
+			/* rows within this missing page: on to the first that
+			 * reaches the next (first + r' stride + c1 > next) */
+			const ps_node next = (page + 1) << PS_PAGE_SHIFT;
+			const uint64_t reach = (next - t->first - t->c1) / t->stride + 1;
+
+			if (reach > r + 1)
+				r = ps_min_u64(reach, t->r1) - 1;
+			continue;
+		}
+		if (plane_count(p, a, a + width))
 			return false;
+	}
 	return true;
 }
 
@@ -2025,7 +2040,8 @@ static PS_ALWAYS_INLINE int page_word_do(const struct page_words *pw, enum rows_
 		if ((pw->blue && (pw->blue[k] & bits & ~r)) ||
 		    (pw->complete && (pw->complete[k] & bits)))
 			return 1;
-		*count += ps_popcount64(bits & ~r);
+		if (bits & ~r)
+			*count += ps_popcount64(bits & ~r);
 		return PS_OK;
 	case ROWS_TAKE:
 		pw->red[k] |= bits;
@@ -2045,10 +2061,11 @@ static PS_ALWAYS_INLINE int page_word_do(const struct page_words *pw, enum rows_
  * repeated columns (the same bits every word when the rows' width
  * divides 64). Any 64 consecutive nodes of rows of at most 64 columns
  * hold one of the block's, so every word has bits: a missing page answers
- * all at once. Deletes go word by word.
+ * all at once. Deletes go word by word. whole: every bit of the words
+ * (a run of nodes), whatever b.
  */
 static PS_ALWAYS_INLINE int words_periodic(struct ps_engine_state *s, struct ps_plane *p,
-					   const struct ps_rows *b, enum rows_do what,
+					   const struct ps_rows *b, bool whole, enum rows_do what,
 					   uint64_t w, uint64_t w1, uint64_t *phase,
 					   uint64_t *count)
 {
@@ -2063,7 +2080,7 @@ static PS_ALWAYS_INLINE int words_periodic(struct ps_engine_state *s, struct ps_
 
 		if (what == ROWS_DELETE) {
 			for (; w < stop; w++) {
-				word_delete(s, w, rows_phase(b, ph));
+				word_delete(s, w, whole ? ~UINT64_C(0) : rows_phase(b, ph));
 				ph += b->step;
 				if (ph >= b->width)
 					ph -= b->width;
@@ -2084,14 +2101,15 @@ static PS_ALWAYS_INLINE int words_periodic(struct ps_engine_state *s, struct ps_
 				return 1;
 			if (what != ROWS_OPEN) {
 				/* none here: step the phase past the page's words */
-				ph = (ph + (stop - w) % b->width * b->step) % b->width;
+				if (!whole)
+					ph = (ph + (stop - w) % b->width * b->step) % b->width;
 				w = stop;
 				continue;
 			}
 		}
 		/* the words of the page from w on, at offsets 0, 1, ... */
-		if (!b->step) {
-			const uint64_t bits = rows_phase(b, ph);
+		if (whole || !b->step) {
+			const uint64_t bits = whole ? ~UINT64_C(0) : rows_phase(b, ph);
 
 			for (uint64_t k = 0; k < stop - w; k++)
 				if ((rc = page_word_do(&pw, what, k, bits, count)))
@@ -2165,7 +2183,7 @@ static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plan
 				if (at_mask && (rc = word_do(s, p, what, at_word, at_mask, count)))
 					return rc;
 				at_mask = 0;
-				if ((rc = words_periodic(s, p, b, what, w, w + whole, &phase, count)))
+				if ((rc = words_periodic(s, p, b, false, what, w, w + whole, &phase, count)))
 					return rc;
 				a = (w + whole) << 6;
 				continue;
@@ -2207,6 +2225,18 @@ static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plan
 		for (uint64_t a = row + b->lo, end = row + b->hi; b->run && a < end;) {
 			const uint64_t w = a >> 6, stop = ps_min_u64(end, (w + 1) << 6);
 
+			if (!(a & 63) && stop < end) {
+				/* whole words: no other row meets them */
+				uint64_t phase = 0;
+
+				if (at_mask && (rc = word_do(s, p, what, at_word, at_mask, count)))
+					return rc;
+				at_mask = 0;
+				if ((rc = words_periodic(s, p, b, true, what, w, end >> 6, &phase, count)))
+					return rc;
+				a = end & ~UINT64_C(63);
+				continue;
+			}
 			if ((rc = gather(s, p, what, &at_word, &at_mask, w,
 					 ps_bits_word_mask((unsigned)(a & 63), (unsigned)((stop - 1) & 63) + 1),
 					 count)))
