@@ -489,6 +489,7 @@ static int partial_add(struct ps_partial *r, const struct ps_coordset *edges)
 /* ---- the engine's state ------------------------------------------------------ */
 
 static void col_runs_free(struct ps_engine_state *s);
+static void known_red_drop(struct ps_engine_state *s, ps_node lo, ps_node hi);
 
 static void state_free(struct ps_engine_state *s)
 {
@@ -1228,6 +1229,7 @@ int ps_engine_delete(struct ps_engine *e, ps_node v)
 		return violate(e, PS_RULE_NOT_RED, PS_MOVE_DELETE, v, v,
 			       "%s is not in fast memory", NAME(v));
 	plane_clear(&e->st->red, v);
+	known_red_drop(e->st, v, v + 1);
 	e->c.red--;
 	if (!BLUE(v))
 		forget_sum(e, v);
@@ -1498,6 +1500,7 @@ int ps_engine_copy(struct ps_engine *dst, const struct ps_engine *src)
 	d->tiles_lo = s->tiles_lo;
 	d->tiles_hi = s->tiles_hi;
 	memset(d->uniform, 0, sizeof(d->uniform));
+	memset(d->known_red, 0, sizeof(d->known_red));
 	dst->c = src->c;
 	dst->position = src->position;
 	dst->failed = src->failed;
@@ -1628,6 +1631,20 @@ bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
 					return false;
 				}
 	}
+	for (unsigned k = 0; k < PS_KNOWN_RED_MAX; k++) {
+		const struct ps_red_known *b = &e->st->known_red[k];
+
+		for (uint64_t r = b->r0; r < b->r1; r++)
+			for (uint64_t c = 0; c < (b->run ? b->hi : 64); c++) {
+				const ps_node v = b->first + r * b->width +
+						  (b->run ? c : (b->first_word << 6) + c);
+
+				if (b->run ? c >= b->lo && !RED(v) : ((b->mask >> c) & 1) && !RED(v)) {
+					snprintf(why, len, "%s: not red, in a block known red", NAME(v));
+					return false;
+				}
+			}
+	}
 	if (red != e->c.red || partial != e->st->partial_count) {
 		snprintf(why, len, "%llu red flags for a count of %llu; %llu records for %llu",
 			 (unsigned long long)red, (unsigned long long)e->c.red,
@@ -1753,6 +1770,9 @@ int ps_row_flag(struct ps_engine *e, enum ps_plane_id id, ps_node first,
 	const struct ps_coordset run = below(cols, limit);
 	uint64_t page_no = UINT64_MAX, *page = NULL;
 
+	if (id == PS_PLANE_RED && !set)
+		known_red_drop(e->st, first + (run.list ? (run.len ? run.list[0] : 0) : run.lo),
+			       first + (run.list ? (run.len ? run.list[run.len - 1] + 1 : 0) : run.hi));
 	if (!run.list)
 		return plane_fill(p, first + run.lo, first + run.hi, set);
 	for (size_t q = 0; q < run.len; q++) {
@@ -2259,9 +2279,100 @@ static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plan
 	return at_mask ? word_do(s, p, what, at_word, at_mask, count) : PS_OK;
 }
 
+/* ---- blocks known red ------------------------------------------------------------ */
+
+/* The nodes of block b lie in [*lo, *hi); false when it cannot be kept as
+ * known (rows a list, a mask of more than a word, no rows). */
+static bool known_span(const struct ps_rows *b, ps_node *lo, ps_node *hi)
+{
+	const uint64_t n = ps_coordset_size(&b->rows);
+
+	if (b->rows.list || !n || (!b->run && b->words != 1))
+		return false;
+	*lo = b->first + b->rows.lo * b->width + (b->run ? b->lo : b->first_word << 6);
+	*hi = b->first + (b->rows.hi - 1) * b->width + (b->run ? b->hi : (b->first_word + 1) << 6);
+	return true;
+}
+
+/* Block b is all red now: kept, in place of the oldest. */
+static void known_red_note(struct ps_engine_state *s, const struct ps_rows *b)
+{
+	struct ps_red_known *k = &s->known_red[s->known_red_next];
+	ps_node lo, hi;
+
+	if (!known_span(b, &lo, &hi))
+		return;
+	s->known_red_next = (s->known_red_next + 1) % PS_KNOWN_RED_MAX;
+	k->first = b->first;
+	k->width = b->width;
+	k->r0 = b->rows.lo;
+	k->r1 = b->rows.hi;
+	k->run = b->run;
+	k->lo = b->lo;
+	k->hi = b->hi;
+	k->first_word = b->first_word;
+	k->mask = b->run ? 0 : b->small[0];
+	k->node_lo = lo;
+	k->node_hi = hi;
+}
+
+/* Is every node of b in a block known red? */
+static bool known_red_covers(const struct ps_engine_state *s, const struct ps_rows *b)
+{
+	ps_node lo, hi;
+
+	if (!known_span(b, &lo, &hi))
+		return false;
+	for (unsigned x = 0; x < PS_KNOWN_RED_MAX; x++) {
+		const struct ps_red_known *k = &s->known_red[x];
+
+		if (k->r0 >= k->r1 || k->first != b->first || k->width != b->width ||
+		    b->rows.lo < k->r0 || b->rows.hi > k->r1)
+			continue;
+		if (b->run && k->run ? b->lo >= k->lo && b->hi <= k->hi :
+		    !b->run && !k->run ? b->first_word == k->first_word && !(b->small[0] & ~k->mask) :
+		    b->run && b->lo < b->hi && b->lo >> 6 == k->first_word &&
+		    (b->hi - 1) >> 6 == k->first_word &&
+		    !(ps_bits_word_mask((unsigned)(b->lo & 63), (unsigned)((b->hi - 1) & 63) + 1) &
+		      ~k->mask))
+			return true;
+	}
+	return false;
+}
+
+/* Red pebbles among the nodes [lo, hi) may go: no block that meets them
+ * is known red any more. */
+static void known_red_drop(struct ps_engine_state *s, ps_node lo, ps_node hi)
+{
+	for (unsigned x = 0; x < PS_KNOWN_RED_MAX; x++) {
+		struct ps_red_known *k = &s->known_red[x];
+
+		if (k->r0 < k->r1 && lo < k->node_hi && hi > k->node_lo)
+			k->r0 = k->r1 = 0;
+	}
+}
+
+/* The same for a block of rows. */
+static void known_red_drop_rows(struct ps_engine_state *s, const struct ps_rows *b)
+{
+	const uint64_t n = ps_coordset_size(&b->rows);
+
+	if (n)
+		known_red_drop(s, b->first + ps_coordset_at(&b->rows, 0) * b->width +
+				  (b->run ? b->lo : b->first_word << 6),
+			       b->first + ps_coordset_at(&b->rows, n - 1) * b->width +
+				  (b->run ? b->hi : (b->first_word + b->words) << 6));
+}
+
 bool ps_rows_all(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b)
 {
-	return !rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b, ROWS_ALL, NULL);
+	if (id == PS_PLANE_RED && known_red_covers(e->st, b))
+		return true;
+	if (rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b, ROWS_ALL, NULL))
+		return false;
+	if (id == PS_PLANE_RED)
+		known_red_note(e->st, b);
+	return true;
 }
 
 bool ps_rows_none(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b)
@@ -2281,9 +2392,15 @@ int ps_rows_flag(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows 
 {
 	struct ps_plane *p = (struct ps_plane *)ps_engine_plane(e, id);
 
+	int rc;
+
+	if (id == PS_PLANE_RED && !set)
+		known_red_drop_rows(e->st, b);
 	/* what known inside each call */
-	return set ? rows_visit(e->st, p, b, ROWS_SET, NULL) :
-		     rows_visit(e->st, p, b, ROWS_CLEAR, NULL);
+	rc = set ? rows_visit(e->st, p, b, ROWS_SET, NULL) : rows_visit(e->st, p, b, ROWS_CLEAR, NULL);
+	if (!rc && id == PS_PLANE_RED && set)
+		known_red_note(e->st, b);
+	return rc;
 }
 
 int ps_rows_add(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b,
@@ -2294,6 +2411,7 @@ int ps_rows_add(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *
 
 void ps_rows_delete(struct ps_engine *e, const struct ps_rows *b)
 {
+	known_red_drop_rows(e->st, b);
 	rows_visit(e->st, &e->st->red, b, ROWS_DELETE, NULL);
 }
 

@@ -107,6 +107,18 @@ struct ps_uniform {
 
 #define PS_UNIFORM_MAX 4
 
+/* A block of rows (struct ps_rows, below) all red: rows [r0, r1) (r0 ==
+ * r1: none), the columns [lo, hi) (run) or the mask word at first_word;
+ * its nodes lie in [node_lo, node_hi). */
+struct ps_red_known {
+	ps_node first, node_lo, node_hi;
+	uint64_t width, r0, r1;
+	bool run;
+	uint64_t lo, hi, first_word, mask;
+};
+
+#define PS_KNOWN_RED_MAX 4
+
 /* Node id -> 1 + its partial record, a page of 2^12 ids at a time. */
 #define PS_INDEX_SHIFT 12
 #define PS_INDEX_SIZE (UINT64_C(1) << PS_INDEX_SHIFT)
@@ -130,6 +142,10 @@ struct ps_engine_state {
 	unsigned uniform_next; /* the slot to take next */
 	uint32_t *index_live; /* [index_pages] records in each page */
 	uint32_t *index_spare; /* an emptied page (all zero), or NULL */
+	/* blocks of rows found or made all red, kept until a red pebble
+	 * among their nodes is taken (ps_rows_all answers them at once) */
+	struct ps_red_known known_red[PS_KNOWN_RED_MAX];
+	unsigned known_red_next;
 	uint64_t index_pages;
 	struct ps_partial *rec; /* [rec_cap]; free ones chained by count */
 	uint32_t rec_used, rec_cap, rec_free;

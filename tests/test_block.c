@@ -179,6 +179,9 @@ typedef void (*op_fn)(const struct ps_attention *att, struct ps_op *op, uint64_t
  * with a region holding runs, regions written into the plane, steps that
  * recomputed entries while a region held runs. */
 static uint64_t runs_held, runs_written, runs_recomputed;
+/* ... and steps after which a block was known red (ps_engine_check then
+ * verifies its nodes red) */
+static uint64_t known_red_steps;
 /* runs_op: the row after the last mac's; the last monomials */
 static uint64_t runs_next;
 static struct ps_coordset runs_ms;
@@ -226,6 +229,11 @@ static void random_ops_of(const struct ps_attention *att, uint64_t seed, uint64_
 		if (op.code == PS_OP_MAC && !op.c[0].list)
 			runs_next = op.c[0].hi;
 		same_state(att, &fast, &slow);
+		for (unsigned k = 0; k < PS_KNOWN_RED_MAX; k++)
+			if (fast.st->known_red[k].r0 < fast.st->known_red[k].r1) {
+				known_red_steps++;
+				break;
+			}
 		for (unsigned k = 0; k < fast.st->runs_len; k++) {
 			runs_held += !fast.st->runs[k].written;
 			runs_written += fast.st->runs[k].written;
@@ -317,6 +325,7 @@ END_TEST
 
 START_TEST(test_random_ops_both_paths)
 {
+	known_red_steps = 0;
 	for (uint64_t seed = 1; seed <= 600; seed++) {
 		struct ps_attention att;
 		uint64_t n = 1 + seed % 6, d = 1 + seed % 4;
@@ -328,6 +337,8 @@ START_TEST(test_random_ops_both_paths)
 		random_ops(&att, seed, seed % 5 ? att.dag.state_count : 3 + seed % 40);
 		ps_attention_free(&att);
 	}
+	/* blocks known red were there, checked after every operation */
+	ck_assert_uint_gt(known_red_steps, 5000);
 }
 END_TEST
 
