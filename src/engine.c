@@ -2294,15 +2294,21 @@ static bool known_span(const struct ps_rows *b, ps_node *lo, ps_node *hi)
 	return true;
 }
 
-/* Block b is all red now: kept, in place of the oldest. */
+/* Block b is all red now: kept, in a free place or else the oldest. */
 static void known_red_note(struct ps_engine_state *s, const struct ps_rows *b)
 {
-	struct ps_red_known *k = &s->known_red[s->known_red_next];
+	struct ps_red_known *k = NULL;
 	ps_node lo, hi;
 
 	if (!known_span(b, &lo, &hi))
 		return;
-	s->known_red_next = (s->known_red_next + 1) % PS_KNOWN_RED_MAX;
+	for (unsigned x = 0; x < PS_KNOWN_RED_MAX && !k; x++)
+		if (s->known_red[x].r0 >= s->known_red[x].r1)
+			k = &s->known_red[x];
+	if (!k) {
+		k = &s->known_red[s->known_red_next];
+		s->known_red_next = (s->known_red_next + 1) % PS_KNOWN_RED_MAX;
+	}
 	k->first = b->first;
 	k->width = b->width;
 	k->r0 = b->rows.lo;
