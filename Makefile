@@ -231,8 +231,11 @@ docs-plot: $(BIN)
 	./$(BIN) sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict \
 		--strategies flash,keylemma,caseI,generic,colpass --plot docs/exact-crossover.svg
 
+# make bench BASELINE=path/to/pebblesim: rows marked for it also timed
+# with that binary, in the same rounds (bench/bench.c)
+BENCH_RUNS ?= 5
 bench: $(BIN) $(BENCH)
-	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json
+	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json $(BENCH_RUNS) $(BASELINE)
 
 # pebblesim.pc: libdir and includedir relative to prefix where they lie under it
 PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
