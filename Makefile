@@ -368,8 +368,11 @@ docs-view: $(BIN) | browser-deps
 		--screenshot=$(abspath docs/viewer.png) \
 		'file://$(abspath $(BUILD))/docs-view/view.html#step=$(VIEWER_STEP)'
 
+# make bench BASELINE=path/to/pebblesim: rows marked for it also timed
+# with that binary, in the same rounds (bench/bench.c)
+BENCH_RUNS ?= 5
 bench: $(BIN) $(BENCH)
-	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json
+	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json $(BENCH_RUNS) $(BASELINE)
 
 # pebblesim.pc: libdir and includedir relative to prefix where they lie under it
 PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))

@@ -4,7 +4,7 @@
  * one table (medians of RUNS runs, the jobs taken in turn so that noise
  * falls on every row alike). The table is also written as JSON.
  *
- *   pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS]
+ *   pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS [BASELINE_BINARY]]
  *   pebblesim-bench --startup PEBBLESIM_BINARY   (the start-up table alone)
  *   pebblesim-bench --dry-run-check PEBBLESIM_BINARY   (the memory check alone)
  *
@@ -14,7 +14,11 @@
  * computed and set beside a direct evaluation), whose ratio to the first
  * row is the overhead of values; n from 1024 to 262144 with d, g, M of the
  * headline, for the time per move; flash (exact attention) at n = 4096,
- * 16384 and 65536; and for each, the memory --dry-run predicted. Then the
+ * 16384 and 65536; subtile (Lemma 3.3) and Case IV's matmul at n = 16384
+ * and 65536, set beside Case II's rate per move; and for each, the memory
+ * --dry-run predicted. With a baseline binary (make bench
+ * BASELINE=path), the rows marked for it are also timed with that binary,
+ * in the same rounds, and the ratios printed. Then the
  * other paths: a DAG read from GraphML and pebbled, and the GraphML read
  * alone by pebblesim's reader and by igraph's; an
  * elementary trace replayed with the fast line reader and with jansson
@@ -59,47 +63,57 @@ struct job {
 	bool self;            /* args go to this program: --reader ... */
 	uint64_t io_max;      /* the least I/O known there: the run must not
 			       * move more (0: none) */
+	bool baseline;        /* also timed with the baseline binary, if any */
 };
 
 #define COLPASS(n, M) { "--strategy", "colpass", "-n", n, "-d", "16", "-g", "3", "-M", M, \
 			"--json", NULL }
 #define RUN(n) { "--case", "II", "-n", n, "-d", "16", "-g", "3", "-M", "8192", "--json", NULL }
+#define SUBTILE(n) { "--strategy", "subtile", "-n", n, "-d", "16", "-g", "3", "-M", "8192", \
+		     "--json", NULL }
+#define CASE_IV(n) { "--case", "IV", "-n", n, "-d", "8", "-g", "3", "-M", "16", "--json", NULL }
 
 static const struct job jobs[] = {
-	{ "headline (block path)", "4096", RUN("4096"), false, 0 },
+	{ "headline (block path)", "4096", RUN("4096"), false, 0, true },
 	{ "headline (element path)", "4096",
 	  { "--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
-	    "--element-path", NULL }, false, 0 },
-	{ "validate headline trace", "4096", { "validate", TRACE_PATH, "--json", NULL }, false, 0 },
+	    "--element-path", NULL }, false, 0, false },
+	{ "validate headline trace", "4096", { "validate", TRACE_PATH, "--json", NULL }, false, 0, false },
 	{ "headline with values", "4096",
 	  { "--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
-	    "--values", NULL }, false, 0 },
-	{ "Case II", "1024", RUN("1024"), false, 0 },
-	{ "Case II", "16384", RUN("16384"), false, 0 },
-	{ "Case II", "65536", RUN("65536"), false, 0 },
-	{ "Case II", "262144", RUN("262144"), false, 0 },
+	    "--values", NULL }, false, 0, false },
+	{ "Case II", "1024", RUN("1024"), false, 0, false },
+	{ "Case II", "16384", RUN("16384"), false, 0, false },
+	{ "Case II", "65536", RUN("65536"), false, 0, false },
+	{ "Case II", "262144", RUN("262144"), false, 0, false },
 	/* exact attention, FlashAttention's tiling (docs/EXACT.md) */
 	{ "flash", "4096", { "--attention", "exact", "-n", "4096", "-d", "16", "-M", "8192",
-			     "--json", NULL }, false, 0 },
+			     "--json", NULL }, false, 0, false },
 	{ "flash", "16384", { "--attention", "exact", "-n", "16384", "-d", "16", "-M", "8192",
-			      "--json", NULL }, false, 0 },
+			      "--json", NULL }, false, 0, false },
 	{ "flash", "65536", { "--attention", "exact", "-n", "65536", "-d", "16", "-M", "8192",
-			      "--json", NULL }, false, 0 },
+			      "--json", NULL }, false, 0, true },
+	/* the other tilings of the paper: Lemma 3.3's sub-tiles (Case III)
+	 * and Theorem 1.4's matrix products (Case IV) */
+	{ "subtile", "16384", SUBTILE("16384"), false, 0, true },
+	{ "subtile", "65536", SUBTILE("65536"), false, 0, false },
+	{ "Case IV (matmul)", "16384", CASE_IV("16384"), false, 0, true },
+	{ "Case IV (matmul)", "65536", CASE_IV("65536"), false, 0, false },
 	/* DAG files: -n 64 -d 8 -g 2 written as GraphML, 27 MB */
-	{ "run --dag GraphML (lru)", "64", { "run", "--dag", DAG_PATH, "-M", "64", "--json", NULL }, false, 0 },
-	{ "read GraphML: pebblesim", "64", { "--reader", "dag", DAG_PATH, "fast", NULL }, true, 0 },
-	{ "read GraphML: igraph", "64", { "--reader", "dag", DAG_PATH, "igraph", NULL }, true, 0 },
+	{ "run --dag GraphML (lru)", "64", { "run", "--dag", DAG_PATH, "-M", "64", "--json", NULL }, false, 0, false },
+	{ "read GraphML: pebblesim", "64", { "--reader", "dag", DAG_PATH, "fast", NULL }, true, 0, false },
+	{ "read GraphML: igraph", "64", { "--reader", "dag", DAG_PATH, "igraph", NULL }, true, 0, false },
 	/* Case II at n = 32, one line per move */
-	{ "elementary: fast lines", "32", { "--reader", "trace", ELEMENTARY_PATH, "fast", NULL }, true, 0 },
-	{ "elementary: jansson", "32", { "--reader", "trace", ELEMENTARY_PATH, "jansson", NULL }, true, 0 },
+	{ "elementary: fast lines", "32", { "--reader", "trace", ELEMENTARY_PATH, "fast", NULL }, true, 0, false },
+	{ "elementary: jansson", "32", { "--reader", "trace", ELEMENTARY_PATH, "jansson", NULL }, true, 0, false },
 	{ "naive", "256", { "-n", "256", "-d", "16", "-g", "3", "-M", "8192", "--strategy", "naive",
-			    "--json", NULL }, false, 0 },
+			    "--json", NULL }, false, 0, false },
 	/* colpass (docs/STRATEGIES.md, beyond the paper) at the points of
 	 * least known I/O: it must meet each */
-	{ "colpass", "4096", COLPASS("4096", "8192"), false, 483328 },
-	{ "colpass", "1024", COLPASS("1024", "8192"), false, 120832 },
-	{ "colpass M 2048", "4096", COLPASS("4096", "2048"), false, 1347584 },
-	{ "colpass M 32768 (4nd)", "4096", COLPASS("4096", "32768"), false, 262144 },
+	{ "colpass", "4096", COLPASS("4096", "8192"), false, 483328, false },
+	{ "colpass", "1024", COLPASS("1024", "8192"), false, 120832, false },
+	{ "colpass M 2048", "4096", COLPASS("4096", "2048"), false, 1347584, false },
+	{ "colpass M 32768 (4nd)", "4096", COLPASS("4096", "32768"), false, 262144, false },
 };
 
 #define JOBS (sizeof(jobs) / sizeof(jobs[0]))
@@ -225,7 +239,7 @@ static int reader(int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
-/* The row of the job named name. */
+/* The row of the job named name (at n, when n is given). */
 static size_t job_index(const char *name)
 {
 	size_t j = 0;
@@ -243,37 +257,36 @@ static size_t job_index(const char *name)
 #define APPROX(s, n) { "--strategy", s, "-n", n, "-d", "16", "-g", "3", "-M", "8192", "--json", NULL }
 #define EXACT(s, n) { "--attention", "exact", "--strategy", s, "-n", n, "-d", "16", "-M", "8192", \
 		      "--json", NULL }
-#define CASE_IV(n) { "-n", n, "-d", "8", "-g", "3", "-M", "16", "--json", NULL }
 
 static const struct job dry_run_grid[] = {
-	{ "generic", "4096", APPROX("generic", "4096"), false, 0 },
-	{ "generic", "131072", APPROX("generic", "131072"), false, 0 },
-	{ "caseI", "4096", APPROX("caseI", "4096"), false, 0 },
-	{ "caseI", "131072", APPROX("caseI", "131072"), false, 0 },
-	{ "keylemma", "4096", APPROX("keylemma", "4096"), false, 0 },
-	{ "keylemma", "16384", APPROX("keylemma", "16384"), false, 0 },
-	{ "keylemma", "65536", APPROX("keylemma", "65536"), false, 0 },
-	{ "keylemma", "131072", APPROX("keylemma", "131072"), false, 0 },
-	{ "subtile", "4096", APPROX("subtile", "4096"), false, 0 },
-	{ "subtile", "16384", APPROX("subtile", "16384"), false, 0 },
-	{ "matmul", "4096", APPROX("matmul", "4096"), false, 0 },
-	{ "matmul", "16384", APPROX("matmul", "16384"), false, 0 },
-	{ "matmul", "65536", APPROX("matmul", "65536"), false, 0 },
-	{ "matmul", "131072", APPROX("matmul", "131072"), false, 0 },
-	{ "colpass", "4096", APPROX("colpass", "4096"), false, 0 },
-	{ "colpass", "65536", APPROX("colpass", "65536"), false, 0 },
-	{ "best", "4096", APPROX("best", "4096"), false, 0 },
-	{ "best", "131072", APPROX("best", "131072"), false, 0 },
-	{ "resident", "4096", APPROX("resident", "4096"), false, 0 },
-	{ "Case IV (matmul)", "4096", CASE_IV("4096"), false, 0 },
-	{ "Case IV (matmul)", "16384", CASE_IV("16384"), false, 0 },
-	{ "flash", "4096", EXACT("flash", "4096"), false, 0 },
-	{ "flash", "16384", EXACT("flash", "16384"), false, 0 },
-	{ "flash", "131072", EXACT("flash", "131072"), false, 0 },
-	{ "exact-matmul", "4096", EXACT("exact-matmul", "4096"), false, 0 },
-	{ "exact-matmul", "16384", EXACT("exact-matmul", "16384"), false, 0 },
-	{ "naive", "1024", APPROX("naive", "1024"), false, 0 },
-	{ "naive-exact", "1024", EXACT("naive-exact", "1024"), false, 0 },
+	{ "generic", "4096", APPROX("generic", "4096"), false, 0, false },
+	{ "generic", "131072", APPROX("generic", "131072"), false, 0, false },
+	{ "caseI", "4096", APPROX("caseI", "4096"), false, 0, false },
+	{ "caseI", "131072", APPROX("caseI", "131072"), false, 0, false },
+	{ "keylemma", "4096", APPROX("keylemma", "4096"), false, 0, false },
+	{ "keylemma", "16384", APPROX("keylemma", "16384"), false, 0, false },
+	{ "keylemma", "65536", APPROX("keylemma", "65536"), false, 0, false },
+	{ "keylemma", "131072", APPROX("keylemma", "131072"), false, 0, false },
+	{ "subtile", "4096", APPROX("subtile", "4096"), false, 0, false },
+	{ "subtile", "16384", APPROX("subtile", "16384"), false, 0, false },
+	{ "matmul", "4096", APPROX("matmul", "4096"), false, 0, false },
+	{ "matmul", "16384", APPROX("matmul", "16384"), false, 0, false },
+	{ "matmul", "65536", APPROX("matmul", "65536"), false, 0, false },
+	{ "matmul", "131072", APPROX("matmul", "131072"), false, 0, false },
+	{ "colpass", "4096", APPROX("colpass", "4096"), false, 0, false },
+	{ "colpass", "65536", APPROX("colpass", "65536"), false, 0, false },
+	{ "best", "4096", APPROX("best", "4096"), false, 0, false },
+	{ "best", "131072", APPROX("best", "131072"), false, 0, false },
+	{ "resident", "4096", APPROX("resident", "4096"), false, 0, false },
+	{ "Case IV (matmul)", "4096", CASE_IV("4096"), false, 0, false },
+	{ "Case IV (matmul)", "16384", CASE_IV("16384"), false, 0, false },
+	{ "flash", "4096", EXACT("flash", "4096"), false, 0, false },
+	{ "flash", "16384", EXACT("flash", "16384"), false, 0, false },
+	{ "flash", "131072", EXACT("flash", "131072"), false, 0, false },
+	{ "exact-matmul", "4096", EXACT("exact-matmul", "4096"), false, 0, false },
+	{ "exact-matmul", "16384", EXACT("exact-matmul", "16384"), false, 0, false },
+	{ "naive", "1024", APPROX("naive", "1024"), false, 0, false },
+	{ "naive-exact", "1024", EXACT("naive-exact", "1024"), false, 0, false },
 };
 
 #define DRY_RUN_JOBS (sizeof(dry_run_grid) / sizeof(dry_run_grid[0]))
@@ -395,6 +408,21 @@ static int startup(const char *bin, json_t *rows)
 	return 0;
 }
 
+static size_t job_at(const char *name, const char *n)
+{
+	size_t j = 0;
+
+	while (j < JOBS && (strcmp(jobs[j].name, name) || strcmp(jobs[j].n, n)))
+		j++;
+	return j;
+}
+
+/* Moves a second of row j, from its median sample. */
+static double rate(const struct sample *s, int runs)
+{
+	return (double)s[runs / 2].moves / s[runs / 2].wall;
+}
+
 static int by_wall(const void *a, const void *b)
 {
 	double x = ((const struct sample *)a)->wall, y = ((const struct sample *)b)->wall;
@@ -404,7 +432,8 @@ static int by_wall(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	static struct sample samples[JOBS][MAX_RUNS];
+	static struct sample samples[JOBS][MAX_RUNS], before[JOBS][MAX_RUNS];
+	const char *baseline = argc > 4 ? argv[4] : NULL;
 	static const char *const trace_args[] = {
 		"--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", "--json",
 		"--trace", TRACE_PATH, NULL
@@ -446,7 +475,8 @@ int main(int argc, char **argv)
 		return rc ? 1 : 0;
 	}
 	if (argc < 3 || runs < 1 || runs > MAX_RUNS) {
-		fprintf(stderr, "usage: pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS <= %d]\n",
+		fprintf(stderr,
+			"usage: pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS <= %d [BASELINE_BINARY]]\n",
 			MAX_RUNS);
 		return 2;
 	}
@@ -484,6 +514,18 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			samples[j][r].moves = json_integer_value(json_object_get(doc, "moves"));
+			if (baseline && jobs[j].baseline) {
+				json_t *was;
+
+				if (run(baseline, false, jobs[j].args, NULL, &before[j][r], &was)) {
+					fprintf(stderr, "pebblesim-bench: '%s' n = %s failed with '%s'\n",
+						jobs[j].name, jobs[j].n, baseline);
+					return 1;
+				}
+				before[j][r].moves =
+					json_integer_value(json_object_get(was, "moves"));
+				json_decref(was);
+			}
 			if (jobs[j].io_max &&
 			    (uint64_t)json_integer_value(json_object_get(doc, "io")) > jobs[j].io_max) {
 				fprintf(stderr, "pebblesim-bench: '%s' n = %s moves %lld, more than %llu\n",
@@ -525,6 +567,26 @@ int main(int argc, char **argv)
 	}
 	printf("block path / element path, headline: %.1f times faster\n",
 	       median[1] / median[0]);
+	{
+		const size_t keylemma = job_at("Case II", "65536");
+
+		for (size_t j = 0; j < JOBS; j++)
+			if (!strcmp(jobs[j].n, "65536") &&
+			    (!strcmp(jobs[j].name, "subtile") ||
+			     !strcmp(jobs[j].name, "Case IV (matmul)")))
+				printf("Case II / %s, rate per move, n = 65536: %.2f\n", jobs[j].name,
+				       rate(samples[keylemma], runs) / rate(samples[j], runs));
+	}
+	for (size_t j = 0; baseline && j < JOBS; j++) {
+		if (!jobs[j].baseline)
+			continue;
+		qsort(before[j], (size_t)runs, sizeof(before[j][0]), by_wall);
+		printf("%s n = %s: baseline %.3f s, now %.3f s, %.2f times faster%s\n",
+		       jobs[j].name, jobs[j].n, before[j][runs / 2].wall, median[j],
+		       before[j][runs / 2].wall / median[j],
+		       before[j][runs / 2].moves == samples[j][runs / 2].moves ? "" :
+		       " (moves differ)");
+	}
 	{
 		struct sample sw;
 

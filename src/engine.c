@@ -215,8 +215,13 @@ static uint32_t *index_slot(struct ps_engine_state *s, ps_node v, bool make)
 	if (!*pg) {
 		if (!make)
 			return NULL;
-		if (!(*pg = calloc(PS_INDEX_SIZE, sizeof(uint32_t))))
+		/* the page last emptied, all zero, serves again */
+		if (s->index_spare) {
+			*pg = s->index_spare;
+			s->index_spare = NULL;
+		} else if (!(*pg = calloc(PS_INDEX_SIZE, sizeof(uint32_t)))) {
 			return NULL;
+		}
 		zone_mark(s->index_zone, v);
 	}
 	return &(*pg)[v & (PS_INDEX_SIZE - 1)];
@@ -365,7 +370,10 @@ static void partial_drop(struct ps_engine_state *s, ps_node v)
 		s->rec_free = at;
 	}
 	if (!--s->index_live[page]) {
-		free(s->index[page]);
+		/* kept for the next page to open: sums that complete and
+		 * start again would otherwise free and clear a page each time */
+		free(s->index_spare);
+		s->index_spare = s->index[page];
 		s->index[page] = NULL;
 	}
 }
@@ -480,6 +488,9 @@ static int partial_add(struct ps_partial *r, const struct ps_coordset *edges)
 
 /* ---- the engine's state ------------------------------------------------------ */
 
+static void col_runs_free(struct ps_engine_state *s);
+static void known_red_drop(struct ps_engine_state *s, ps_node lo, ps_node hi);
+
 static void state_free(struct ps_engine_state *s)
 {
 	if (!s)
@@ -488,12 +499,14 @@ static void state_free(struct ps_engine_state *s)
 	plane_free(&s->blue);
 	plane_free(&s->computed);
 	plane_free(&s->complete);
+	col_runs_free(s);
 	for (uint64_t lo = 0, hi; s->index &&
 	     zone_slots_next(s->index_zone, s->index_pages, PS_INDEX_SHIFT, &lo, &hi); lo = hi)
 		for (uint64_t k = lo; k < hi; k++)
 			free(s->index[k]);
 	for (uint32_t k = 0; s->rec && k < s->rec_used; k++)
 		free(s->rec[k].bits); /* free records hold NULL */
+	free(s->index_spare);
 	free(s->index);
 	free(s->index_live);
 	free(s->index_zone);
@@ -590,6 +603,19 @@ static uint64_t tiles_common(const struct ps_tiles *ts, const struct ps_tile *t)
 	return n;
 }
 
+/* [tiles_lo, tiles_hi) takes the nodes [lo, hi) in. */
+static void bound_add(struct ps_engine_state *s, ps_node lo, ps_node hi)
+{
+	if (s->tiles_lo == s->tiles_hi) {
+		s->tiles_lo = lo;
+		s->tiles_hi = hi;
+	} else {
+		s->tiles_lo = ps_min_u64(s->tiles_lo, lo);
+		s->tiles_hi = ps_max_u64(s->tiles_hi, hi);
+	}
+}
+
+/* Bounds the held and done tiles and the regions holding runs. */
 static void tiles_bound(struct ps_engine_state *s)
 {
 	const struct ps_tiles *lists[2] = { &s->held, &s->done };
@@ -599,14 +625,12 @@ static void tiles_bound(struct ps_engine_state *s)
 		for (unsigned k = 0; k < lists[l]->len; k++) {
 			const struct ps_tile *t = &lists[l]->t[k];
 
-			if (s->tiles_lo == s->tiles_hi) {
-				s->tiles_lo = tile_lo(t);
-				s->tiles_hi = tile_hi(t);
-			} else {
-				s->tiles_lo = ps_min_u64(s->tiles_lo, tile_lo(t));
-				s->tiles_hi = ps_max_u64(s->tiles_hi, tile_hi(t));
-			}
+			bound_add(s, tile_lo(t), tile_hi(t));
 		}
+	for (unsigned k = 0; k < s->runs_len; k++)
+		if (!s->runs[k].written)
+			bound_add(s, s->runs[k].first,
+				  s->runs[k].first + s->runs[k].width * s->runs[k].height);
 }
 
 static void tiles_remove(struct ps_tiles *ts, unsigned k)
@@ -645,11 +669,26 @@ static void tiles_merge(struct ps_tiles *ts, unsigned k)
 /* Are the bits of the tile's nodes in plane p all clear? */
 static bool tile_plane_clear(const struct ps_plane *p, const struct ps_tile *t)
 {
+	const uint64_t width = t->c1 - t->c0;
+
 	if (zone_clear(p->zone, tile_lo(t), tile_hi(t)))
 		return true;
-	for (uint64_t r = t->r0; r < t->r1; r++)
-		if (plane_count(p, tile_row(t, r), tile_row(t, r) + (t->c1 - t->c0)))
+	for (uint64_t r = t->r0; r < t->r1; r++) {
+		const ps_node a = tile_row(t, r), page = a >> PS_PAGE_SHIFT;
+
+		if (!p->page[page] && (a + width - 1) >> PS_PAGE_SHIFT == page) {
+			/* rows within this missing page: on to the first that
+			 * reaches the next (first + r' stride + c1 > next) */
+			const ps_node next = (page + 1) << PS_PAGE_SHIFT;
+			const uint64_t reach = (next - t->first - t->c1) / t->stride + 1;
+
+			if (reach > r + 1)
+				r = ps_min_u64(reach, t->r1) - 1;
+			continue;
+		}
+		if (plane_count(p, a, a + width))
 			return false;
+	}
 	return true;
 }
 
@@ -725,6 +764,114 @@ int ps_tile_mark_computed(struct ps_engine *e, const struct ps_tile *t)
 	return PS_OK;
 }
 
+/* ---- runs of rows per column: plain nodes computed by fused macs ----------- */
+
+static void col_runs_free(struct ps_engine_state *s)
+{
+	for (unsigned k = 0; k < s->runs_len; k++) {
+		free(s->runs[k].lo);
+		free(s->runs[k].hi);
+		s->runs[k].lo = s->runs[k].hi = NULL;
+	}
+	s->runs_len = 0;
+}
+
+/* Is node v computed by a region's runs? */
+static bool col_runs_have(const struct ps_engine_state *s, ps_node v)
+{
+	for (unsigned k = 0; k < s->runs_len; k++) {
+		const struct ps_col_runs *R = &s->runs[k];
+		uint64_t r, c;
+
+		if (R->written || v < R->first || v >= R->first + R->width * R->height)
+			continue;
+		r = (v - R->first) / R->width;
+		c = (v - R->first) % R->width;
+		return r >= R->lo[c] && r < R->hi[c];
+	}
+	return false;
+}
+
+/* The region's runs written into the computed plane, which alone holds
+ * them from now on. */
+static int col_runs_write(struct ps_engine_state *s, struct ps_col_runs *R)
+{
+	for (uint64_t c = 0; c < R->width; c++)
+		for (uint64_t r = R->lo[c]; r < R->hi[c]; r++)
+			if (plane_set(&s->computed, R->first + r * R->width + c))
+				return PS_ENOMEM;
+	free(R->lo);
+	free(R->hi);
+	R->lo = R->hi = NULL;
+	R->written = true;
+	return PS_OK;
+}
+
+int ps_runs_mark_computed(struct ps_engine *e, ps_node first, uint64_t width,
+			  uint64_t height, const struct ps_coordset *rows,
+			  const struct ps_coordset *cols, uint64_t *had)
+{
+	struct ps_engine_state *s = e->st;
+	const uint64_t n = ps_coordset_size(cols), count = ps_coordset_size(rows);
+	const uint64_t r0 = ps_coordset_at(rows, 0), r1 = ps_coordset_at(rows, count - 1) + 1;
+	struct ps_col_runs *R = NULL;
+	uint64_t again = 0;
+
+	for (unsigned k = 0; k < s->runs_len && !R; k++)
+		if (s->runs[k].first == first && s->runs[k].width == width)
+			R = &s->runs[k];
+	if (!R) {
+		if (s->runs_len == PS_COL_RUNS_MAX)
+			return 1;
+		R = &s->runs[s->runs_len++];
+		memset(R, 0, sizeof(*R));
+		R->first = first;
+		R->width = width;
+		R->height = height;
+		/* the plane holds no bit here, or the runs could not be told
+		 * apart from its bits: the plane keeps the region */
+		R->written = plane_count(&s->computed, first, first + width * height) ||
+			     !(R->lo = calloc(width, sizeof(uint64_t))) ||
+			     !(R->hi = calloc(width, sizeof(uint64_t)));
+		if (R->written) {
+			free(R->lo);
+			R->lo = NULL;
+			return 1;
+		}
+		tiles_bound(s);
+	}
+	if (R->written)
+		return 1;
+	/* each column's run takes [r0, r1) where it is empty or meets it;
+	 * rows with gaps go to the plane */
+	for (uint64_t q = 0; q < n; q++) {
+		const uint64_t c = ps_coordset_at(cols, q);
+
+		if (r1 - r0 != count ||
+		    (R->lo[c] < R->hi[c] && (r1 < R->lo[c] || r0 > R->hi[c]))) {
+			if (col_runs_write(s, R))
+				return PS_ENOMEM;
+			tiles_bound(s);
+			return 1;
+		}
+	}
+	for (uint64_t q = 0; q < n; q++) {
+		const uint64_t c = ps_coordset_at(cols, q);
+
+		if (R->lo[c] == R->hi[c]) {
+			R->lo[c] = r0;
+			R->hi[c] = r1;
+			continue;
+		}
+		if (ps_min_u64(R->hi[c], r1) > ps_max_u64(R->lo[c], r0))
+			again += ps_min_u64(R->hi[c], r1) - ps_max_u64(R->lo[c], r0);
+		R->lo[c] = ps_min_u64(R->lo[c], r0);
+		R->hi[c] = ps_max_u64(R->hi[c], r1);
+	}
+	*had += again;
+	return PS_OK;
+}
+
 /* Writes tile t into the planes: red and complete (held) or computed. */
 static int tile_write(struct ps_engine_state *s, const struct ps_tile *t, bool held)
 {
@@ -757,6 +904,13 @@ int ps_tiles_settle(struct ps_engine *e, ps_node lo, ps_node hi)
 				return PS_ENOMEM;
 			tiles_remove(lists[l], k);
 		}
+	for (unsigned k = 0; k < s->runs_len; k++) {
+		struct ps_col_runs *R = &s->runs[k];
+
+		if (!R->written && hi > R->first && lo < R->first + R->width * R->height &&
+		    col_runs_write(s, R))
+			return PS_ENOMEM;
+	}
 	tiles_bound(s);
 	return PS_OK;
 }
@@ -933,7 +1087,7 @@ uint8_t ps_engine_flags(const struct ps_engine *e, ps_node v)
 	f |= COMPLETE(v) ? PS_ST_SUM : 0;
 	if (v >= e->st->tiles_lo && v < e->st->tiles_hi) {
 		f |= tiles_have(&e->st->held, v) ? PS_ST_RED | PS_ST_SUM : 0;
-		f |= tiles_have(&e->st->done, v) ? PS_ST_COMPUTED : 0;
+		f |= tiles_have(&e->st->done, v) || col_runs_have(e->st, v) ? PS_ST_COMPUTED : 0;
 	}
 	return f;
 }
@@ -1077,6 +1231,7 @@ int ps_engine_delete(struct ps_engine *e, ps_node v)
 		return violate(e, PS_RULE_NOT_RED, PS_MOVE_DELETE, v, v,
 			       "%s is not in fast memory", NAME(v));
 	plane_clear(&e->st->red, v);
+	known_red_drop(e->st, v, v + 1);
 	e->c.red--;
 	if (!BLUE(v))
 		forget_sum(e, v);
@@ -1327,11 +1482,27 @@ int ps_engine_copy(struct ps_engine *dst, const struct ps_engine *src)
 			memcpy(q->bits, r->bits, bytes);
 		}
 	}
+	col_runs_free(d);
+	for (unsigned k = 0; k < s->runs_len; k++) {
+		struct ps_col_runs *R = &d->runs[k];
+
+		*R = s->runs[k];
+		R->lo = R->hi = NULL;
+		d->runs_len = k + 1;
+		if (R->written)
+			continue;
+		if (!(R->lo = malloc(R->width * sizeof(uint64_t))) ||
+		    !(R->hi = malloc(R->width * sizeof(uint64_t))))
+			return PS_ENOMEM;
+		memcpy(R->lo, s->runs[k].lo, R->width * sizeof(uint64_t));
+		memcpy(R->hi, s->runs[k].hi, R->width * sizeof(uint64_t));
+	}
 	d->held = s->held;
 	d->done = s->done;
 	d->tiles_lo = s->tiles_lo;
 	d->tiles_hi = s->tiles_hi;
 	memset(d->uniform, 0, sizeof(d->uniform));
+	memset(d->known_red, 0, sizeof(d->known_red));
 	dst->c = src->c;
 	dst->position = src->position;
 	dst->failed = src->failed;
@@ -1417,7 +1588,8 @@ bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
 	for (ps_node v = 0; v < e->dag->state_count; v++) {
 		enum ps_role role = ps_dag_role(e->dag, v);
 		const struct ps_partial *r = ps_engine_partial(e, v);
-		bool held = tiles_have(&e->st->held, v), done = tiles_have(&e->st->done, v);
+		bool held = tiles_have(&e->st->held, v);
+		bool done = tiles_have(&e->st->done, v) || col_runs_have(e->st, v);
 
 		if ((held && (RED(v) || BLUE(v) || COMPLETE(v) || r || role != PS_ROLE_SUM)) ||
 		    (done && (COMPUTED(v) || role != PS_ROLE_PLAIN)) ||
@@ -1467,6 +1639,20 @@ bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
 						 NAME(u->first + r * u->width + c), (unsigned)u->at);
 					return false;
 				}
+	}
+	for (unsigned k = 0; k < PS_KNOWN_RED_MAX; k++) {
+		const struct ps_red_known *b = &e->st->known_red[k];
+
+		for (uint64_t r = b->r0; r < b->r1; r++)
+			for (uint64_t c = 0; c < (b->run ? b->hi : 64); c++) {
+				const ps_node v = b->first + r * b->width +
+						  (b->run ? c : (b->first_word << 6) + c);
+
+				if (b->run ? c >= b->lo && !RED(v) : ((b->mask >> c) & 1) && !RED(v)) {
+					snprintf(why, len, "%s: not red, in a block known red", NAME(v));
+					return false;
+				}
+			}
 	}
 	if (red != e->c.red || partial != e->st->partial_count) {
 		snprintf(why, len, "%llu red flags for a count of %llu; %llu records for %llu",
@@ -1593,6 +1779,9 @@ int ps_row_flag(struct ps_engine *e, enum ps_plane_id id, ps_node first,
 	const struct ps_coordset run = below(cols, limit);
 	uint64_t page_no = UINT64_MAX, *page = NULL;
 
+	if (id == PS_PLANE_RED && !set)
+		known_red_drop(e->st, first + (run.list ? (run.len ? run.list[0] : 0) : run.lo),
+			       first + (run.list ? (run.len ? run.list[run.len - 1] + 1 : 0) : run.hi));
 	if (!run.list)
 		return plane_fill(p, first + run.lo, first + run.hi, set);
 	for (size_t q = 0; q < run.len; q++) {
@@ -1842,6 +2031,135 @@ static PS_ALWAYS_INLINE int gather(struct ps_engine_state *s, struct ps_plane *p
 	return rc;
 }
 
+/* A page's words, for the planes an operation reads or writes: NULL
+ * where the plane has no page. */
+struct page_words {
+	uint64_t *one, *red, *blue, *complete;
+};
+
+/* what on a word of a page (at offset k) with the block's bits: PS_OK,
+ * 1 to stop (all: a node without the flag; none: one with it; open: a sum
+ * that may not take the edges). */
+static PS_ALWAYS_INLINE int page_word_do(const struct page_words *pw, enum rows_do what,
+					 uint64_t k, uint64_t bits, uint64_t *count)
+{
+	uint64_t r;
+
+	switch (what) {
+	case ROWS_ALL:
+		return (pw->one[k] & bits) != bits;
+	case ROWS_NONE:
+		return (pw->one[k] & bits) != 0;
+	case ROWS_COUNT:
+		*count += ps_popcount64(pw->one[k] & bits);
+		return PS_OK;
+	case ROWS_SET:
+		pw->one[k] |= bits;
+		return PS_OK;
+	case ROWS_ADD:
+		if (pw->one[k] & bits)
+			*count += ps_popcount64(pw->one[k] & bits);
+		pw->one[k] |= bits;
+		return PS_OK;
+	case ROWS_CLEAR:
+		pw->one[k] &= ~bits;
+		return PS_OK;
+	case ROWS_OPEN:
+		r = pw->red ? pw->red[k] & bits : 0;
+		if ((pw->blue && (pw->blue[k] & bits & ~r)) ||
+		    (pw->complete && (pw->complete[k] & bits)))
+			return 1;
+		if (bits & ~r)
+			*count += ps_popcount64(bits & ~r);
+		return PS_OK;
+	case ROWS_TAKE:
+		pw->red[k] |= bits;
+		if (pw->blue)
+			pw->blue[k] &= ~bits;
+		return PS_OK;
+	case ROWS_DELETE:
+		break;
+	}
+	return PS_OK;
+}
+
+/*
+ * The whole words [w, w1) of a periodic block's run of consecutive rows,
+ * *phase the columns' phase at word w (advanced past w1): the pages of
+ * the planes found once for their words, each word's bits read off the
+ * repeated columns (the same bits every word when the rows' width
+ * divides 64). Any 64 consecutive nodes of rows of at most 64 columns
+ * hold one of the block's, so every word has bits: a missing page answers
+ * all at once. Deletes go word by word. whole: every bit of the words
+ * (a run of nodes), whatever b.
+ */
+static PS_ALWAYS_INLINE int words_periodic(struct ps_engine_state *s, struct ps_plane *p,
+					   const struct ps_rows *b, bool whole, enum rows_do what,
+					   uint64_t w, uint64_t w1, uint64_t *phase,
+					   uint64_t *count)
+{
+	const bool one_plane = what != ROWS_DELETE && what != ROWS_OPEN && what != ROWS_TAKE;
+	const bool make = what == ROWS_SET || what == ROWS_ADD;
+	uint64_t ph = *phase;
+	int rc;
+
+	while (w < w1) {
+		const uint64_t stop = ps_min_u64(w1, (w / PS_PAGE_WORDS + 1) * PS_PAGE_WORDS);
+		struct page_words pw = { NULL, NULL, NULL, NULL };
+
+		if (what == ROWS_DELETE) {
+			for (; w < stop; w++) {
+				word_delete(s, w, whole ? ~UINT64_C(0) : rows_phase(b, ph));
+				ph += b->step;
+				if (ph >= b->width)
+					ph -= b->width;
+			}
+			continue;
+		}
+		if (one_plane) {
+			pw.one = plane_word(p, w, make);
+		} else {
+			pw.red = plane_word(&s->red, w, what == ROWS_TAKE);
+			pw.blue = plane_word(&s->blue, w, false);
+			pw.complete = what == ROWS_OPEN ? plane_word(&s->complete, w, false) : NULL;
+		}
+		if ((one_plane && !pw.one) || (what == ROWS_TAKE && !pw.red)) {
+			if (make || what == ROWS_TAKE)
+				return PS_ENOMEM;
+			if (what == ROWS_ALL)
+				return 1;
+			if (what != ROWS_OPEN) {
+				/* none here: step the phase past the page's words */
+				if (!whole)
+					ph = (ph + (stop - w) % b->width * b->step) % b->width;
+				w = stop;
+				continue;
+			}
+		}
+		/* the words of the page from w on, at offsets 0, 1, ... */
+		if (whole || !b->step) {
+			const uint64_t bits = whole ? ~UINT64_C(0) : rows_phase(b, ph);
+
+			for (uint64_t k = 0; k < stop - w; k++)
+				if ((rc = page_word_do(&pw, what, k, bits, count)))
+					return rc;
+		} else {
+			for (uint64_t k = 0; k < stop - w; k++) {
+				const uint64_t bits = rows_phase(b, ph);
+
+				ph += b->step;
+				if (ph >= b->width)
+					ph -= b->width;
+				if ((rc = page_word_do(&pw, what, k, bits, count)))
+					return rc;
+			}
+		}
+		w = stop;
+	}
+	*phase = ph;
+	return PS_OK;
+}
+
 /* Has plane p no page where the block's nodes lie? Then none of them has
  * the flag, whatever the rows. */
 static bool rows_pageless(const struct ps_plane *p, const struct ps_rows *b)
@@ -1878,12 +2196,27 @@ static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plan
 		const uint64_t r0 = ps_coordset_at(&b->rows, x);
 		uint64_t a = b->first + r0 * b->width, end, phase = 0;
 
-		for (y = x + 1; y < n && ps_coordset_at(&b->rows, y) == r0 + (y - x); y++)
-			;
+		if (!b->rows.list)
+			y = n;
+		else
+			for (y = x + 1; y < n && ps_coordset_at(&b->rows, y) == r0 + (y - x); y++)
+				;
 		for (end = a + (y - x) * b->width; a < end;) {
 			const uint64_t w = a >> 6, next = (w + 1) << 6;
 			uint64_t bits = rows_phase(b, phase) << (a & 63);
 
+			if (!(a & 63) && next < end) {
+				/* the whole words: no other run meets them */
+				const uint64_t whole = (end >> 6) - w;
+
+				if (at_mask && (rc = word_do(s, p, what, at_word, at_mask, count)))
+					return rc;
+				at_mask = 0;
+				if ((rc = words_periodic(s, p, b, false, what, w, w + whole, &phase, count)))
+					return rc;
+				a = (w + whole) << 6;
+				continue;
+			}
 			if (end < next)
 				bits &= (UINT64_C(1) << (end & 63)) - 1;
 			if (bits && (rc = gather(s, p, what, &at_word, &at_mask, w, bits, count)))
@@ -1897,18 +2230,42 @@ static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plan
 	}
 	for (uint64_t x = 0; !b->periodic && x < n; x++) {
 		const ps_node row = b->first + ps_coordset_at(&b->rows, x) * b->width;
+		const uint64_t end_off = b->run ? b->hi : (b->first_word + b->words) << 6;
 		const uint64_t page = (row + (b->run ? b->lo : b->first_word << 6)) >> PS_PAGE_SHIFT;
 
 		/* a row within a page the plane lacks has no node with the
-		 * flag */
+		 * flag; of consecutive rows, every one up to the first that
+		 * reaches the next page is passed over at once */
 		if ((what == ROWS_NONE || what == ROWS_COUNT) && !p->page[page] &&
-		    (row + (b->run ? b->hi : (b->first_word + b->words) << 6) - 1) >> PS_PAGE_SHIFT ==
-			    page)
+		    (row + end_off - 1) >> PS_PAGE_SHIFT == page) {
+			const ps_node next = (page + 1) << PS_PAGE_SHIFT;
+			const uint64_t r = ps_coordset_at(&b->rows, x);
+			uint64_t reach;
+
+			if (b->rows.list)
+				continue;
+			/* the first row r' with first + r' width + end_off > next */
+			reach = (next - b->first - end_off) / b->width + 1;
+			if (reach > r + 1)
+				x += ps_min_u64(reach - r, n - x) - 1;
 			continue;
+		}
 
 		for (uint64_t a = row + b->lo, end = row + b->hi; b->run && a < end;) {
 			const uint64_t w = a >> 6, stop = ps_min_u64(end, (w + 1) << 6);
 
+			if (!(a & 63) && stop < end) {
+				/* whole words: no other row meets them */
+				uint64_t phase = 0;
+
+				if (at_mask && (rc = word_do(s, p, what, at_word, at_mask, count)))
+					return rc;
+				at_mask = 0;
+				if ((rc = words_periodic(s, p, b, true, what, w, end >> 6, &phase, count)))
+					return rc;
+				a = end & ~UINT64_C(63);
+				continue;
+			}
 			if ((rc = gather(s, p, what, &at_word, &at_mask, w,
 					 ps_bits_word_mask((unsigned)(a & 63), (unsigned)((stop - 1) & 63) + 1),
 					 count)))
@@ -1931,9 +2288,106 @@ static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plan
 	return at_mask ? word_do(s, p, what, at_word, at_mask, count) : PS_OK;
 }
 
+/* ---- blocks known red ------------------------------------------------------------ */
+
+/* The nodes of block b lie in [*lo, *hi); false when it cannot be kept as
+ * known (rows a list, a mask of more than a word, no rows). */
+static bool known_span(const struct ps_rows *b, ps_node *lo, ps_node *hi)
+{
+	const uint64_t n = ps_coordset_size(&b->rows);
+
+	if (b->rows.list || !n || (!b->run && b->words != 1))
+		return false;
+	*lo = b->first + b->rows.lo * b->width + (b->run ? b->lo : b->first_word << 6);
+	*hi = b->first + (b->rows.hi - 1) * b->width + (b->run ? b->hi : (b->first_word + 1) << 6);
+	return true;
+}
+
+/* Block b is all red now: kept, in a free place or else the oldest. */
+static void known_red_note(struct ps_engine_state *s, const struct ps_rows *b)
+{
+	struct ps_red_known *k = NULL;
+	ps_node lo, hi;
+
+	if (!known_span(b, &lo, &hi))
+		return;
+	for (unsigned x = 0; x < PS_KNOWN_RED_MAX && !k; x++)
+		if (s->known_red[x].r0 >= s->known_red[x].r1)
+			k = &s->known_red[x];
+	if (!k) {
+		k = &s->known_red[s->known_red_next];
+		s->known_red_next = (s->known_red_next + 1) % PS_KNOWN_RED_MAX;
+	}
+	k->first = b->first;
+	k->width = b->width;
+	k->r0 = b->rows.lo;
+	k->r1 = b->rows.hi;
+	k->run = b->run;
+	k->lo = b->lo;
+	k->hi = b->hi;
+	k->first_word = b->first_word;
+	k->mask = b->run ? 0 : b->small[0];
+	k->node_lo = lo;
+	k->node_hi = hi;
+}
+
+/* Is every node of b in a block known red? */
+static bool known_red_covers(const struct ps_engine_state *s, const struct ps_rows *b)
+{
+	ps_node lo, hi;
+
+	if (!known_span(b, &lo, &hi))
+		return false;
+	for (unsigned x = 0; x < PS_KNOWN_RED_MAX; x++) {
+		const struct ps_red_known *k = &s->known_red[x];
+
+		if (k->r0 >= k->r1 || k->first != b->first || k->width != b->width ||
+		    b->rows.lo < k->r0 || b->rows.hi > k->r1)
+			continue;
+		if (b->run && k->run ? b->lo >= k->lo && b->hi <= k->hi :
+		    !b->run && !k->run ? b->first_word == k->first_word && !(b->small[0] & ~k->mask) :
+		    b->run && b->lo < b->hi && b->lo >> 6 == k->first_word &&
+		    (b->hi - 1) >> 6 == k->first_word &&
+		    !(ps_bits_word_mask((unsigned)(b->lo & 63), (unsigned)((b->hi - 1) & 63) + 1) &
+		      ~k->mask))
+			return true;
+	}
+	return false;
+}
+
+/* Red pebbles among the nodes [lo, hi) may go: no block that meets them
+ * is known red any more. */
+static void known_red_drop(struct ps_engine_state *s, ps_node lo, ps_node hi)
+{
+	for (unsigned x = 0; x < PS_KNOWN_RED_MAX; x++) {
+		struct ps_red_known *k = &s->known_red[x];
+
+		if (k->r0 < k->r1 && lo < k->node_hi && hi > k->node_lo)
+			k->r0 = k->r1 = 0;
+	}
+}
+
+/* The same for a block of rows. */
+static void known_red_drop_rows(struct ps_engine_state *s, const struct ps_rows *b)
+{
+	const uint64_t n = ps_coordset_size(&b->rows);
+
+	if (n)
+		known_red_drop(s, b->first + ps_coordset_at(&b->rows, 0) * b->width +
+				  (b->run ? b->lo : b->first_word << 6),
+			       b->first + ps_coordset_at(&b->rows, n - 1) * b->width +
+				  (b->run ? b->hi : (b->first_word + b->words) << 6));
+}
+
 bool ps_rows_all(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b)
 {
-	return !rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b, ROWS_ALL, NULL);
+	if (id == PS_PLANE_RED && known_red_covers(e->st, b))
+		return true;
+	if (rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b, ROWS_ALL, NULL))
+		return false;
+	if (id == PS_PLANE_RED)
+		known_red_note(e->st, b);
+	return true;
 }
 
 bool ps_rows_none(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b)
@@ -1951,8 +2405,17 @@ uint64_t ps_rows_count(const struct ps_engine *e, enum ps_plane_id id, const str
 
 int ps_rows_flag(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b, bool set)
 {
-	return rows_visit(e->st, (struct ps_plane *)ps_engine_plane(e, id), b,
-			  set ? ROWS_SET : ROWS_CLEAR, NULL);
+	struct ps_plane *p = (struct ps_plane *)ps_engine_plane(e, id);
+
+	int rc;
+
+	if (id == PS_PLANE_RED && !set)
+		known_red_drop_rows(e->st, b);
+	/* what known inside each call */
+	rc = set ? rows_visit(e->st, p, b, ROWS_SET, NULL) : rows_visit(e->st, p, b, ROWS_CLEAR, NULL);
+	if (!rc && id == PS_PLANE_RED && set)
+		known_red_note(e->st, b);
+	return rc;
 }
 
 int ps_rows_add(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b,
@@ -1963,6 +2426,7 @@ int ps_rows_add(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *
 
 void ps_rows_delete(struct ps_engine *e, const struct ps_rows *b)
 {
+	known_red_drop_rows(e->st, b);
 	rows_visit(e->st, &e->st->red, b, ROWS_DELETE, NULL);
 }
 

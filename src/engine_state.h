@@ -63,6 +63,25 @@ struct ps_tiles {
 	unsigned len;
 };
 
+/*
+ * Plain nodes computed by fused macs over ranges of rows, held as one run
+ * of rows per column instead of bits: the nodes first + r width + c, c in
+ * [0, width), r in [lo[c], hi[c]). A fused mac over rows [r0, r1) and a
+ * few columns of a row of r monomials then marks its entries in time
+ * proportional to its columns, not to its rows times the words of a row.
+ * While a region holds runs, the computed plane has no bit in it: any
+ * other reader or writer of those bits settles first (the runs written
+ * into the plane, which alone holds them from then on: written).
+ */
+struct ps_col_runs {
+	ps_node first;
+	uint64_t width, height;
+	uint64_t *lo, *hi; /* [width]; lo == hi: none */
+	bool written;
+};
+
+#define PS_COL_RUNS_MAX 2
+
 /* A sum that holds some of its in-edges, not all. Sums whose sets are
  * equal, a row's aggregated together, may share one. */
 struct ps_partial {
@@ -88,6 +107,18 @@ struct ps_uniform {
 
 #define PS_UNIFORM_MAX 4
 
+/* A block of rows (struct ps_rows, below) all red: rows [r0, r1) (r0 ==
+ * r1: none), the columns [lo, hi) (run) or the mask word at first_word;
+ * its nodes lie in [node_lo, node_hi). */
+struct ps_red_known {
+	ps_node first, node_lo, node_hi;
+	uint64_t width, r0, r1;
+	bool run;
+	uint64_t lo, hi, first_word, mask;
+};
+
+#define PS_KNOWN_RED_MAX 4
+
 /* Node id -> 1 + its partial record, a page of 2^12 ids at a time. */
 #define PS_INDEX_SHIFT 12
 #define PS_INDEX_SIZE (UINT64_C(1) << PS_INDEX_SHIFT)
@@ -99,7 +130,10 @@ struct ps_engine_state {
 	 * plane or a record, and held sums no blue pebble. [tiles_lo,
 	 * tiles_hi) bounds every tile's nodes (empty: none). */
 	struct ps_tiles held, done;
-	ps_node tiles_lo, tiles_hi;
+	/* regions of plain nodes computed as runs of rows per column */
+	struct ps_col_runs runs[PS_COL_RUNS_MAX];
+	unsigned runs_len;
+	ps_node tiles_lo, tiles_hi; /* bounds the runs' regions too */
 	uint32_t **index; /* [index_pages] */
 	uint64_t *index_zone; /* a bit per zone: an index page allocated there */
 	/* blocks of sums that all hold one record (a block's, extended in
@@ -107,6 +141,11 @@ struct ps_engine_state {
 	struct ps_uniform uniform[PS_UNIFORM_MAX];
 	unsigned uniform_next; /* the slot to take next */
 	uint32_t *index_live; /* [index_pages] records in each page */
+	uint32_t *index_spare; /* an emptied page (all zero), or NULL */
+	/* blocks of rows found or made all red, kept until a red pebble
+	 * among their nodes is taken (ps_rows_all answers them at once) */
+	struct ps_red_known known_red[PS_KNOWN_RED_MAX];
+	unsigned known_red_next;
 	uint64_t index_pages;
 	struct ps_partial *rec; /* [rec_cap]; free ones chained by count */
 	uint32_t rec_used, rec_cap, rec_free;
@@ -271,6 +310,19 @@ int ps_tile_mark_computed(struct ps_engine *e, const struct ps_tile *t);
  * before anything reads or changes them row by row or move by move.
  * PS_OK or PS_ENOMEM. */
 int ps_tiles_settle(struct ps_engine *e, ps_node lo, ps_node hi);
+
+/*
+ * The plain nodes first + r width + c of the rows rows of a region of
+ * height rows and the columns cols (both increasing), none red, computed
+ * by a fused mac and dropped: marked as runs of rows per column when the
+ * rows are consecutive and every column's run is empty or meets them;
+ * *had adds those computed before. PS_OK; 1 when declined, the region's
+ * runs then written into the computed plane so that the caller marks the
+ * bits; or PS_ENOMEM.
+ */
+int ps_runs_mark_computed(struct ps_engine *e, ps_node first, uint64_t width,
+			  uint64_t height, const struct ps_coordset *rows,
+			  const struct ps_coordset *cols, uint64_t *had);
 
 /* A block applied: its counters (moves, macs, computes, recomputations,
  * red pebbles added, loads, saves and both by array) and its peak. */

@@ -94,17 +94,20 @@ static ps_node rows_first(const struct rows *r, uint64_t x)
 	return row_of(r->att, r->k, r->whole ? r->rs->lo : ps_coordset_at(r->rs, x));
 }
 
-/* Are all the nodes of the rows red? */
+/* Are all the nodes of the rows red? (A block of them, a word of the
+ * plane at a time.) */
 static bool rows_red(const struct ps_attention *att, const struct ps_engine *e,
 		     enum ps_kind k, const struct ps_coordset *rs,
 		     const struct ps_coordset *cs, uint64_t limit)
 {
-	const struct rows r = rows_of(att, k, rs, cs, limit);
+	struct ps_rows b;
+	bool red;
 
-	for (uint64_t x = 0; x < r.count; x++)
-		if (!ps_row_all(e, PS_PLANE_RED, rows_first(&r, x), &r.cols, r.limit))
-			return false;
-	return true;
+	if (ps_rows_init(&b, row_of(att, k, 0), att->ext[k][1], rs, cs, limit))
+		return false;
+	red = ps_rows_all(e, PS_PLANE_RED, &b);
+	ps_rows_free(&b);
+	return red;
 }
 
 /* The tile of kind k (S or E) at rows rs and columns cs, both ranges. */
@@ -177,6 +180,7 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	const struct ps_tile e_tile = tile_of(att, PS_KIND_E, is, js);
 	uint64_t fresh = 0, recomputed = 0, peak;
 	struct rows sums;
+	struct ps_rows block; /* the sums, when their columns are a range */
 	struct ps_edges ed;
 	bool tiled; /* E[I, J] by tiles */
 	int rc;
@@ -211,7 +215,13 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	sums = rows_of(att, sum, is, sum_cols, UINT64_MAX);
 	if (ps_edges_init(&ed, edges))
 		return PS_BLOCK_DECLINED;
-	for (uint64_t x = 0; x < sums.count; x++)
+	if (ps_rows_init(&block, row_of(att, sum, 0), att->ext[sum][1], is, sum_cols, UINT64_MAX)) {
+		ps_edges_free(&ed);
+		return PS_BLOCK_DECLINED;
+	}
+	if (block.run && !ps_rows_sums_open(e, &block, &ed, &fresh))
+		goto decline;
+	for (uint64_t x = 0; !block.run && x < sums.count; x++)
 		if (!ps_row_sums_open(e, rows_first(&sums, x), &sums.cols, &ed, &fresh))
 			goto decline;
 	/* the peak is reached at the block's last mac: every new sum, E
@@ -221,11 +231,14 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 		goto decline;
 
 	/* every move would succeed: apply the block */
-	for (uint64_t x = 0; x < sums.count; x++)
-		if ((rc = ps_row_sums_add(e, rows_first(&sums, x), &sums.cols, &ed, in_degree))) {
-			ps_edges_free(&ed);
-			return rc;
-		}
+	rc = block.run ? ps_rows_sums_add(e, &block, &ed, in_degree) : PS_OK;
+	for (uint64_t x = 0; !block.run && !rc && x < sums.count; x++)
+		rc = ps_row_sums_add(e, rows_first(&sums, x), &sums.cols, &ed, in_degree);
+	ps_rows_free(&block);
+	if (rc) {
+		ps_edges_free(&ed);
+		return rc;
+	}
 	for (uint64_t x = 0; fuse && !tiled && x < n0; x++)
 		if ((rc = ps_row_flag(e, PS_PLANE_COMPUTED,
 				      row_of(att, PS_KIND_E, ps_coordset_at(is, x)), js,
@@ -238,6 +251,7 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 		return rc;
 	return block_counted(e, fuse, n0, n1, n2, fresh, recomputed, peak);
 decline:
+	ps_rows_free(&block);
 	ps_edges_free(&ed);
 	return PS_BLOCK_DECLINED;
 }
@@ -262,6 +276,22 @@ static struct ps_coordset features_of(const struct ps_attention *att,
 		if (seen[a])
 			buf[len++] = a;
 	return ps_list(buf, len);
+}
+
+/*
+ * A fused mac's entries U[rows, M], none red, computed: as runs of rows
+ * per monomial when the rows are consecutive (their cost is then the
+ * monomials', not the rows'), else bit by bit; *recomputed adds those
+ * computed before.
+ */
+static int mark_entries(const struct ps_attention *att, struct ps_engine *e, enum ps_kind plain,
+			const struct ps_coordset *rows, const struct ps_coordset *ms,
+			const struct ps_rows *entries, uint64_t *recomputed)
+{
+	int rc = ps_runs_mark_computed(e, row_of(att, plain, 0), att->ext[plain][1],
+				       att->ext[plain][0], rows, ms, recomputed);
+
+	return rc == 1 ? ps_rows_add(e, PS_PLANE_COMPUTED, entries, recomputed) : rc;
 }
 
 /*
@@ -333,7 +363,7 @@ static int block_mac_approx(const struct ps_attention *att, struct ps_engine *e,
 		rc = ps_row_sums_add(e, row_of(att, sum, ps_coordset_at(outer, x)), bs, &ed,
 				     in_degree);
 	if (fuse && !rc)
-		rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &recomputed);
+		rc = mark_entries(att, e, plain, rows, ms, &entries, &recomputed);
 	if (!rc)
 		rc = block_counted(e, fuse, n0, n1, n2, fresh, recomputed, peak);
 done:
@@ -416,14 +446,18 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 		return PS_BLOCK_DECLINED;
 	if (ps_rows_init(&b, row_of(att, k, 0), att->ext[k][1], c0, c1, UINT64_MAX))
 		return PS_BLOCK_DECLINED;
-	/* load: neither red nor not blue; save, delete: red */
+	/* load: neither red nor not blue (an input is always blue: nothing
+	 * takes its blue pebble); save, delete: red */
 	if (op->code == PS_OP_LOAD ? !ps_rows_none(e, PS_PLANE_RED, &b) ||
-				     !ps_rows_all(e, PS_PLANE_BLUE, &b) :
+				     (ps_kinds[k].role != PS_ROLE_INPUT &&
+				      !ps_rows_all(e, PS_PLANE_BLUE, &b)) :
 	    !ps_rows_all(e, PS_PLANE_RED, &b)) {
 		ps_rows_free(&b);
 		return PS_BLOCK_DECLINED;
 	}
-	if (op->code == PS_OP_DELETE)
+	if (op->code == PS_OP_DELETE && ps_kinds[k].role == PS_ROLE_INPUT)
+		rc = ps_rows_flag(e, PS_PLANE_RED, &b, false); /* blue: nothing is lost */
+	else if (op->code == PS_OP_DELETE)
 		ps_rows_delete(e, &b);
 	else
 		rc = ps_rows_flag(e, op->code == PS_OP_LOAD ? PS_PLANE_RED : PS_PLANE_BLUE, &b, true);

@@ -173,7 +173,23 @@ static void rnd_op(const struct ps_attention *att, struct ps_op *op, uint64_t st
  * whatever comes, valid or not. Loads of every input come first now and
  * then.
  */
-static void random_ops(const struct ps_attention *att, uint64_t seed, uint64_t M)
+typedef void (*op_fn)(const struct ps_attention *att, struct ps_op *op, uint64_t store[3][48]);
+
+/* What random_ops saw of the engine's runs of computed entries: steps
+ * with a region holding runs, regions written into the plane, steps that
+ * recomputed entries while a region held runs. */
+static uint64_t runs_held, runs_written, runs_recomputed;
+/* ... and steps after which a block was known red (ps_engine_check then
+ * verifies its nodes red) */
+static uint64_t known_red_steps;
+/* runs_op: the row after the last mac's; the last monomials */
+static uint64_t runs_next;
+static struct ps_coordset runs_ms;
+static uint64_t runs_ms_store[48];
+static bool runs_ms_known;
+
+/* gen other than rnd_op: the inputs always loaded first */
+static void random_ops_of(const struct ps_attention *att, uint64_t seed, uint64_t M, op_fn gen)
 {
 	struct ps_engine fast, slow, probe;
 	struct ps_error err;
@@ -184,7 +200,7 @@ static void random_ops(const struct ps_attention *att, uint64_t seed, uint64_t M
 	ck_assert_int_eq(ps_engine_init(&slow, &att->dag, M, &err), 0);
 	ck_assert_int_eq(ps_engine_init(&probe, &att->dag, M, &err), 0);
 	slow.element_only = probe.element_only = true;
-	if (rnd(2)) {
+	if (rnd(2) || gen != rnd_op) {
 		static const enum ps_kind inputs[] = { PS_KIND_Q, PS_KIND_K, PS_KIND_V };
 
 		for (int q = 0; q < 3; q++) {
@@ -197,26 +213,119 @@ static void random_ops(const struct ps_attention *att, uint64_t seed, uint64_t M
 	}
 	for (int step = 0; step < 200 && !fast.failed; step++) {
 		struct ps_op op;
+		uint64_t recomputed;
 		int a, b;
 
 		for (int tries = rnd(50) ? 40 : 1; tries > 0; tries--) {
-			rnd_op(att, &op, store);
+			gen(att, &op, store);
 			ck_assert_int_eq(ps_engine_copy(&probe, &slow), 0);
 			if (ps_op_apply(att, &probe, &op, &err) == 0)
 				break;
 		}
+		recomputed = fast.c.recomputations;
 		a = ps_op_apply(att, &fast, &op, &err);
 		b = ps_op_apply(att, &slow, &op, &err);
 		ck_assert_int_eq(a, b);
+		if (op.code == PS_OP_MAC && !op.c[0].list)
+			runs_next = op.c[0].hi;
 		same_state(att, &fast, &slow);
+		for (unsigned k = 0; k < PS_KNOWN_RED_MAX; k++)
+			if (fast.st->known_red[k].r0 < fast.st->known_red[k].r1) {
+				known_red_steps++;
+				break;
+			}
+		for (unsigned k = 0; k < fast.st->runs_len; k++) {
+			runs_held += !fast.st->runs[k].written;
+			runs_written += fast.st->runs[k].written;
+			runs_recomputed += !fast.st->runs[k].written && fast.c.recomputations > recomputed;
+		}
 	}
 	ps_engine_free(&fast);
 	ps_engine_free(&slow);
 	ps_engine_free(&probe);
 }
 
+static void random_ops(const struct ps_attention *att, uint64_t seed, uint64_t M)
+{
+	random_ops_of(att, seed, M, rnd_op);
+}
+
+/*
+ * Fused macs into H and N over ranges of rows, most of them, the entries
+ * of which the engine keeps as runs of rows per monomial: ranges that
+ * extend a run, overlap it (recomputations), or lie apart from it (the
+ * runs written into the plane); mixed with computes, loads and deletes of
+ * U1 and U2 move by move and with any other operation.
+ */
+static void runs_op(const struct ps_attention *att, struct ps_op *op, uint64_t store[3][48])
+{
+	const uint64_t n = att->n;
+	uint64_t lo;
+
+	if (!rnd(10)) {
+		rnd_op(att, op, store);
+		return;
+	}
+	memset(op, 0, sizeof(*op));
+	/* mostly the rows after the last ones, or overlapping them: runs
+	 * grow; now and then rows anywhere */
+	if (runs_next >= n)
+		runs_next = 0;
+	lo = !rnd(16) ? rnd(n) : rnd(3) ? runs_next : runs_next - rnd(ps_min_u64(runs_next, 2) + 1);
+	op->c[0] = ps_range(lo, lo + 1 + rnd(ps_min_u64(n - lo, 3)));
+	/* mostly the monomials of the last time, as a strategy's tile */
+	if (!runs_ms_known || !rnd(6)) {
+		runs_ms = rnd_set(att->r, runs_ms_store);
+		if (runs_ms.list) {
+			/* increasing, so that the block path takes it */
+			size_t len = 0;
+
+			for (uint64_t m = 0; m < att->r && len < 48; m++)
+				if (!rnd(3))
+					runs_ms_store[len++] = m;
+			if (!len)
+				runs_ms_store[len++] = rnd(att->r);
+			runs_ms = ps_list(runs_ms_store, len);
+		}
+		runs_ms_known = true;
+	}
+	op->c[1] = runs_ms;
+	if (rnd(12)) {
+		op->code = PS_OP_MAC;
+		op->kind = rnd(3) ? PS_KIND_H : PS_KIND_N;
+		op->fuse = true;
+		lo = rnd(att->nb);
+		op->c[2] = ps_range(lo, lo + 1 + rnd(att->nb - lo));
+		return;
+	}
+	op->code = rnd(3) ? PS_OP_COMPUTE : rnd(2) ? PS_OP_DELETE : PS_OP_SAVE;
+	op->kind = rnd(2) ? PS_KIND_U1 : PS_KIND_U2;
+	op->c[0] = ps_range(op->c[0].lo, op->c[0].lo + 1);
+}
+
+START_TEST(test_col_runs_both_paths)
+{
+	runs_held = runs_written = runs_recomputed = 0;
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct ps_attention att;
+
+		test_attention(&att, 3 + seed % 23, 2 + seed % 4, 1 + seed % 3, seed % 3 != 0);
+		runs_next = 0;
+		runs_ms_known = false;
+		random_ops_of(&att, 2000 + seed, seed % 5 ? att.dag.state_count : 20 + seed % 100,
+			      runs_op);
+		ps_attention_free(&att);
+	}
+	/* the runs were there to be tested, and written out */
+	ck_assert_uint_gt(runs_held, 600);
+	ck_assert_uint_gt(runs_written, 3000);
+	ck_assert_uint_gt(runs_recomputed, 80);
+}
+END_TEST
+
 START_TEST(test_random_ops_both_paths)
 {
+	known_red_steps = 0;
 	for (uint64_t seed = 1; seed <= 600; seed++) {
 		struct ps_attention att;
 		uint64_t n = 1 + seed % 6, d = 1 + seed % 4;
@@ -228,6 +337,8 @@ START_TEST(test_random_ops_both_paths)
 		random_ops(&att, seed, seed % 5 ? att.dag.state_count : 3 + seed % 40);
 		ps_attention_free(&att);
 	}
+	/* blocks known red were there, checked after every operation */
+	ck_assert_uint_gt(known_red_steps, 5000);
 }
 END_TEST
 
@@ -498,6 +609,7 @@ Suite *block_suite(void)
 	tcase_add_test(tc, test_random_ops_both_paths);
 	tcase_add_test(tc, test_wide_rows_both_paths);
 	tcase_add_test(tc, test_tiles_both_paths);
+	tcase_add_test(tc, test_col_runs_both_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,8 +8,10 @@
  * block path's (src/ops_block.c) and a trace's included, goes through the
  * functions of src/engine.c. It is held for what is live: pages of flags
  * for the nodes a sequence touches, a record for each sum that holds
- * some of its in-edges but not all, and a few whole tiles of S and E for
- * exact attention's fused tiling; nothing for the DAG's edges.
+ * some of its in-edges but not all, a few whole tiles of S and E for
+ * exact attention's fused tiling, and runs of rows per column for the
+ * plain nodes fused macs computed over consecutive rows; nothing for the
+ * DAG's edges.
  *
  * Invariants (ps_engine_check verifies them; the tests do after every
  * block):
@@ -26,7 +28,10 @@
  *   - the first violation is final: once failed, no move changes the
  *     state, the counters or the violation;
  *   - a block of sums known to hold one record (src/engine_state.h,
- *     struct ps_uniform) holds it: every sum of it, that record.
+ *     struct ps_uniform) holds it: every sum of it, that record;
+ *   - a node of a region's runs of computed nodes (struct ps_col_runs)
+ *     is plain and has no computed bit of its own;
+ *   - every node of a block known red (struct ps_red_known) is red.
  */
 #ifndef PEBBLESIM_ENGINE_H
 #define PEBBLESIM_ENGINE_H
