@@ -117,7 +117,8 @@ for strategy in keylemma generic; do
 		fail "pebblesim --strategy $1 -n $2 -d $3 -g $4 -M $5 --json failed"
 	grep -qx 'valid true' "$stage/counts.txt" || fail "attention_counts $*: not valid"
 	for key in loads saves peak_red; do
-		want=$(sed -n "s/.*\"$key\":\([0-9]*\)[,}].*/\1/p" "$stage/run.json")
+		# the first: loads and saves come again inside by_array
+		want=$(grep -o "\"$key\":[0-9]*" "$stage/run.json" | head -n 1 | cut -d: -f2)
 		[ -n "$want" ] || fail "no $key in pebblesim's --json"
 		grep -qx "$key $want" "$stage/counts.txt" ||
 			fail "attention_counts $*: $(grep "^$key " "$stage/counts.txt"), pebblesim --json: $want"
