@@ -450,6 +450,9 @@ static bool same_series(const struct sweep_plot *sp, size_t p, size_t q)
 	}
 }
 
+/* Past this many monomials a bound's name is not worked out again. */
+#define PLOT_NAME_MAX_MONOMIALS (UINT64_C(1) << 22)
+
 /* The name of the lower bound a row carries: the trivial one when it is
  * that large, else the largest that applies there (docs/BOUNDS.md). */
 static const char *bound_name(const struct ps_sweep_row *r, bool exact)
@@ -460,16 +463,23 @@ static const char *bound_name(const struct ps_sweep_row *r, bool exact)
 	struct ps_lower_bounds lb;
 	struct ps_error err;
 	static char name[64];
+	uint64_t monomials = 1;
 
 	if (r->lower <= trivial)
 		return "trivial";
 	if (exact)
 		return "segments";
+	/* r = C(d+g, g), stopping past the size worth building for a name
+	 * (the row may come from a CSV file of any content) */
+	if (r->d > PLOT_NAME_MAX_MONOMIALS)
+		return "the largest that applies";
+	for (uint64_t l = 1; l <= r->g && monomials <= PLOT_NAME_MAX_MONOMIALS; l++)
+		monomials = monomials * (r->d + l) / l;
 	ps_error_clear(&err);
-	if (ps_attention_init(&att, &p, &err))
-		return "partition bounds";
+	if (monomials > PLOT_NAME_MAX_MONOMIALS || ps_attention_init(&att, &p, &err))
+		return "the largest that applies";
 	ps_bounds_lower(&att, r->M, &lb);
-	snprintf(name, sizeof(name), "%s", lb.best.value == r->lower ? lb.best.name : "partition bounds");
+	snprintf(name, sizeof(name), "%s", lb.best.value == r->lower ? lb.best.name : "the largest that applies");
 	ps_attention_free(&att);
 	return name;
 }
