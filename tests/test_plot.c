@@ -284,6 +284,9 @@ START_TEST(test_plot_epsilon_and_marks)
 	HAS(gp, "index 0 using 1:4 axes x1y2 with linespoints lw 1.5 dt 3 lc rgb '#0072b2'");
 	HAS(gp, "index 1 using 1:2 with linespoints lw 2 lc rgb '#d55e00'");
 	HAS(gp, "index 1 using 1:4 axes x1y2 with linespoints lw 1.5 dt 3 lc rgb '#d55e00'");
+	/* both compute the same values: the second epsilon is named equal,
+	 * its marker larger */
+	HAS(gp, "pt 4 ps 1.5 title 'generic epsilon (= caseI epsilon)'");
 	free(gp);
 	ck_assert_int_eq(cli("frontier", "-n", "1k:4k:x2", "-d", "16", "-M", "8k", "--epsilon", "1e-1", "--entry-bound", "0.5",
 			     "--plot", "f.svg", "--plot-script", "f.gp", NULL), 0);
