@@ -419,6 +419,7 @@ struct sweep_plot {
 	int same_as[PS_SWEEP_MAX_STRATEGIES]; /* an earlier label with the same points, or -1 */
 	bool exact[PS_SWEEP_MAX_STRATEGIES];  /* of exact attention */
 	bool has_epsilon[PS_SWEEP_MAX_STRATEGIES];
+	int epsilon_same_as[PS_SWEEP_MAX_STRATEGIES]; /* the same, for epsilon */
 	int bound_block[BOUND_KINDS];         /* -1: none */
 	char bound_names[BOUND_KINDS][128];   /* the bounds that are largest somewhere */
 	uint64_t xmin, xmax;
@@ -431,8 +432,9 @@ static bool row_is(const struct ps_sweep_row *r, const char *label)
 }
 
 /* Labels q and p have the same points: the same swept values, the same
- * I/O at each (rows sorted by value, as ps_sweep_sort leaves them). */
-static bool same_series(const struct sweep_plot *sp, size_t p, size_t q)
+ * I/O (or epsilon) at each (rows sorted by value, as ps_sweep_sort
+ * leaves them). */
+static bool same_series(const struct sweep_plot *sp, size_t p, size_t q, bool epsilon)
 {
 	size_t a = 0, b = 0;
 
@@ -443,12 +445,16 @@ static bool same_series(const struct sweep_plot *sp, size_t p, size_t q)
 			b++;
 		if (a == sp->count || b == sp->count)
 			return a == sp->count && b == sp->count;
-		if (sp->rows[a].value != sp->rows[b].value || sp->rows[a].io != sp->rows[b].io)
+		if (sp->rows[a].value != sp->rows[b].value ||
+		    (epsilon ? sp->rows[a].epsilon != sp->rows[b].epsilon : sp->rows[a].io != sp->rows[b].io))
 			return false;
 		a++;
 		b++;
 	}
 }
+
+/* Past this many monomials a bound's name is not worked out again. */
+#define PLOT_NAME_MAX_MONOMIALS (UINT64_C(1) << 22)
 
 /* The name of the lower bound a row carries: the trivial one when it is
  * that large, else the largest that applies there (docs/BOUNDS.md). */
@@ -460,16 +466,23 @@ static const char *bound_name(const struct ps_sweep_row *r, bool exact)
 	struct ps_lower_bounds lb;
 	struct ps_error err;
 	static char name[64];
+	uint64_t monomials = 1;
 
 	if (r->lower <= trivial)
 		return "trivial";
 	if (exact)
 		return "segments";
+	/* r = C(d+g, g), stopping past the size worth building for a name
+	 * (the row may come from a CSV file of any content) */
+	if (r->d > PLOT_NAME_MAX_MONOMIALS)
+		return "the largest that applies";
+	for (uint64_t l = 1; l <= r->g && monomials <= PLOT_NAME_MAX_MONOMIALS; l++)
+		monomials = monomials * (r->d + l) / l;
 	ps_error_clear(&err);
-	if (ps_attention_init(&att, &p, &err))
-		return "partition bounds";
+	if (monomials > PLOT_NAME_MAX_MONOMIALS || ps_attention_init(&att, &p, &err))
+		return "the largest that applies";
 	ps_bounds_lower(&att, r->M, &lb);
-	snprintf(name, sizeof(name), "%s", lb.best.value == r->lower ? lb.best.name : "partition bounds");
+	snprintf(name, sizeof(name), "%s", lb.best.value == r->lower ? lb.best.name : "the largest that applies");
 	ps_attention_free(&att);
 	return name;
 }
@@ -511,9 +524,13 @@ static void sweep_prepare(struct sweep_plot *sp)
 				    isfinite(sp->rows[k].epsilon))
 					sp->has_epsilon[q] = true;
 			}
+		sp->epsilon_same_as[q] = -1;
 		for (size_t p = 0; p < q && sp->block[q] >= 0 && sp->same_as[q] < 0; p++)
-			if (sp->block[p] >= 0 && sp->same_as[p] < 0 && same_series(sp, p, q))
+			if (sp->block[p] >= 0 && sp->same_as[p] < 0 && same_series(sp, p, q, false))
 				sp->same_as[q] = (int)p;
+		for (size_t p = 0; p < q && sp->has_epsilon[q] && sp->epsilon_same_as[q] < 0; p++)
+			if (sp->has_epsilon[p] && sp->epsilon_same_as[p] < 0 && same_series(sp, p, q, true))
+				sp->epsilon_same_as[q] = (int)p;
 	}
 	/* a lower bound per problem: its points, and the names of the bounds
 	 * that are the largest somewhere along the sweep */
@@ -629,6 +646,29 @@ static void x_axis(FILE *gp, char param, uint64_t lo, uint64_t hi)
 		fputs("set xtics 1\n", gp);
 }
 
+/*
+ * Room below the plot for the tic labels, the x label and the key, which
+ * gnuplot would otherwise draw over the x label: a row per entry in one
+ * column, or per two entries in two when every title is short enough
+ * for two to share the width.
+ */
+static void key_margin(FILE *gp, const struct sweep_plot *sp)
+{
+	size_t entries = 0, longest = 0, rows;
+
+	for (size_t q = 0; q < sp->label_count; q++) {
+		entries += (sp->block[q] >= 0) + sp->has_epsilon[q];
+		longest = ps_max_u64(longest, strlen(sp->labels[q]) + 24);
+	}
+	for (int b = 0; b < BOUND_KINDS; b++)
+		if (sp->bound_block[b] >= 0) {
+			entries++;
+			longest = ps_max_u64(longest, strlen(sp->bound_names[b]) + 40);
+		}
+	rows = longest <= 56 ? (entries + 1) / 2 : entries;
+	fprintf(gp, "set bmargin %zu\n", 4 + rows);
+}
+
 /* The script: fixed text, numbers, and labels as quoted strings only. */
 static void sweep_script(FILE *gp, const struct plot_form *form, void *ctx)
 {
@@ -648,6 +688,7 @@ static void sweep_script(FILE *gp, const struct plot_form *form, void *ctx)
 	x_axis(gp, sp->param, sp->xmin, sp->xmax);
 	fputs("set logscale y 10\nset format y '10^%L'\nset grid\n"
 	      "set key outside below center horizontal maxcols 2 font ',10'\n", gp);
+	key_margin(gp, sp);
 	if (values)
 		fputs("set logscale y2 10\nset y2label 'epsilon = max |A - softmax(Q K^T / sqrt d) V| (dotted)'\n"
 		      "set y2tics\nset ytics nomirror\nset format y2 '%.0e'\n", gp);
@@ -690,12 +731,24 @@ static void sweep_script(FILE *gp, const struct plot_form *form, void *ctx)
 		gnuplot_string(gp, "lower bound, %s attention (%s)", b == BOUND_APPROX ? "approximate" : "exact",
 			       sp->bound_names[b]);
 	}
-	/* epsilon on the right axis, dotted, in its I/O series' colour */
+	/* epsilon on the right axis, dotted, in its I/O series' colour; an
+	 * epsilon equal to an earlier label's with a larger marker, so that
+	 * both stay visible (strategies compute the same values) */
 	for (size_t q = 0; q < sp->label_count; q++)
 		if (sp->has_epsilon[q]) {
-			fprintf(gp, ", \\\n     '%s' index %d using 1:4 axes x1y2 with linespoints lw 1.5 dt 3 lc rgb '%s' pt %d ps 0.8 title ",
-				form->data, sp->block[q], COLOUR(q), MARKER(q) - 1);
-			gnuplot_string(gp, "%s epsilon", sp->labels[q]);
+			int under = 0;
+
+			for (int p = sp->epsilon_same_as[q]; p >= 0; p = sp->epsilon_same_as[p])
+				under++;
+			for (size_t p = 0; p < q; p++)
+				under += sp->epsilon_same_as[q] >= 0 && sp->epsilon_same_as[p] == sp->epsilon_same_as[q];
+			fprintf(gp, ", \\\n     '%s' index %d using 1:4 axes x1y2 with linespoints lw 1.5 dt 3 lc rgb '%s' pt %d ps %.1f title ",
+				form->data, sp->block[q], COLOUR(q), MARKER(q) - 1, 0.8 + 0.7 * under);
+			if (sp->epsilon_same_as[q] < 0)
+				gnuplot_string(gp, "%s epsilon", sp->labels[q]);
+			else
+				gnuplot_string(gp, "%s epsilon (= %s epsilon)", sp->labels[q],
+					       sp->labels[sp->epsilon_same_as[q]]);
 		}
 	/* the degree at each point of the marked label (frontier) */
 	for (size_t q = 0; sp->opt && sp->opt->mark_label && q < sp->label_count; q++)

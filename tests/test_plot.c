@@ -160,6 +160,32 @@ START_TEST(test_plot_legend)
 	HAS(gp, "set logscale x 2");
 	free(svg);
 	free(gp);
+	/* where a partition bound is the largest, the legend names it as
+	 * `run --dry-run` does at every point */
+	ck_assert_int_eq(cli("sweep", "-n", "1k:2k:x2", "-d", "16", "-g", "4", "-M", "64", "--predict",
+			     "--strategies", "generic", "--plot", "k.svg", NULL), 0);
+	svg = slurp("k.svg", NULL);
+	label[0] = '\0';
+	for (const char *const *n = (const char *const[]){ "1024", "2048", NULL }; *n; n++) {
+		json_error_t jerr;
+		json_t *dry;
+		const char *name;
+
+		ck_assert_int_eq(cli("run", "--dry-run", "--json", "-n", *n, "-d", "16", "-g", "4", "-M", "64",
+				     "--strategy", "generic", NULL), 0);
+		dry = json_loads(out_text, 0, &jerr);
+		ck_assert_ptr_nonnull(dry);
+		name = json_string_value(json_object_get(json_object_get(json_object_get(dry, "bounds"), "lower"), "name"));
+		ck_assert_ptr_nonnull(name);
+		ck_assert_str_ne(name, "trivial");
+		if (!strstr(label, name))
+			snprintf(label + strlen(label), sizeof(label) - strlen(label), "%s%s",
+				 label[0] ? ", " : "lower bound, approximate attention (", name);
+		json_decref(dry);
+	}
+	snprintf(label + strlen(label), sizeof(label) - strlen(label), ")");
+	ck_assert_uint_eq(occurrences(svg, label), 1);
+	free(svg);
 	/* g and d on linear axes */
 	ck_assert_int_eq(cli("sweep", "-g", "1:3", "-n", "64", "-d", "4", "-M", "1k", "--predict",
 			     "--strategies", "caseI", "--plot-script", "g.gp", NULL), 0);
@@ -258,6 +284,9 @@ START_TEST(test_plot_epsilon_and_marks)
 	HAS(gp, "index 0 using 1:4 axes x1y2 with linespoints lw 1.5 dt 3 lc rgb '#0072b2'");
 	HAS(gp, "index 1 using 1:2 with linespoints lw 2 lc rgb '#d55e00'");
 	HAS(gp, "index 1 using 1:4 axes x1y2 with linespoints lw 1.5 dt 3 lc rgb '#d55e00'");
+	/* both compute the same values: the second epsilon is named equal,
+	 * its marker larger */
+	HAS(gp, "pt 4 ps 1.5 title 'generic epsilon (= caseI epsilon)'");
 	free(gp);
 	ck_assert_int_eq(cli("frontier", "-n", "1k:4k:x2", "-d", "16", "-M", "8k", "--epsilon", "1e-1", "--entry-bound", "0.5",
 			     "--plot", "f.svg", "--plot-script", "f.gp", NULL), 0);
