@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "pebblesim/limits.h"
+#include "pebblesim/engine.h"
 #include "pebblesim/strategy.h"
 #include "tiling.h"
 
@@ -1003,6 +1004,12 @@ static int colpass_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	plan->peak_red = s.peak;
 	plan->bounded = false; /* its cost model, not a theorem's bound */
 	plan->variant = layout_names[s.layout];
+	/* --dry-run: the tail layout's passes make U1 and U2 entries red
+	 * one by one, so each of the 2 n r entries holds a red bit beside
+	 * the computed bit that the engine's estimate counts for a plain
+	 * node (measured: rect-save's and rect-dup's runs do not) */
+	if (s.layout == CP_TAIL)
+		plan->state_bytes = ps_engine_state_bytes(&att->dag) + 2 * att->n * att->r / 8;
 	schedule_free(&s);
 	return PS_OK;
 }
