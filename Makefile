@@ -440,14 +440,14 @@ clean:
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # ---- fuzzing: libFuzzer targets of tests/fuzz/ (clang only; docs/SECURITY.md)
-#   make fuzz                    build build/fuzz/fuzz-{trace,dag,cli,plot,npy}
+#   make fuzz                    build build/fuzz/fuzz-{trace,dag,cli,plot,plotscript,npy}
 #   make fuzz-smoke              run each for FUZZ_SMOKE_SECONDS (20) seconds
 #   make fuzz FUZZ_SECONDS=600   build, then run each that long
 # New inputs go to build/fuzz/corpus-TARGET; the seeds in tests/fuzz/TARGET
 # are only read. A crash leaves build/fuzz/crash-* and fails the target.
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
-FUZZ_TARGETS := trace dag cli plot npy
+FUZZ_TARGETS := trace dag cli plot plotscript npy
 FUZZ_SMOKE_SECONDS ?= 20
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Istrategies $(WARN) -O1 -g \

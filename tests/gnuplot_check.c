@@ -10,6 +10,9 @@
  * word is one of the words pebblesim's writers use, and no character can
  * start a command, a shell line, a macro or a substitution.
  *
+ * One line may name a file: `set output 'NAME'`, NAME of A-Z a-z 0-9
+ * _ . + -, as the script that --plot-script writes for its user has it.
+ *
  * The list of words is the writers' vocabulary: a writer that starts to
  * use a new one fails this check until the word is added here, which is
  * the review this check asks for.
@@ -98,6 +101,8 @@ static int fail(char *why, size_t why_len, size_t line, const char *fmt, const c
 	return -1;
 }
 
+static const char set_output[] = "set output '";
+
 int gnuplot_check(const char *s, size_t n, char *why, size_t why_len)
 {
 	size_t line = 1;
@@ -118,6 +123,20 @@ int gnuplot_check(const char *s, size_t n, char *why, size_t why_len)
 		}
 		if (line_start && c == '!')
 			return fail(why, why_len, line, "a shell line%s", "", 0);
+		if (line_start && n - k > sizeof(set_output) &&
+		    !memcmp(s + k, set_output, sizeof(set_output) - 1)) {
+			/* the one file a script names: a plain name, alone on its line */
+			size_t e = k + sizeof(set_output) - 1;
+
+			while (e < n && (isalnum((unsigned char)s[e]) || strchr("_.+-", s[e])))
+				e++;
+			if (e == k + sizeof(set_output) - 1 || e + 1 >= n || s[e] != '\'' ||
+			    s[e + 1] != '\n')
+				return fail(why, why_len, line, "an output that is not a plain name%s",
+					    "", 0);
+			k = e + 1;
+			continue;
+		}
 		line_start = false;
 		if (c == '\'') {
 			/* a single-quoted string: '' is a quote, and it ends on its

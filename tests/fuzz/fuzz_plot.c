@@ -9,6 +9,11 @@
  * first two must be empty and the third hold only those files: anything
  * else (a file that gnuplot was made to create, a temporary left behind)
  * stops the fuzzer.
+ *
+ * Built as fuzz-plotscript (tests/fuzz/fuzz_plotscript.c, FUZZ_PLOT_SCRIPT),
+ * it writes --plot-script instead of drawing, and holds the script to
+ * tests/gnuplot_check.c: no gnuplot runs, so it goes thousands of times
+ * faster over the same path up to the script.
  */
 #include <dirent.h>
 #include <stdbool.h>
@@ -22,11 +27,16 @@
 #include "../../src/cli/cli.h"
 #include "pebblesim/explicit.h"
 
+#ifdef FUZZ_PLOT_SCRIPT
+#include "../gnuplot_check.h"
+#endif
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char root[] = "/tmp/pebblesim-fuzz-plot-XXXXXX";
 static char work[64], tmp[64], io[64], csv[96], svg[96], png[96], pdf[96], back[96];
+static char script[96];
 static FILE *sink;
 
 /* The names in path other than the allowed ones (NULL-ended), removed;
@@ -107,6 +117,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(png, sizeof(png), "%s/p.png", io);
 	snprintf(pdf, sizeof(pdf), "%s/p.pdf", io);
 	snprintf(back, sizeof(back), "%s/out.csv", io);
+	snprintf(script, sizeof(script), "%s/p.gp", io);
 	if (mkdir(work, 0700) || mkdir(tmp, 0700) || mkdir(io, 0700) || chdir(work) ||
 	    setenv("TMPDIR", tmp, 1))
 		__builtin_trap();
@@ -117,10 +128,31 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+#ifdef FUZZ_PLOT_SCRIPT
+/* The script written, if any, holds only pebblesim's own gnuplot code. */
+static void check_script(void)
+{
+	static char text[1 << 20];
+	char why[160];
+	FILE *f = fopen(script, "r");
+	size_t n;
+
+	if (!f)
+		return;
+	n = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	if (n == sizeof(text) || gnuplot_check(text, n, why, sizeof(why))) {
+		fprintf(stderr, "fuzz-plotscript: %s\n", n == sizeof(text) ? "a script of 1 MiB" : why);
+		__builtin_trap();
+	}
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const none[] = { NULL };
-	static const char *const outputs[] = { "in.csv", "p.svg", "p.png", "p.pdf", "out.csv", NULL };
+	static const char *const outputs[] = { "in.csv", "p.svg", "p.png", "p.pdf", "out.csv",
+					       "p.gp", "p.dat", NULL };
 	char *argv[12];
 	int argc = 0;
 	bool stray;
@@ -136,8 +168,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc++] = "sweep";
 	argv[argc++] = "--merge";
 	argv[argc++] = csv;
+#ifdef FUZZ_PLOT_SCRIPT
+	argv[argc++] = "--plot-script";
+	argv[argc++] = script;
+#else
 	argv[argc++] = "--plot";
 	argv[argc++] = data[0] & 4 ? pdf : data[0] & 1 ? png : svg;
+#endif
 	argv[argc++] = "--csv";
 	argv[argc++] = back;
 	if (data[0] & 2)
@@ -145,6 +182,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 	ps_cli_main(argc, argv, sink, sink);
 	clearerr(sink);
+#ifdef FUZZ_PLOT_SCRIPT
+	check_script();
+#endif
 	/* nothing in the working directory or $TMPDIR, nothing else beside
 	 * the outputs */
 	stray = clean(work, none);
