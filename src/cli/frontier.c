@@ -269,21 +269,15 @@ static void refine(struct planner *pl, struct ps_crossover *c)
 
 	for (size_t t = 0; t < kept; t++) {
 		struct ps_sweep_interval *iv = &c->intervals[t];
-		uint64_t before = 0, after = 0;
-		bool has_before = false, has_after = false;
+		struct ps_sweep_neighbours around;
 
 		/* the grid values around the interval: best is not below at
 		 * either (the interval is maximal on the grid) */
-		for (size_t p = 0; p < points; p++) {
-			if (values[p] < iv->from)
-				before = values[p], has_before = true;
-			if (values[p] > iv->to && !has_after)
-				after = values[p], has_after = true;
-		}
-		if (has_before)
-			iv->from = first_below(pl, before, iv->from);
-		if (has_after)
-			iv->to = flip_at(pl, iv->to, after, false, false) - 1;
+		ps_sweep_neighbours(values, points, iv, &around);
+		if (around.has_before)
+			iv->from = first_below(pl, around.before, iv->from);
+		if (around.has_after)
+			iv->to = flip_at(pl, iv->to, around.after, false, false) - 1;
 	}
 	c->refined = true;
 	if (c->found)
