@@ -625,7 +625,10 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		free(rows);
 		return PS_EXIT_VALID;
 	}
-	if (ch.measured)
+	if (ch.measured && !(ch.p.eta < 1.0))
+		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured epsilon %.3g; eta = %.3g, no a-priori bound (eta >= 1)\n",
+			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.epsilon, ch.p.eta);
+	else if (ch.measured)
 		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured epsilon %.3g; eta = %.3g, a-priori bound %.3g\n",
 			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.epsilon, ch.p.eta,
 			ps_polynomial_bound(ch.p.eta, ch.max_v));
