@@ -9,7 +9,7 @@
 #                   through pkg-config, run it and uninstall (check-install)
 #   make bench      time representative runs; writes build/bench.json
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
-#   make docs-tables regenerate the tables of docs/VALUES.md from runs (docs/scripts/tables.py)
+#   make docs-tables regenerate the tables of docs/VALUES.md and docs/EXACT.md from runs (docs/scripts/tables.py)
 #   make docs-plot  regenerate docs/exact-crossover.svg (docs/EXACT.md) with gnuplot
 #   make check-full the whole strategy grid (longer than make check)
 #   make optimal-grid the exact optima of docs/OPTIMAL.md's table, 60 s an instance

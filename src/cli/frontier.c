@@ -680,7 +680,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 }
 
 const struct cli_help frontier_help = {
-	"frontier -n LO:HI[:STEP] -d D -M M --epsilon E [--entry-bound B] [--polynomial P] [--interval BETA] [--json] [--csv FILE] [--plot FILE]",
+	"frontier -n LO:HI[:STEP] -d D -M M --epsilon E [--entry-bound B] [--polynomial P] [--interval BETA] [--bound a-priori|measured [--q Q.npy --k K.npy --v V.npy | --seed S]] [--json] [--csv FILE] [--plot FILE]",
 	"the least I/O at an accuracy: approximate attention against FlashAttention",
 	"Picks the least degree g whose a-priori bound 2 eta / (1 - eta) max|V|\n"
 	"(docs/VALUES.md) is within E for every input with entries in [-B, B],\n"
@@ -689,7 +689,11 @@ const struct cli_help frontier_help = {
 	"attention moves less, each end exact by bisection on the cost models and\n"
 	"confirmed by simulated runs at the end and its outer neighbour where n <=\n"
 	"16384. Where no g meets E, it says so: approximate attention has no\n"
-	"a-priori guarantee at that accuracy.\n",
+	"a-priori guarantee at that accuracy. With --bound measured, g is instead\n"
+	"the least whose epsilon measured on the inputs (the files, or random\n"
+	"ones) is within E: a statement about those inputs, not a guarantee.\n",
 	"  pebblesim frontier -n 1k:1M:x2 -d 16 -M 8k --epsilon 1e-3 --entry-bound 0.5 --polynomial minimax\n"
-	"      where approximate attention with a guaranteed error <= 1e-3 moves less\n",
+	"      where approximate attention with a guaranteed error <= 1e-3 moves less\n"
+	"  pebblesim frontier -n 1k:64k:x2 -d 16 -M 8k --epsilon 1e-3 --bound measured\n"
+	"      the same with g chosen by the error on random inputs in [-1, 1]\n",
 };
