@@ -13,7 +13,7 @@
 #                   and the Python module used from an installed tree (check-extending)
 #   make bench      time representative runs; writes build/bench.json
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
-#   make docs-tables regenerate the tables of docs/VALUES.md from runs (docs/scripts/tables.py)
+#   make docs-tables regenerate the tables of docs/VALUES.md and docs/EXACT.md from runs (docs/scripts/tables.py)
 #   make docs-plot  regenerate the figures of docs/ with gnuplot: exact-crossover.svg
 #                   (README.md, docs/EXACT.md) and map.svg (docs/MAP.md)
 #   make check-docs-plot  draw the figures into build/docs-plot and compare them

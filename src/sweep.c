@@ -1315,6 +1315,19 @@ static size_t grid_values(const struct ps_sweep_spec *spec, uint64_t *values)
 	return ps_sweep_points(&spec->range, values, PS_SWEEP_MAX_POINTS);
 }
 
+void ps_sweep_neighbours(const uint64_t *values, size_t points,
+			 const struct ps_sweep_interval *iv,
+			 struct ps_sweep_neighbours *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t p = 0; p < points; p++) {
+		if (values[p] < iv->from)
+			out->before = values[p], out->has_before = true;
+		if (values[p] > iv->to && !out->has_after)
+			out->after = values[p], out->has_after = true;
+	}
+}
+
 void ps_sweep_refine(const struct ps_sweep_spec *spec, struct ps_crossover *cross,
 		     size_t count)
 {
@@ -1337,16 +1350,9 @@ void ps_sweep_refine(const struct ps_sweep_spec *spec, struct ps_crossover *cros
 		c->refined = true;
 		for (size_t t = 0; t < kept; t++) {
 			struct ps_sweep_interval *iv = &c->intervals[t];
-			uint64_t before = 0, after = 0;
-			bool has_before = false, has_after = false;
+			struct ps_sweep_neighbours around;
 
-			/* the grid values around the interval */
-			for (size_t p = 0; p < points; p++) {
-				if (values[p] < iv->from)
-					before = values[p], has_before = true;
-				if (values[p] > iv->to && !has_after)
-					after = values[p], has_after = true;
-			}
+			ps_sweep_neighbours(values, points, iv, &around);
 			/* the model must agree with the grid at the ends it
 			 * starts from (a simulated sweep could differ) */
 			if (!predicted_below(&model, iv->from, c->label, c->baseline) ||
@@ -1357,10 +1363,12 @@ void ps_sweep_refine(const struct ps_sweep_spec *spec, struct ps_crossover *cros
 					 (unsigned long long)iv->from, (unsigned long long)iv->to);
 				continue;
 			}
-			if (has_before && !predicted_below(&model, before, c->label, c->baseline))
-				iv->from = flip(&model, c, before, iv->from);
-			if (has_after && !predicted_below(&model, after, c->label, c->baseline))
-				iv->to = flip(&model, c, iv->to, after) - 1;
+			if (around.has_before &&
+			    !predicted_below(&model, around.before, c->label, c->baseline))
+				iv->from = flip(&model, c, around.before, iv->from);
+			if (around.has_after &&
+			    !predicted_below(&model, around.after, c->label, c->baseline))
+				iv->to = flip(&model, c, iv->to, around.after) - 1;
 		}
 		if (c->found)
 			c->at = c->intervals[kept - 1].from;

@@ -154,6 +154,17 @@ struct ps_sweep_interval {
 	uint64_t from, to;
 };
 
+/* The grid values next to an interval: the last before its start and the
+ * first after its end, where there are (values increasing). */
+struct ps_sweep_neighbours {
+	uint64_t before, after;
+	bool has_before, has_after;
+};
+
+void ps_sweep_neighbours(const uint64_t *values, size_t points,
+			 const struct ps_sweep_interval *iv,
+			 struct ps_sweep_neighbours *out);
+
 /*
  * Where a label's I/O is below the baseline's: every maximal interval of
  * the swept values compared (both ran), and whether it stays below from

@@ -271,21 +271,15 @@ static void refine(struct planner *pl, struct ps_crossover *c)
 
 	for (size_t t = 0; t < kept; t++) {
 		struct ps_sweep_interval *iv = &c->intervals[t];
-		uint64_t before = 0, after = 0;
-		bool has_before = false, has_after = false;
+		struct ps_sweep_neighbours around;
 
 		/* the grid values around the interval: best is not below at
 		 * either (the interval is maximal on the grid) */
-		for (size_t p = 0; p < points; p++) {
-			if (values[p] < iv->from)
-				before = values[p], has_before = true;
-			if (values[p] > iv->to && !has_after)
-				after = values[p], has_after = true;
-		}
-		if (has_before)
-			iv->from = first_below(pl, before, iv->from);
-		if (has_after)
-			iv->to = flip_at(pl, iv->to, after, false, false) - 1;
+		ps_sweep_neighbours(values, points, iv, &around);
+		if (around.has_before)
+			iv->from = first_below(pl, around.before, iv->from);
+		if (around.has_after)
+			iv->to = flip_at(pl, iv->to, around.after, false, false) - 1;
 	}
 	c->refined = true;
 	if (c->found)
@@ -639,7 +633,10 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		free(rows);
 		return PS_EXIT_VALID;
 	}
-	if (ch.measured)
+	if (ch.measured && !(ch.p.eta < 1.0))
+		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured epsilon %.3g; eta = %.3g, no a-priori bound (eta >= 1)\n",
+			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.epsilon, ch.p.eta);
+	else if (ch.measured)
 		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured epsilon %.3g; eta = %.3g, a-priori bound %.3g\n",
 			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.epsilon, ch.p.eta,
 			ps_polynomial_bound(ch.p.eta, ch.max_v));
@@ -702,7 +699,11 @@ const struct cli_help frontier_help = {
 	"attention moves less, each end exact by bisection on the cost models and\n"
 	"confirmed by simulated runs at the end and its outer neighbour where n <=\n"
 	"16384. Where no g meets E, it says so: approximate attention has no\n"
-	"a-priori guarantee at that accuracy.\n",
+	"a-priori guarantee at that accuracy. With --bound measured, g is instead\n"
+	"the least whose epsilon measured on the inputs (the files, or random\n"
+	"ones) is within E: a statement about those inputs, not a guarantee.\n",
 	"  pebblesim frontier -n 1k:1M:x2 -d 16 -M 8k --epsilon 1e-3 --entry-bound 0.5 --polynomial minimax\n"
-	"      where approximate attention with a guaranteed error <= 1e-3 moves less\n",
+	"      where approximate attention with a guaranteed error <= 1e-3 moves less\n"
+	"  pebblesim frontier -n 1k:64k:x2 -d 16 -M 8k --epsilon 1e-3 --bound measured\n"
+	"      the same with g chosen by the error on random inputs in [-1, 1]\n",
 };

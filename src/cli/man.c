@@ -35,7 +35,7 @@ static const struct {
 	{ OPT_DAG_FORMAT, "graphml gml edgelist" },
 	{ OPT_ATTENTION, "approx exact" },
 	{ OPT_POLYNOMIAL, "taylor chebyshev minimax" },
-	{ OPT_BOUND, "a-priori" },
+	{ OPT_BOUND, "a-priori measured" },
 };
 
 /* An option whose value is a file: its value's name says so. */
