@@ -116,6 +116,22 @@ static void put_csv(const char *path, const char *label)
 	put(path, text);
 }
 
+/* Two rows of a sweep over n with labels no CSV could hold: a quote and
+ * system(), a double quote, back quotes, a newline and a shell line. */
+static void hostile_rows(struct ps_sweep_row rows[2])
+{
+	memset(rows, 0, 2 * sizeof(*rows));
+	for (int k = 0; k < 2; k++) {
+		rows[k].ran = true;
+		rows[k].value = 8u << k;
+		rows[k].io = 100u << k;
+		rows[k].lower = 10;
+		rows[k].swept = 'n';
+	}
+	strcpy(rows[0].label, "';system('touch PWNED')");
+	strcpy(rows[1].label, "\";`touch PWNED`\n!touch X");
+}
+
 /* 1. No text of an input reaches gnuplot as code: the reproducer's label
  * is refused by the CSV's grammar, with its line; a label that did get
  * into the rows is drawn as a title, not run. */
@@ -136,16 +152,7 @@ START_TEST(test_plot_injection)
 	ck_assert_int_eq(cli("sweep", "--merge", "evil.csv", "--plot", "p.svg", NULL), 0);
 	HAS(get("p.svg"), "<?xml");
 	/* the script quotes what it is given, grammar or not */
-	memset(rows, 0, sizeof(rows));
-	for (int k = 0; k < 2; k++) {
-		rows[k].ran = true;
-		rows[k].value = 8u << k;
-		rows[k].io = 100u << k;
-		rows[k].lower = 10;
-		rows[k].swept = 'n';
-	}
-	strcpy(rows[0].label, "';system('touch PWNED')");
-	strcpy(rows[1].label, "\";`touch PWNED`\n!touch X");
+	hostile_rows(rows);
 	memset(&cross, 0, sizeof(cross));
 	cross.found = true;
 	cross.at = 16;
@@ -426,16 +433,7 @@ START_TEST(test_plot_script_is_ours)
 	ck_assert_int_eq(cli("map", "-n", "256", "-d", "4", "-g", "1:3", "-M", "64:4096:x4", "--plot",
 			     "p.svg", NULL), 0);
 	check_captured_script();
-	memset(rows, 0, sizeof(rows));
-	for (int k = 0; k < 2; k++) {
-		rows[k].ran = true;
-		rows[k].value = 8u << k;
-		rows[k].io = 100u << k;
-		rows[k].lower = 10;
-		rows[k].swept = 'n';
-	}
-	strcpy(rows[0].label, "';system('touch PWNED')");
-	strcpy(rows[1].label, "x\";`touch PWNED`\n!touch X");
+	hostile_rows(rows);
 	ps_error_clear(&err);
 	ck_assert_msg(ps_sweep_plot("q.svg", 'n', rows, 2, NULL, 0, NULL, &err) == 0, "%s", err.msg);
 	check_captured_script();
