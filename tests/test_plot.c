@@ -29,16 +29,8 @@ static void teardown(void)
 	test_dir_leave(dir, cwd);
 }
 
-static int cli(const char *first, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, first);
-	rc = test_cli_va(out_text, sizeof(out_text), err_text, sizeof(err_text), first, ap);
-	va_end(ap);
-	return rc;
-}
+/* Runs pebblesim with the NULL-terminated arguments; returns the status. */
+#define cli(...) test_cli_capture(out_text, sizeof(out_text), err_text, sizeof(err_text), __VA_ARGS__)
 
 /* The whole of a file, NUL-ended (binary files too: len says how long). */
 static char *slurp(const char *path, size_t *len)

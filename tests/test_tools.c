@@ -31,16 +31,7 @@ static void teardown(void)
 }
 
 /* Runs pebblesim with the NULL-terminated arguments; returns the status. */
-static int cli(const char *first, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, first);
-	rc = test_cli_va(out_text, sizeof(out_text), err_text, sizeof(err_text), first, ap);
-	va_end(ap);
-	return rc;
-}
+#define cli(...) test_cli_capture(out_text, sizeof(out_text), err_text, sizeof(err_text), __VA_ARGS__)
 
 /* The page's text of a command: from its .SS to the next section. */
 static const char *command_section(const char *page, const char *name, size_t *len)
