@@ -262,11 +262,12 @@ static uint32_t rec_alloc(struct ps_engine_state *s, uint64_t in_degree)
 }
 
 /* Do the sums first + r width + c (r in [r0, r1), c in [c0, c1)) lie in a
- * block known to hold one record? Then *at is its number. One row is
- * looked up wherever it lies in a block; more rows, in a block of the same
- * rows' layout. */
+ * block known to hold one record (and, when open is asked for, known
+ * open)? Then *at is its number. One row is looked up wherever it lies in
+ * a block; more rows, in a block of the same rows' layout. */
 static bool uniform_known(const struct ps_engine_state *s, ps_node first, uint64_t width,
-			  uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1, uint32_t *at)
+			  uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1, bool open,
+			  uint32_t *at)
 {
 	const ps_node lo = first + r0 * width + c0;
 
@@ -274,27 +275,41 @@ static bool uniform_known(const struct ps_engine_state *s, ps_node first, uint64
 		const struct ps_uniform *u = &s->uniform[k];
 		uint64_t row, c;
 
-		if (u->r0 >= u->r1 || lo < u->first)
+		if (u->r0 >= u->r1 || lo < u->first || (open && !u->open))
 			continue;
-		row = (lo - u->first) / u->width;
-		c = (lo - u->first) % u->width;
-		if (r1 - r0 == 1 ? row >= u->r0 && row < u->r1 && c >= u->c0 && c + (c1 - c0) <= u->c1 :
-		    first == u->first && width == u->width && r0 >= u->r0 && r1 <= u->r1 &&
-		    c0 >= u->c0 && c1 <= u->c1) {
-			*at = u->at;
-			return true;
+		if (r1 - r0 != 1) {
+			if (first != u->first || width != u->width || r0 < u->r0 || r1 > u->r1 ||
+			    c0 < u->c0 || c1 > u->c1)
+				continue;
+		} else {
+			row = (lo - u->first) / u->width;
+			c = (lo - u->first) % u->width;
+			if (row < u->r0 || row >= u->r1 || c < u->c0 || c + (c1 - c0) > u->c1)
+				continue;
 		}
+		*at = u->at;
+		return true;
 	}
 	return false;
 }
 
-/* The block's sums all hold record at, found now. */
+/* The block's sums all hold record at, found now (open: and are open, as
+ * struct ps_uniform says). The same block known before is updated in
+ * place, so that a block taken again and again keeps one slot. */
 static void uniform_note(struct ps_engine_state *s, ps_node first, uint64_t width, uint64_t r0,
-			 uint64_t r1, uint64_t c0, uint64_t c1, uint32_t at)
+			 uint64_t r1, uint64_t c0, uint64_t c1, uint32_t at, bool open)
 {
-	struct ps_uniform *u = &s->uniform[s->uniform_next];
+	struct ps_uniform *u = NULL;
 
-	s->uniform_next = (s->uniform_next + 1) % PS_UNIFORM_MAX;
+	for (unsigned k = 0; k < PS_UNIFORM_MAX && !u; k++)
+		if (s->uniform[k].r0 < s->uniform[k].r1 && s->uniform[k].first == first &&
+		    s->uniform[k].width == width && s->uniform[k].r0 == r0 &&
+		    s->uniform[k].r1 == r1 && s->uniform[k].c0 == c0 && s->uniform[k].c1 == c1)
+			u = &s->uniform[k];
+	if (!u) {
+		u = &s->uniform[s->uniform_next];
+		s->uniform_next = (s->uniform_next + 1) % PS_UNIFORM_MAX;
+	}
 	u->first = first;
 	u->width = width;
 	u->r0 = r0;
@@ -302,6 +317,14 @@ static void uniform_note(struct ps_engine_state *s, ps_node first, uint64_t widt
 	u->c0 = c0;
 	u->c1 = c1;
 	u->at = at;
+	u->open = open;
+}
+
+/* Does block u's span of nodes meet [lo, hi)? */
+static bool uniform_meets(const struct ps_uniform *u, ps_node lo, ps_node hi)
+{
+	return u->r0 < u->r1 && lo < u->first + (u->r1 - 1) * u->width + u->c1 &&
+	       hi > u->first + u->r0 * u->width + u->c0;
 }
 
 /* Sum v's entry of the index changes: no block that has v is known
@@ -311,11 +334,19 @@ static void index_changed(struct ps_engine_state *s, ps_node v)
 	for (unsigned k = 0; k < PS_UNIFORM_MAX; k++) {
 		struct ps_uniform *u = &s->uniform[k];
 
-		if (u->r0 < u->r1 && v >= u->first + u->r0 * u->width + u->c0 &&
-		    v < u->first + (u->r1 - 1) * u->width + u->c1 &&
+		if (uniform_meets(u, v, v + 1) &&
 		    (v - u->first) % u->width >= u->c0 && (v - u->first) % u->width < u->c1)
 			u->r0 = u->r1 = 0;
 	}
+}
+
+/* A red pebble among the nodes [lo, hi) taken, or a blue one placed: no
+ * block that meets them is known open any more. */
+static void uniform_unopen(struct ps_engine_state *s, ps_node lo, ps_node hi)
+{
+	for (unsigned k = 0; k < PS_UNIFORM_MAX; k++)
+		if (s->uniform[k].open && uniform_meets(&s->uniform[k], lo, hi))
+			s->uniform[k].open = false;
 }
 
 /* Sum v (holding no record) holds record at, shared or not. */
@@ -1198,6 +1229,7 @@ int ps_engine_save(struct ps_engine *e, ps_node v)
 		return violate(e, PS_RULE_NOT_RED, PS_MOVE_SAVE, v, v,
 			       "%s is not in fast memory", NAME(v));
 	/* the blue pebble now holds the red value (and its edge set) */
+	uniform_unopen(e->st, v, v + 1);
 	if (plane_set(&e->st->blue, v))
 		return PS_ENOMEM;
 	e->c.saves++;
@@ -1638,6 +1670,11 @@ bool ps_engine_check(const struct ps_engine *e, char *why, size_t len)
 					snprintf(why, len, "%s: not of record %u, its block's",
 						 NAME(u->first + r * u->width + c), (unsigned)u->at);
 					return false;
+				} else if (u->open && (!RED(u->first + r * u->width + c) ||
+						       BLUE(u->first + r * u->width + c))) {
+					snprintf(why, len, "%s: not red or blue, in a block known open",
+						 NAME(u->first + r * u->width + c));
+					return false;
 				}
 	}
 	for (unsigned k = 0; k < PS_KNOWN_RED_MAX; k++) {
@@ -1779,9 +1816,13 @@ int ps_row_flag(struct ps_engine *e, enum ps_plane_id id, ps_node first,
 	const struct ps_coordset run = below(cols, limit);
 	uint64_t page_no = UINT64_MAX, *page = NULL;
 
+	const ps_node lo = first + (run.list ? (run.len ? run.list[0] : 0) : run.lo);
+	const ps_node hi = first + (run.list ? (run.len ? run.list[run.len - 1] + 1 : 0) : run.hi);
+
 	if (id == PS_PLANE_RED && !set)
-		known_red_drop(e->st, first + (run.list ? (run.len ? run.list[0] : 0) : run.lo),
-			       first + (run.list ? (run.len ? run.list[run.len - 1] + 1 : 0) : run.hi));
+		known_red_drop(e->st, lo, hi);
+	if (id == PS_PLANE_BLUE && set)
+		uniform_unopen(e->st, lo, hi);
 	if (!run.list)
 		return plane_fill(p, first + run.lo, first + run.hi, set);
 	for (size_t q = 0; q < run.len; q++) {
@@ -1878,10 +1919,14 @@ int ps_rows_init(struct ps_rows *b, ps_node first, uint64_t width,
 	const struct ps_coordset c = below(cols, limit);
 	size_t len = c.len;
 
-	memset(b, 0, sizeof(*b));
+	/* what a block of one run of columns reads; the mask and the
+	 * repeated columns are set where they are used */
 	b->first = first;
 	b->width = width;
 	b->rows = *rows;
+	b->lo = b->hi = b->first_word = b->words = b->step = 0;
+	b->heap = NULL;
+	b->periodic = false;
 	if (rows->list && rows->len && rows->list[rows->len - 1] - rows->list[0] + 1 == rows->len)
 		b->rows = ps_range(rows->list[0], rows->list[rows->len - 1] + 1); /* increasing */
 	b->run = true;
@@ -1906,6 +1951,7 @@ int ps_rows_init(struct ps_rows *b, ps_node first, uint64_t width,
 	b->run = false;
 	b->first_word = c.list[0] / 64;
 	b->words = c.list[len - 1] / 64 - b->first_word + 1;
+	memset(b->small, 0, sizeof(b->small));
 	if (b->words > sizeof(b->small) / sizeof(b->small[0]) &&
 	    !(b->heap = calloc(b->words, sizeof(uint64_t))))
 		return PS_ENOMEM;
@@ -2187,6 +2233,15 @@ static PS_ALWAYS_INLINE int rows_visit(struct ps_engine_state *s, struct ps_plan
 	uint64_t at_word = UINT64_MAX, at_mask = 0;
 	int rc;
 
+	if (b->run && !b->rows.list && b->rows.hi - b->rows.lo == 1 && b->hi - b->lo <= 256) {
+		/* one short run of nodes (a few rows of an input, say): its
+		 * few words one after the other */
+		const ps_node row = b->first + b->rows.lo * b->width;
+
+		RUN_WORDS(row + b->lo, row + b->hi, a, bits,
+			  if ((rc = word_do(s, p, what, a >> 6, bits, count))) return rc);
+		return PS_OK;
+	}
 	if ((what == ROWS_NONE || what == ROWS_COUNT) && rows_pageless(p, b))
 		return PS_OK;
 
@@ -2356,9 +2411,10 @@ static bool known_red_covers(const struct ps_engine_state *s, const struct ps_ro
 }
 
 /* Red pebbles among the nodes [lo, hi) may go: no block that meets them
- * is known red any more. */
+ * is known red, nor known open, any more. */
 static void known_red_drop(struct ps_engine_state *s, ps_node lo, ps_node hi)
 {
+	uniform_unopen(s, lo, hi);
 	for (unsigned x = 0; x < PS_KNOWN_RED_MAX; x++) {
 		struct ps_red_known *k = &s->known_red[x];
 
@@ -2367,16 +2423,27 @@ static void known_red_drop(struct ps_engine_state *s, ps_node lo, ps_node hi)
 	}
 }
 
-/* The same for a block of rows. */
-static void known_red_drop_rows(struct ps_engine_state *s, const struct ps_rows *b)
+/* The nodes of block b lie in [*lo, *hi); false: it has none. */
+static bool rows_span(const struct ps_rows *b, ps_node *lo, ps_node *hi)
 {
 	const uint64_t n = ps_coordset_size(&b->rows);
 
-	if (n)
-		known_red_drop(s, b->first + ps_coordset_at(&b->rows, 0) * b->width +
-				  (b->run ? b->lo : b->first_word << 6),
-			       b->first + ps_coordset_at(&b->rows, n - 1) * b->width +
-				  (b->run ? b->hi : (b->first_word + b->words) << 6));
+	if (!n)
+		return false;
+	*lo = b->first + ps_coordset_at(&b->rows, 0) * b->width +
+	      (b->run ? b->lo : b->first_word << 6);
+	*hi = b->first + ps_coordset_at(&b->rows, n - 1) * b->width +
+	      (b->run ? b->hi : (b->first_word + b->words) << 6);
+	return true;
+}
+
+/* known_red_drop for a block of rows. */
+static void known_red_drop_rows(struct ps_engine_state *s, const struct ps_rows *b)
+{
+	ps_node lo, hi;
+
+	if (rows_span(b, &lo, &hi))
+		known_red_drop(s, lo, hi);
 }
 
 bool ps_rows_all(const struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b)
@@ -2406,12 +2473,13 @@ uint64_t ps_rows_count(const struct ps_engine *e, enum ps_plane_id id, const str
 int ps_rows_flag(struct ps_engine *e, enum ps_plane_id id, const struct ps_rows *b, bool set)
 {
 	struct ps_plane *p = (struct ps_plane *)ps_engine_plane(e, id);
-
+	ps_node lo, hi;
 	int rc;
 
 	if (id == PS_PLANE_RED && !set)
 		known_red_drop_rows(e->st, b);
-	/* what known inside each call */
+	if (id == PS_PLANE_BLUE && set && rows_span(b, &lo, &hi))
+		uniform_unopen(e->st, lo, hi);
 	rc = set ? rows_visit(e->st, p, b, ROWS_SET, NULL) : rows_visit(e->st, p, b, ROWS_CLEAR, NULL);
 	if (!rc && id == PS_PLANE_RED && set)
 		known_red_note(e->st, b);
@@ -2487,7 +2555,7 @@ static bool index_uniform(const struct ps_engine_state *s, ps_node lo, ps_node h
 {
 	const uint32_t want = index_first(s, lo);
 
-	if (uniform_known(s, lo, hi - lo, 0, 1, 0, hi - lo, at))
+	if (uniform_known(s, lo, hi - lo, 0, 1, 0, hi - lo, false, at))
 		return true;
 	while (lo < hi) {
 		const uint64_t end = ps_min_u64(hi, ((lo >> PS_INDEX_SHIFT) + 1) << PS_INDEX_SHIFT);
@@ -2528,6 +2596,12 @@ bool ps_row_sums_open(const struct ps_engine *e, ps_node first,
 	uint64_t not_red = 0;
 
 	if (!cols->list) {
+		uint32_t at;
+
+		/* known open: only the record to judge */
+		if (uniform_known(e->st, first + cols->lo, cols->hi - cols->lo, 0, 1, 0,
+				  cols->hi - cols->lo, true, &at))
+			return record_open(&e->st->rec[at - 1], ed);
 		/* a run: in slow memory only, complete, or red, a word at a time */
 		RUN_WORDS(first + cols->lo, first + cols->hi, k, mask, {
 			const uint64_t r = cursor_word(&red, k) & mask;
@@ -2538,7 +2612,6 @@ bool ps_row_sums_open(const struct ps_engine *e, ps_node first,
 		});
 		if (e->st->partial_count) {
 			const struct ps_partial *seen = NULL;
-			uint32_t at;
 
 			if (index_uniform(e->st, first + cols->lo, first + cols->hi, &at)) {
 				if (at && !record_open(&e->st->rec[at - 1], ed))
@@ -2620,11 +2693,16 @@ int ps_row_sums_add(struct ps_engine *e, ps_node first, const struct ps_coordset
 {
 	const uint64_t n = ps_coordset_size(cols), added = ps_coordset_size(ed->set);
 	struct index_cursor ix = { e->st, UINT64_MAX, NULL };
+	uint32_t known;
 	int rc;
 
-	if ((rc = ps_row_flag(e, PS_PLANE_RED, first, cols, UINT64_MAX, true)))
-		return rc;
-	ps_row_flag(e, PS_PLANE_BLUE, first, cols, UINT64_MAX, false);
+	/* red, their blue copies stale (known open: so they are) */
+	if (cols->list || !uniform_known(e->st, first + cols->lo, cols->hi - cols->lo, 0, 1, 0,
+					 cols->hi - cols->lo, true, &known)) {
+		if ((rc = ps_row_flag(e, PS_PLANE_RED, first, cols, UINT64_MAX, true)))
+			return rc;
+		ps_row_flag(e, PS_PLANE_BLUE, first, cols, UINT64_MAX, false);
+	}
 	if (added == in_degree) {
 		/* open sums hold none of these edges, so they are untouched:
 		 * now complete */
@@ -2642,7 +2720,7 @@ int ps_row_sums_add(struct ps_engine *e, ps_node first, const struct ps_coordset
 			/* the next block over these sums need not read them */
 			if ((at = index_first(e->st, first + cols->lo))) {
 				uniform_note(e->st, first + cols->lo, cols->hi - cols->lo, 0, 1, 0,
-					     cols->hi - cols->lo, at);
+					     cols->hi - cols->lo, at, true);
 			}
 			return PS_OK;
 		}
@@ -2688,7 +2766,7 @@ static bool block_uniform(const struct ps_engine_state *s, const struct ps_rows 
 	const uint64_t n = ps_coordset_size(&b->rows);
 
 	if (!b->rows.list &&
-	    uniform_known(s, b->first, b->width, b->rows.lo, b->rows.hi, b->lo, b->hi, at))
+	    uniform_known(s, b->first, b->width, b->rows.lo, b->rows.hi, b->lo, b->hi, false, at))
 		return true;
 	for (uint64_t x = 0; x < n; x++) {
 		uint32_t here;
@@ -2709,6 +2787,11 @@ bool ps_rows_sums_open(const struct ps_engine *e, const struct ps_rows *b,
 	uint64_t not_red = 0;
 	uint32_t at;
 
+	/* known open: every sum red, none blue, none complete; only their
+	 * one record to judge */
+	if (!b->rows.list && uniform_known(s, b->first, b->width, b->rows.lo, b->rows.hi, b->lo,
+					   b->hi, true, &at))
+		return record_open(&s->rec[at - 1], ed);
 	if (rows_visit(e->st, NULL, b, ROWS_OPEN, &not_red))
 		return false;
 	if (s->partial_count && block_uniform(s, b, &at)) {
@@ -2740,8 +2823,10 @@ int ps_rows_sums_add(struct ps_engine *e, const struct ps_rows *b, const struct 
 	uint32_t at;
 	int rc;
 
-	/* red, their blue copies stale */
-	if ((rc = rows_visit(s, NULL, b, ROWS_TAKE, NULL)))
+	/* red, their blue copies stale (known open: so they are) */
+	if ((b->rows.list || !uniform_known(s, b->first, b->width, b->rows.lo, b->rows.hi, b->lo,
+					    b->hi, true, &at)) &&
+	    (rc = rows_visit(s, NULL, b, ROWS_TAKE, NULL)))
 		return rc;
 	if (ed->count == in_degree) {
 		/* open sums hold none of these edges, so they are untouched:
@@ -2772,7 +2857,7 @@ int ps_rows_sums_add(struct ps_engine *e, const struct ps_rows *b, const struct 
 	if (r->count < in_degree) {
 		/* the next block over these sums need not read them */
 		if (!b->rows.list)
-			uniform_note(s, b->first, b->width, b->rows.lo, b->rows.hi, b->lo, b->hi, at);
+			uniform_note(s, b->first, b->width, b->rows.lo, b->rows.hi, b->lo, b->hi, at, true);
 		return PS_OK;
 	}
 	for (uint64_t x = 0; x < n; x++)
@@ -2781,16 +2866,13 @@ int ps_rows_sums_add(struct ps_engine *e, const struct ps_rows *b, const struct 
 	return ps_rows_flag(e, PS_PLANE_COMPLETE, b, true);
 }
 
-void ps_engine_block_counted(struct ps_engine *e, const struct ps_counts *add,
+void ps_engine_block_counted(struct ps_engine *e, const struct ps_block_counts *add,
 			     uint64_t red_removed, uint64_t peak)
 {
 	e->c.loads += add->loads;
 	e->c.saves += add->saves;
-	/* a block of macs moves nothing in or out: no array to visit */
-	for (unsigned k = 0; (add->loads || add->saves) && k < PS_ARRAY_MAX; k++) {
-		e->c.by_array[k].loads += add->by_array[k].loads;
-		e->c.by_array[k].saves += add->by_array[k].saves;
-	}
+	e->c.by_array[add->array].loads += add->loads;
+	e->c.by_array[add->array].saves += add->saves;
 	e->c.computes += add->computes;
 	e->c.recomputations += add->recomputations;
 	e->c.macs += add->macs;

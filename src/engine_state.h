@@ -98,11 +98,16 @@ struct ps_partial {
  * aggregated together take the same in-edges op after op, so their one
  * record is known without reading their index entries again; a few
  * blocks are kept, for strategies that alternate between blocks of rows.
+ * open: moreover every one of them is red without a blue pebble (and,
+ * holding a record, not complete), so that the block may take any edges
+ * its record does not hold without its flags being read again; cleared
+ * when a red pebble among them is taken or a blue one placed.
  */
 struct ps_uniform {
 	ps_node first;
 	uint64_t width, r0, r1, c0, c1;
 	uint32_t at;
+	bool open;
 };
 
 #define PS_UNIFORM_MAX 4
@@ -325,8 +330,13 @@ int ps_runs_mark_computed(struct ps_engine *e, ps_node first, uint64_t width,
 			  const struct ps_coordset *cols, uint64_t *had);
 
 /* A block applied: its counters (moves, macs, computes, recomputations,
- * red pebbles added, loads, saves and both by array) and its peak. */
-void ps_engine_block_counted(struct ps_engine *e, const struct ps_counts *add,
+ * red pebbles added, loads and saves, all of one array) and its peak. */
+struct ps_block_counts {
+	uint64_t moves, macs, computes, recomputations, red, loads, saves;
+	unsigned array; /* the array loaded or saved (ps_dag_array) */
+};
+
+void ps_engine_block_counted(struct ps_engine *e, const struct ps_block_counts *add,
 			     uint64_t red_removed, uint64_t peak);
 
 #endif

@@ -71,6 +71,43 @@ uint64_t ps_op_moves(const struct ps_op *op)
 	return outer * inner;
 }
 
+/* Is every value of the list below extent? */
+static bool list_below(const struct ps_coordset *s, uint64_t extent)
+{
+	for (size_t q = 0; q < s->len; q++)
+		if (s->list[q] >= extent)
+			return false;
+	return true;
+}
+
+/* The message for coordinate p of kind k, its set s not within [0,
+ * extent). */
+static int coord_error(enum ps_kind k, unsigned p, const struct ps_coordset *s,
+		       uint64_t extent, struct ps_error *err)
+{
+	const char *letter = ps_coord_letter(ps_kinds[k].coord[p]);
+
+	if (s->list) {
+		for (size_t q = 0; q < s->len; q++)
+			if (s->list[q] >= extent)
+				return ps_error_set(err, PS_EINPUT,
+						    "%s coordinate %s = %llu is out of range [0, %llu)",
+						    ps_kinds[k].name, letter,
+						    (unsigned long long)s->list[q],
+						    (unsigned long long)extent);
+		return PS_OK;
+	}
+	if (s->hi == s->lo + 1 && s->lo >= extent)
+		return ps_error_set(err, PS_EINPUT,
+				    "%s coordinate %s = %llu is out of range [0, %llu)",
+				    ps_kinds[k].name, letter, (unsigned long long)s->lo,
+				    (unsigned long long)extent);
+	return ps_error_set(err, PS_EINPUT,
+			    "%s coordinate %s range [%llu, %llu) is not within [0, %llu)",
+			    ps_kinds[k].name, letter, (unsigned long long)s->lo,
+			    (unsigned long long)s->hi, (unsigned long long)extent);
+}
+
 int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 		struct ps_error *err)
 {
@@ -105,31 +142,10 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 	k = coord_kind(op);
 	for (unsigned p = 0; p < ps_kinds[k].arity; p++) {
 		const struct ps_coordset *s = &op->c[p];
-		uint64_t extent = ps_attention_extent(att, k, p);
-		const char *letter = ps_coord_letter(ps_kinds[k].coord[p]);
+		const uint64_t extent = ps_attention_extent(att, k, p);
 
-		if (s->list) {
-			for (size_t q = 0; q < s->len; q++)
-				if (s->list[q] >= extent)
-					return ps_error_set(err, PS_EINPUT,
-							    "%s coordinate %s = %llu is out of range [0, %llu)",
-							    ps_kinds[k].name, letter,
-							    (unsigned long long)s->list[q],
-							    (unsigned long long)extent);
-		} else if (s->hi == s->lo + 1 && s->lo >= extent) {
-			return ps_error_set(err, PS_EINPUT,
-					    "%s coordinate %s = %llu is out of range [0, %llu)",
-					    ps_kinds[k].name, letter,
-					    (unsigned long long)s->lo,
-					    (unsigned long long)extent);
-		} else if (s->lo > s->hi || s->hi > extent) {
-			return ps_error_set(err, PS_EINPUT,
-					    "%s coordinate %s range [%llu, %llu) is not within [0, %llu)",
-					    ps_kinds[k].name, letter,
-					    (unsigned long long)s->lo,
-					    (unsigned long long)s->hi,
-					    (unsigned long long)extent);
-		}
+		if (!s->list ? s->lo > s->hi || s->hi > extent : !list_below(s, extent))
+			return coord_error(k, p, s, extent, err);
 	}
 	return PS_OK;
 }

@@ -48,13 +48,14 @@ static ps_node row_of(const struct ps_attention *att, enum ps_kind k, uint64_t c
 static int block_counted(struct ps_engine *e, bool fuse, uint64_t n0, uint64_t n1,
 			 uint64_t n2, uint64_t fresh, uint64_t recomputed, uint64_t peak)
 {
-	struct ps_counts add = { 0 };
+	const struct ps_block_counts add = {
+		.macs = n0 * n1 * n2,
+		.moves = n0 * n1 * (n2 + (fuse ? 2 : 0)),
+		.computes = fuse ? n0 * n1 : 0,
+		.recomputations = recomputed,
+		.red = fresh,
+	};
 
-	add.macs = n0 * n1 * n2;
-	add.moves = n0 * n1 * (n2 + (fuse ? 2 : 0));
-	add.computes = fuse ? n0 * n1 : 0;
-	add.recomputations = recomputed;
-	add.red = fresh;
 	ps_engine_block_counted(e, &add, 0, peak);
 	return PS_BLOCK_APPLIED;
 }
@@ -421,7 +422,7 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	const struct ps_coordset *c0 = &op->c[0], *c1 = &op->c[1];
 	const uint64_t n0 = ps_coordset_size(c0), n1 = ps_coordset_size(c1);
 	const uint64_t count = n0 * n1;
-	struct ps_counts add = { 0 };
+	struct ps_block_counts add = { .array = (unsigned)k };
 	struct ps_rows b;
 	int rc = PS_OK;
 
@@ -467,9 +468,7 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	add.moves = count;
 	add.loads = op->code == PS_OP_LOAD ? count : 0;
 	add.saves = op->code == PS_OP_SAVE ? count : 0;
-	/* the attention DAGs number their arrays by kind */
-	add.by_array[k].loads = add.loads;
-	add.by_array[k].saves = add.saves;
+	/* the attention DAGs number their arrays by kind (add.array) */
 	add.red = op->code == PS_OP_LOAD ? count : 0;
 	ps_engine_block_counted(e, &add, op->code == PS_OP_DELETE ? count : 0,
 				e->c.red + add.red);
