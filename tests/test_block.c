@@ -182,6 +182,8 @@ static uint64_t runs_held, runs_written, runs_recomputed;
 /* ... and steps after which a block was known red (ps_engine_check then
  * verifies its nodes red) */
 static uint64_t known_red_steps;
+/* ... and a block of sums known open (verified the same way) */
+static uint64_t known_open_steps;
 /* runs_op: the row after the last mac's; the last monomials */
 static uint64_t runs_next;
 static struct ps_coordset runs_ms;
@@ -232,6 +234,11 @@ static void random_ops_of(const struct ps_attention *att, uint64_t seed, uint64_
 		for (unsigned k = 0; k < PS_KNOWN_RED_MAX; k++)
 			if (fast.st->known_red[k].r0 < fast.st->known_red[k].r1) {
 				known_red_steps++;
+				break;
+			}
+		for (unsigned k = 0; k < PS_UNIFORM_MAX; k++)
+			if (fast.st->uniform[k].r0 < fast.st->uniform[k].r1 && fast.st->uniform[k].open) {
+				known_open_steps++;
 				break;
 			}
 		for (unsigned k = 0; k < fast.st->runs_len; k++) {
@@ -325,7 +332,7 @@ END_TEST
 
 START_TEST(test_random_ops_both_paths)
 {
-	known_red_steps = 0;
+	known_red_steps = known_open_steps = 0;
 	for (uint64_t seed = 1; seed <= 600; seed++) {
 		struct ps_attention att;
 		uint64_t n = 1 + seed % 6, d = 1 + seed % 4;
@@ -339,6 +346,8 @@ START_TEST(test_random_ops_both_paths)
 	}
 	/* blocks known red were there, checked after every operation */
 	ck_assert_uint_gt(known_red_steps, 5000);
+	ck_assert_msg(known_open_steps > 2000, "%llu steps with a block known open",
+		      (unsigned long long)known_open_steps);
 }
 END_TEST
 
