@@ -291,7 +291,7 @@ int ps_op_apply(const struct ps_attention *att, struct ps_engine *e,
 	if (!e->element_only) {
 		rc = op->code == PS_OP_MAC ? ps_block_mac(att, e, op) :
 		     op->code != PS_OP_COMPUTE ? ps_block_move(att, e, op) :
-		     PS_BLOCK_DECLINED;
+		     ps_block_compute(att, e, op);
 		if (rc == PS_BLOCK_APPLIED)
 			return PS_OK;
 		if (rc < 0)
@@ -409,6 +409,65 @@ static int engine_emit(struct ps_sink *sink, const struct ps_op *op,
 	s->ops++;
 	ps_engine_set_position(s->engine, s->ops);
 	return ps_op_apply(s->att, s->engine, op, err);
+}
+
+void ps_repeat_op(const struct ps_repeat *r, uint64_t t, size_t k, struct ps_op *op)
+{
+	*op = r->body[k];
+	for (unsigned p = 0; p < 3; p++) {
+		const uint64_t by = t * r->step[k][p];
+
+		if (op->c[p].list) {
+			op->c[p].list += by;
+		} else {
+			op->c[p].lo += by;
+			op->c[p].hi += by;
+		}
+	}
+}
+
+/* The loop on the engine's sink: as one unit, or op by op. */
+static int engine_repeat(struct ps_engine_sink *s, const struct ps_repeat *r,
+			 struct ps_error *err)
+{
+	int rc;
+
+	if (!s->engine->element_only && s->att) {
+		rc = ps_block_repeat(s->att, s->engine, r);
+		if (rc < 0)
+			return rc; /* out of memory */
+		if (rc == PS_BLOCK_APPLIED) {
+			s->ops += r->count * r->len;
+			ps_engine_set_position(s->engine, s->ops);
+			return PS_OK;
+		}
+	}
+	for (uint64_t t = 0; t < r->count; t++)
+		for (size_t k = 0; k < r->len; k++) {
+			struct ps_op op;
+
+			ps_repeat_op(r, t, k, &op);
+			if ((rc = engine_emit(&s->sink, &op, err)))
+				return rc;
+		}
+	return PS_OK;
+}
+
+int ps_sink_repeat(struct ps_sink *sink, const struct ps_repeat *r, struct ps_error *err)
+{
+	int rc;
+
+	if (sink->emit == engine_emit)
+		return engine_repeat((struct ps_engine_sink *)sink, r, err);
+	for (uint64_t t = 0; t < r->count; t++)
+		for (size_t k = 0; k < r->len; k++) {
+			struct ps_op op;
+
+			ps_repeat_op(r, t, k, &op);
+			if ((rc = ps_sink_emit(sink, &op, err)))
+				return rc;
+		}
+	return PS_OK;
 }
 
 void ps_engine_sink_init(struct ps_engine_sink *s,

@@ -23,6 +23,7 @@
  */
 #include "ops_block.h"
 
+#include "bits.h"
 #include "engine_state.h"
 
 #include <stdlib.h>
@@ -473,4 +474,483 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	ps_engine_block_counted(e, &add, op->code == PS_OP_DELETE ? count : 0,
 				e->c.red + add.red);
 	return PS_BLOCK_APPLIED;
+}
+
+/* ---- loops of operations ------------------------------------------------ */
+
+/*
+ * The loops the block path judges whole (struct ps_repeat): a stream of
+ * blocks through a fixed block of sums. Each iteration loads the blocks
+ * a mac reads (its parents, each a block that moves with the loop), makes
+ * the mac (not fused) into sums that stay, and deletes what it loaded:
+ *
+ *   into H[M, B]: load U2[J, M] and V[J, B below d], mac over (J, M, B),
+ *                 delete both; J moves (the edges of H are the rows)
+ *   into N[I, B]: load U1[I, M] and H[M, B], mac over (I, M, B), delete
+ *                 both; M moves (the edges of N are the monomials)
+ *
+ * The moving coordinate's windows follow each other without gap or
+ * overlap, so the iterations' loaded blocks are disjoint: each iteration
+ * finds its blocks as they were before the loop, loads them (none red,
+ * each blue; H complete, as a mac's parent must be), and leaves them as
+ * it found them (deleted, their blue copies kept). What changes is the
+ * sums' in-edges, by the union of the windows, and the sums made red by
+ * the first mac. So every move of the loop succeeds exactly when: every
+ * loaded block over all the windows is none red and all blue (H also
+ * complete), the sums may take the union of the edges (no sum in slow
+ * memory only, none complete, none holding one of them), and the peak
+ * (the red pebbles before, the sums made red, one iteration's loads and
+ * the product) fits in M. Anything else is declined, and the engine
+ * applies the loop op by op.
+ */
+
+/* A block the loop loads: kind, coordinates (the window of iteration 0)
+ * and their steps. */
+struct loaded {
+	enum ps_kind kind;
+	struct ps_coordset c[2];
+	uint64_t step[2];
+	bool complete; /* a sum read as a mac's parent */
+};
+
+static bool same_set(const struct ps_coordset *a, const struct ps_coordset *b)
+{
+	return a->list == b->list && (a->list ? a->len == b->len : a->lo == b->lo && a->hi == b->hi);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The count values, sorted into buf: false when one repeats or is not
+ * below extent. A few are sorted in place, values below 2^16 through a
+ * bitmap, others by qsort. */
+static bool sorted_set(const uint64_t *values, size_t count, uint64_t extent, uint64_t *buf)
+{
+	for (size_t q = 0; q < count; q++)
+		if (values[q] >= extent)
+			return false;
+	if (count > 16 && extent <= (UINT64_C(1) << 16)) {
+		uint64_t bits[1024] = { 0 };
+		size_t len = 0;
+
+		for (size_t q = 0; q < count; q++) {
+			const uint64_t v = values[q], bit = UINT64_C(1) << (v & 63);
+
+			if (bits[v >> 6] & bit)
+				return false;
+			bits[v >> 6] |= bit;
+		}
+		for (uint64_t w = 0; len < count; w++)
+			for (uint64_t word = bits[w]; word; word &= word - 1)
+				buf[len++] = (w << 6) + ps_lowest_bit64(word);
+		return true;
+	}
+	for (size_t q = 0; q < count; q++) {
+		size_t at = q;
+
+		if (count > 16) {
+			buf[q] = values[q];
+			continue;
+		}
+		while (at && buf[at - 1] > values[q]) {
+			buf[at] = buf[at - 1];
+			at--;
+		}
+		buf[at] = values[q];
+	}
+	if (count > 16)
+		qsort(buf, count, sizeof(*buf), compare_u64);
+	for (size_t q = 1; q < count; q++)
+		if (buf[q] <= buf[q - 1])
+			return false;
+	return true;
+}
+
+/* Does op k of the loop load (or delete) block l, as it moves? */
+static bool op_is_block(const struct ps_repeat *r, size_t k, const struct loaded *l)
+{
+	const struct ps_op *op = &r->body[k];
+
+	return op->kind == l->kind && same_set(&op->c[0], &l->c[0]) &&
+	       same_set(&op->c[1], &l->c[1]) && r->step[k][0] == l->step[0] &&
+	       r->step[k][1] == l->step[1] && r->step[k][2] == 0;
+}
+
+/* Every op of the loop passes ps_op_check: its first and last iteration
+ * (ranges move linearly; lists are checked value by value elsewhere). */
+static bool repeat_checked(const struct ps_attention *att, const struct ps_repeat *r)
+{
+	struct ps_error err;
+
+	for (size_t k = 0; k < r->len; k++) {
+		struct ps_op first, last;
+
+		ps_repeat_op(r, 0, k, &first);
+		ps_repeat_op(r, r->count - 1, k, &last);
+		if (first.by_id || ps_op_check(att, &first, &err) || ps_op_check(att, &last, &err))
+			return false;
+	}
+	return true;
+}
+
+/* The loop's blocks over every window, judged and applied (the sets in
+ * the union form: the moving coordinate's union, lists sorted). */
+struct stream {
+	const struct ps_attention *att;
+	struct loaded load[2];
+	unsigned loads;
+	const struct ps_op *mac;
+	unsigned moving; /* the mac's moving coordinate: its edges */
+	struct ps_coordset edges, fixed; /* the union of the windows; the sums' rows */
+	uint64_t *buf;   /* the union sorted, then the fixed list sorted */
+};
+
+/* Block l over every window, in the union form. */
+static int loaded_rows(const struct stream *st, const struct loaded *l, struct ps_rows *b)
+{
+	const struct ps_attention *att = st->att;
+	struct ps_coordset c[2] = { l->c[0], l->c[1] };
+
+	for (unsigned p = 0; p < 2; p++) {
+		if (l->step[p])
+			c[p] = st->edges;
+		else if (c[p].list)
+			c[p] = st->fixed; /* the one fixed list, the mac's M */
+	}
+	return ps_rows_init(b, row_of(att, l->kind, 0), att->ext[l->kind][1], &c[0], &c[1],
+			    UINT64_MAX);
+}
+
+/*
+ * The other loop the block path judges whole: U1 or U2 stored a window
+ * of monomials at a time, rows I fixed (their Q or K loaded before),
+ *
+ *   compute U[I, M], save U[I, M], delete U[I, M]; M moves
+ *
+ * Each iteration computes its window (none red, their features red in
+ * every row, room for the window), saves it and drops it: the windows,
+ * following each other without gap or overlap, end computed and blue,
+ * none red. So every move succeeds exactly when U[I, union of windows]
+ * is none red, the features every monomial of the union reads are red
+ * in every row, and one window fits in M.
+ */
+static int repeat_stored_u(const struct ps_attention *att, struct ps_engine *e,
+			   const struct ps_repeat *r)
+{
+	const struct ps_op *op = &r->body[0];
+	const enum ps_kind k = op->kind;
+	const enum ps_kind from = k == PS_KIND_U1 ? PS_KIND_Q : PS_KIND_K;
+	const uint64_t step = r->step[0][1], window = ps_coordset_size(&op->c[1]);
+	const uint64_t per = ps_coordset_size(&op->c[0]) * window;
+	uint64_t small_buf[64], *feat_buf = small_buf, *ms_buf = NULL, had = 0;
+	uint8_t small_seen[64], *seen = small_seen;
+	struct ps_coordset union_ms, feats;
+	struct ps_rows entries, parents;
+	int rc = PS_BLOCK_DECLINED;
+
+	if ((k != PS_KIND_U1 && k != PS_KIND_U2) || !window || step != window ||
+	    r->count > UINT64_MAX / step || !increasing(&op->c[0]) || e->c.red + per > e->M)
+		return PS_BLOCK_DECLINED;
+	for (size_t q = 0; q < 3; q++) {
+		static const enum ps_opcode codes[] = { PS_OP_COMPUTE, PS_OP_SAVE, PS_OP_DELETE };
+		const struct ps_op *b = &r->body[q];
+
+		if (b->code != codes[q] || b->kind != k || b->by_id || b->fuse ||
+		    !same_set(&b->c[0], &op->c[0]) || !same_set(&b->c[1], &op->c[1]) ||
+		    r->step[q][0] || r->step[q][1] != step || r->step[q][2])
+			return PS_BLOCK_DECLINED;
+	}
+	if (op->c[1].list) {
+		if (!(ms_buf = malloc(r->count * step * sizeof(*ms_buf))))
+			return PS_ENOMEM;
+		if (!sorted_set(op->c[1].list, r->count * step, att->r, ms_buf))
+			goto out;
+		union_ms = ps_list(ms_buf, r->count * step);
+	} else {
+		union_ms = ps_range(op->c[1].lo, op->c[1].lo + r->count * step);
+		if (union_ms.hi > att->r)
+			goto out;
+	}
+	if (att->d > 64) {
+		feat_buf = malloc(att->d * sizeof(*feat_buf));
+		seen = malloc(att->d);
+		if (!feat_buf || !seen) {
+			rc = PS_ENOMEM;
+			goto out;
+		}
+	}
+	feats = features_of(att, &union_ms, feat_buf, seen);
+	if ((rc = ps_tiles_settle(e, att->base[k], att->base[k] + att->count[k])))
+		goto out;
+	if (ps_rows_init(&entries, row_of(att, k, 0), att->ext[k][1], &op->c[0], &union_ms,
+			 UINT64_MAX)) {
+		rc = PS_ENOMEM;
+		goto out;
+	}
+	if (ps_rows_init(&parents, row_of(att, from, 0), att->d, &op->c[0], &feats, UINT64_MAX)) {
+		ps_rows_free(&entries);
+		rc = PS_ENOMEM;
+		goto out;
+	}
+	rc = PS_BLOCK_DECLINED;
+	if (ps_rows_none(e, PS_PLANE_RED, &entries) &&
+	    (!ps_coordset_size(&feats) || ps_rows_all(e, PS_PLANE_RED, &parents))) {
+		if (!(rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &had)) &&
+		    !(rc = ps_rows_flag(e, PS_PLANE_BLUE, &entries, true))) {
+			const struct ps_block_counts add = {
+				.moves = 3 * r->count * per, .computes = r->count * per,
+				.recomputations = had, .saves = r->count * per,
+				.array = (unsigned)k,
+			};
+
+			ps_engine_block_counted(e, &add, 0, e->c.red + per);
+			rc = PS_BLOCK_APPLIED;
+		}
+	}
+	ps_rows_free(&parents);
+	ps_rows_free(&entries);
+out:
+	if (feat_buf != small_buf) {
+		free(feat_buf);
+		free(seen);
+	}
+	free(ms_buf);
+	return rc;
+}
+
+int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
+		    const struct ps_repeat *r)
+{
+	struct stream st = { .att = att };
+	const struct ps_op *mac;
+	size_t m = 0, loads = 0, deletes = 0;
+	uint64_t step, per_load = 0, fresh = 0, peak, moves = 0, extent, *fixed_buf;
+	const uint64_t *window;
+	size_t window_len, fixed_len = 0;
+	struct ps_rows sums;
+	struct ps_edges ed;
+	int rc = PS_BLOCK_DECLINED;
+
+	if (e->failed || att->exact || !r->count || !r->len || r->len > 8)
+		return PS_BLOCK_DECLINED;
+	if (r->len == 3 && r->body[0].code == PS_OP_COMPUTE)
+		return repeat_checked(att, r) ? repeat_stored_u(att, e, r) : PS_BLOCK_DECLINED;
+	/* loads, one mac, deletes */
+	while (m < r->len && r->body[m].code == PS_OP_LOAD && !r->body[m].by_id)
+		m++;
+	if (m == r->len || r->body[m].code != PS_OP_MAC || r->body[m].by_id || r->body[m].fuse)
+		return PS_BLOCK_DECLINED;
+	for (size_t k = m + 1; k < r->len; k++)
+		if (r->body[k].code != PS_OP_DELETE || r->body[k].by_id)
+			return PS_BLOCK_DECLINED;
+	mac = st.mac = &r->body[m];
+	if ((mac->kind != PS_KIND_H && mac->kind != PS_KIND_N) || mac->c[2].list ||
+	    !repeat_checked(att, r))
+		return PS_BLOCK_DECLINED;
+	/* the edges move, the sums stay */
+	st.moving = mac->kind == PS_KIND_H ? 0 : 1;
+	step = r->step[m][st.moving];
+	if (!step || r->step[m][1 - st.moving] || r->step[m][2])
+		return PS_BLOCK_DECLINED;
+	/* the parents, each loaded and deleted */
+	if (mac->kind == PS_KIND_H) {
+		const struct ps_coordset vs = ps_range(mac->c[2].lo, ps_min_u64(mac->c[2].hi, att->d));
+		struct loaded u = { PS_KIND_U2, { mac->c[0], mac->c[1] }, { step, 0 }, false };
+		struct loaded v = { PS_KIND_V, { mac->c[0], vs }, { step, 0 }, false };
+
+		st.load[st.loads++] = u;
+		if (vs.lo < vs.hi)
+			st.load[st.loads++] = v;
+	} else {
+		struct loaded u = { PS_KIND_U1, { mac->c[0], mac->c[1] }, { 0, step }, false };
+		struct loaded h = { PS_KIND_H, { mac->c[1], mac->c[2] }, { step, 0 }, true };
+
+		st.load[st.loads++] = u;
+		st.load[st.loads++] = h;
+	}
+	for (unsigned l = 0; l < st.loads; l++) {
+		unsigned found_load = 0, found_delete = 0;
+
+		for (size_t k = 0; k < r->len; k++)
+			if (k != m && op_is_block(r, k, &st.load[l])) {
+				found_load += k < m;
+				found_delete += k > m;
+			}
+		if (found_load != 1 || found_delete != 1)
+			return PS_BLOCK_DECLINED;
+		loads++;
+		deletes++;
+	}
+	if (loads != m || deletes != r->len - m - 1)
+		return PS_BLOCK_DECLINED;
+	for (size_t k = 0; k < r->len; k++)
+		moves += ps_op_moves(&r->body[k]);
+	for (unsigned l = 0; l < st.loads; l++)
+		per_load += ps_coordset_size(&st.load[l].c[0]) * ps_coordset_size(&st.load[l].c[1]);
+
+	/* the windows of the moving coordinate follow each other: their union */
+	extent = ps_attention_extent(att, ps_attention_product_kind(mac->kind), st.moving);
+	window = mac->c[st.moving].list;
+	window_len = ps_coordset_size(&mac->c[st.moving]);
+	if (!window_len || step != window_len || r->count > UINT64_MAX / step)
+		return PS_BLOCK_DECLINED;
+	if (mac->c[1 - st.moving].list)
+		fixed_len = mac->c[1 - st.moving].len;
+	if (!(st.buf = malloc(((window ? r->count * step : 0) + fixed_len + 1) * sizeof(uint64_t))))
+		return PS_ENOMEM;
+	fixed_buf = st.buf + (window ? r->count * step : 0);
+	if (window) {
+		if (!sorted_set(window, r->count * step, extent, st.buf))
+			goto out;
+		st.edges = ps_list(st.buf, r->count * step);
+	} else {
+		if (mac->c[st.moving].lo + r->count * step > extent)
+			goto out;
+		st.edges = ps_range(mac->c[st.moving].lo, mac->c[st.moving].lo + r->count * step);
+	}
+	st.fixed = mac->c[1 - st.moving];
+	if (fixed_len) {
+		if (!sorted_set(st.fixed.list, fixed_len, UINT64_MAX, fixed_buf))
+			goto out;
+		st.fixed = ps_list(fixed_buf, fixed_len);
+	}
+
+	/* every loaded block, over every window: none red, all blue (H
+	 * complete too) */
+	for (unsigned l = 0; l < st.loads; l++) {
+		struct ps_rows b;
+		bool ok;
+
+		if (loaded_rows(&st, &st.load[l], &b)) {
+			rc = PS_ENOMEM;
+			goto out;
+		}
+		ok = ps_rows_none(e, PS_PLANE_RED, &b) &&
+		     (ps_kinds[st.load[l].kind].role == PS_ROLE_INPUT ||
+		      ps_rows_all(e, PS_PLANE_BLUE, &b)) &&
+		     (!st.load[l].complete || ps_rows_all(e, PS_PLANE_COMPLETE, &b));
+		ps_rows_free(&b);
+		if (!ok)
+			goto out;
+	}
+	/* the sums (H[M, B] or N[I, B]) may take the union of the edges */
+	if (ps_edges_init(&ed, &st.edges)) {
+		rc = PS_ENOMEM;
+		goto out;
+	}
+	if (ps_rows_init(&sums, row_of(att, mac->kind, 0), att->ext[mac->kind][1],
+			 mac->kind == PS_KIND_H ? &st.fixed : &mac->c[0], &mac->c[2], UINT64_MAX)) {
+		ps_edges_free(&ed);
+		rc = PS_ENOMEM;
+		goto out;
+	}
+	if (!sums.run || (mac->kind == PS_KIND_N && mac->c[0].list && !increasing(&mac->c[0])) ||
+	    !ps_rows_sums_open(e, &sums, &ed, &fresh))
+		goto sums_out;
+	peak = e->c.red + fresh + per_load + 1;
+	if (peak > e->M)
+		goto sums_out;
+
+	/* every move would succeed: the sums take the edges; the loaded
+	 * blocks are as they were */
+	if ((rc = ps_rows_sums_add(e, &sums, &ed, ps_attention_in_degree(att, mac->kind))))
+		goto sums_out;
+	for (unsigned l = 0; l < st.loads; l++) {
+		const struct ps_block_counts add = {
+			.loads = r->count * ps_coordset_size(&st.load[l].c[0]) *
+				 ps_coordset_size(&st.load[l].c[1]),
+			.array = (unsigned)st.load[l].kind,
+		};
+
+		ps_engine_block_counted(e, &add, 0, peak);
+	}
+	{
+		const struct ps_block_counts add = {
+			.moves = r->count * moves,
+			.macs = r->count * ps_coordset_size(&mac->c[0]) * ps_coordset_size(&mac->c[1]) *
+				ps_coordset_size(&mac->c[2]),
+			.red = fresh,
+		};
+
+		ps_engine_block_counted(e, &add, 0, peak);
+	}
+	rc = PS_BLOCK_APPLIED;
+sums_out:
+	ps_rows_free(&sums);
+	ps_edges_free(&ed);
+out:
+	free(st.buf);
+	return rc;
+}
+
+/*
+ * A compute of U1[rows, M] (from Q) or U2[rows, M] (from K), rows and M
+ * increasing: every entry not red, every feature its monomials read red
+ * in every row, and room for them all. Then they are red and computed
+ * (those computed before counted as recomputations), as move by move.
+ */
+int ps_block_compute(const struct ps_attention *att, struct ps_engine *e,
+		     const struct ps_op *op)
+{
+	const enum ps_kind k = op->kind;
+	const enum ps_kind from = k == PS_KIND_U1 ? PS_KIND_Q : PS_KIND_K;
+	const struct ps_coordset *rows = &op->c[0], *ms = &op->c[1];
+	const uint64_t count = ps_coordset_size(rows) * ps_coordset_size(ms);
+	uint64_t small_buf[64], *buf = small_buf, had = 0;
+	uint8_t small_seen[64], *seen = small_seen;
+	struct ps_coordset feats;
+	struct ps_rows entries, parents;
+	int rc = PS_BLOCK_DECLINED;
+
+	if (e->failed || att->exact || (k != PS_KIND_U1 && k != PS_KIND_U2) || !count ||
+	    !increasing(rows) || !increasing(ms) || e->c.red + count > e->M)
+		return PS_BLOCK_DECLINED;
+	if (att->d > 64) {
+		buf = malloc(att->d * sizeof(*buf));
+		seen = malloc(att->d);
+		if (!buf || !seen) {
+			free(buf);
+			free(seen);
+			return PS_ENOMEM;
+		}
+	}
+	feats = features_of(att, ms, buf, seen);
+	/* the computed bits held as runs of rows are written out first */
+	if ((rc = ps_tiles_settle(e, att->base[k], att->base[k] + att->count[k])))
+		goto out;
+	rc = PS_BLOCK_DECLINED;
+	if (ps_rows_init(&entries, row_of(att, k, 0), att->ext[k][1], rows, ms, UINT64_MAX)) {
+		rc = PS_ENOMEM;
+		goto out;
+	}
+	if (ps_rows_init(&parents, row_of(att, from, 0), att->d, rows, &feats, UINT64_MAX)) {
+		ps_rows_free(&entries);
+		rc = PS_ENOMEM;
+		goto out;
+	}
+	if (ps_rows_none(e, PS_PLANE_RED, &entries) &&
+	    (!ps_coordset_size(&feats) || ps_rows_all(e, PS_PLANE_RED, &parents))) {
+		if (!(rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &had)) &&
+		    !(rc = ps_rows_flag(e, PS_PLANE_RED, &entries, true))) {
+			const struct ps_block_counts add = {
+				.moves = count, .computes = count, .recomputations = had,
+				.red = count,
+			};
+
+			ps_engine_block_counted(e, &add, 0, e->c.red + count);
+			rc = PS_BLOCK_APPLIED;
+		}
+	}
+	ps_rows_free(&parents);
+	ps_rows_free(&entries);
+out:
+	if (buf != small_buf) {
+		free(buf);
+		free(seen);
+	}
+	return rc;
 }

@@ -22,4 +22,14 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 		  const struct ps_op *op);
 
+/* A compute of U1 or U2 over a block. */
+int ps_block_compute(const struct ps_attention *att, struct ps_engine *e,
+		     const struct ps_op *op);
+
+/* A loop of operations (struct ps_repeat) judged as one unit: applied
+ * when it has a form the block path knows and every move of it would
+ * succeed; else declined, nothing changed. */
+int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
+		    const struct ps_repeat *r);
+
 #endif

@@ -806,6 +806,33 @@ struct emitter {
 	if (ps_emit_mac(e->sink, (into), (fuse), (c0), (c1), (c2), e->err)) \
 		return e->err->code
 
+/* One op of a loop's body, its coordinates moving by `by` each
+ * iteration: those whose bit is set in moves. */
+static void body_op(struct ps_op *body, uint64_t (*step)[3], size_t *len, enum ps_opcode code,
+		    enum ps_kind kind, struct ps_coordset c0, struct ps_coordset c1,
+		    struct ps_coordset c2, unsigned moves, uint64_t by)
+{
+	struct ps_op op = { .code = code, .kind = kind, .c = { c0, c1, c2 } };
+
+	body[*len] = op;
+	for (unsigned p = 0; p < 3; p++)
+		step[*len][p] = (moves >> p) & 1 ? by : 0;
+	(*len)++;
+}
+
+/* Emits the loop of count iterations of the body. */
+static int emit_loop(const struct emitter *e, const struct ps_op *body, uint64_t (*step)[3],
+		     size_t len, uint64_t count)
+{
+	struct ps_repeat r;
+
+	r.body = body;
+	r.step = (const uint64_t (*)[3])step;
+	r.len = len;
+	r.count = count;
+	return ps_sink_repeat(e->sink, &r, e->err);
+}
+
 /* phase 0: U (U2 from K, or U1 from Q) computed, saved and deleted */
 static int emit_stored_u(const struct emitter *e, enum ps_kind u,
 			 enum ps_kind from)
@@ -820,16 +847,62 @@ static int emit_stored_u(const struct emitter *e, enum ps_kind u,
 
 		if (t->all_count)
 			EMIT(PS_OP_LOAD, from, rows, feats);
-		for (uint64_t mk = 0; mk < ps_block_count(att->r, t->u_chunk); mk++) {
-			struct ps_coordset ms = ps_range(ps_block_lo(mk, t->u_chunk),
-							 ps_block_hi(mk, t->u_chunk, att->r));
+		/* the full chunks of monomials, then the rest: a loop each
+		 * (struct ps_repeat) */
+		for (int part = 0; part < 2; part++) {
+			const uint64_t c = t->u_chunk, full = att->r / c;
+			const uint64_t lo = part ? full * c : 0, width = part ? att->r - lo : c;
+			const struct ps_coordset ms = ps_range(lo, lo + width), none = ps_range(0, 0);
+			struct ps_op body[3];
+			uint64_t step[3][3];
+			size_t len = 0;
+			int rc;
 
-			EMIT(PS_OP_COMPUTE, u, rows, ms);
-			EMIT(PS_OP_SAVE, u, rows, ms);
-			EMIT(PS_OP_DELETE, u, rows, ms);
+			if (!(part ? (width ? 1 : 0) : full))
+				continue;
+			body_op(body, step, &len, PS_OP_COMPUTE, u, rows, ms, none, 2, width);
+			body_op(body, step, &len, PS_OP_SAVE, u, rows, ms, none, 2, width);
+			body_op(body, step, &len, PS_OP_DELETE, u, rows, ms, none, 2, width);
+			if ((rc = emit_loop(e, body, step, len, part ? 1 : full)))
+				return rc;
 		}
 		if (t->all_count)
 			EMIT(PS_OP_DELETE, from, rows, feats);
+	}
+	return PS_OK;
+}
+
+/*
+ * Phase 1 with U stored and a tile of one chunk: V[J, B below d] and
+ * U2[J, M] stream through the tile's sums H[M, B] for every block J of
+ * rows, one loop (struct ps_repeat) for the full blocks and one for the
+ * rest: the engine judges each as a unit.
+ */
+static int emit_h_stream(const struct emitter *e, struct ps_coordset ms, struct ps_coordset bs,
+			 struct ps_coordset vs, bool has_v)
+{
+	const uint64_t n = e->att->n, h = e->t->h_rows, full = n / h;
+
+	for (int part = 0; part < 2; part++) {
+		const uint64_t lo = part ? full * h : 0, rows = part ? n - lo : h;
+		const uint64_t count = part ? (rows ? 1 : 0) : full;
+		const struct ps_coordset js = ps_range(lo, lo + rows), none = ps_range(0, 0);
+		struct ps_op body[5];
+		uint64_t step[5][3];
+		size_t len = 0;
+		int rc;
+
+		if (!count)
+			continue;
+		if (has_v)
+			body_op(body, step, &len, PS_OP_LOAD, PS_KIND_V, js, vs, none, 1, rows);
+		body_op(body, step, &len, PS_OP_LOAD, PS_KIND_U2, js, ms, none, 1, rows);
+		body_op(body, step, &len, PS_OP_MAC, PS_KIND_H, js, ms, bs, 1, rows);
+		body_op(body, step, &len, PS_OP_DELETE, PS_KIND_U2, js, ms, none, 1, rows);
+		if (has_v)
+			body_op(body, step, &len, PS_OP_DELETE, PS_KIND_V, js, vs, none, 1, rows);
+		if ((rc = emit_loop(e, body, step, len, count)))
+			return rc;
 	}
 	return PS_OK;
 }
@@ -846,7 +919,17 @@ static int emit_h_tile(const struct emitter *e, const struct ps_agg_tile *tile,
 	struct ps_coordset vs = ps_range(b0, ps_min_u64(b1, att->d));
 	bool has_v = b0 < att->d, has_k = !t->stored && tile->gen_count;
 	uint64_t chunks = ps_block_count(tile->count, t->chunk);
+	int rc;
 
+	if (t->stored && chunks == 1) {
+		struct ps_coordset ms = ps_list(mono, tile->count);
+
+		if ((rc = emit_h_stream(e, ms, bs, vs, has_v)))
+			return rc;
+		EMIT(PS_OP_SAVE, PS_KIND_H, ms, bs);
+		EMIT(PS_OP_DELETE, PS_KIND_H, ms, bs);
+		return PS_OK;
+	}
 	for (uint64_t jk = 0; jk < ps_block_count(att->n, t->h_rows); jk++) {
 		struct ps_coordset js = ps_range(ps_block_lo(jk, t->h_rows),
 						 ps_block_hi(jk, t->h_rows, att->n));
@@ -911,6 +994,35 @@ int ps_emit_finish_n(struct ps_sink *sink, const struct ps_attention *att,
 	return PS_OK;
 }
 
+/*
+ * Phase 2 with U stored: the tiles [k, *k1), each of one chunk of the
+ * same count of monomials and each following the last in the group
+ * order, stream U1[I, M] and H[M, B] through the sums N[I, B], one loop
+ * (struct ps_repeat) that the engine judges as a unit.
+ */
+static int emit_n_stream(const struct emitter *e, struct ps_coordset is, struct ps_coordset bs,
+			 uint64_t k, uint64_t *k1)
+{
+	const struct ps_tiling *t = e->t;
+	const uint64_t count = t->tiles[k].count;
+	const struct ps_coordset ms = ps_list(t->order + t->tiles[k].first, count);
+	const struct ps_coordset none = ps_range(0, 0);
+	struct ps_op body[5];
+	uint64_t step[5][3];
+	size_t len = 0;
+
+	for (*k1 = k + 1; *k1 < t->tile_count && t->tiles[*k1].count == count &&
+			  t->tiles[*k1].first == t->tiles[*k1 - 1].first + count;
+	     (*k1)++)
+		;
+	body_op(body, step, &len, PS_OP_LOAD, PS_KIND_U1, is, ms, none, 2, count);
+	body_op(body, step, &len, PS_OP_LOAD, PS_KIND_H, ms, bs, none, 1, count);
+	body_op(body, step, &len, PS_OP_MAC, PS_KIND_N, is, ms, bs, 2, count);
+	body_op(body, step, &len, PS_OP_DELETE, PS_KIND_H, ms, bs, none, 1, count);
+	body_op(body, step, &len, PS_OP_DELETE, PS_KIND_U1, is, ms, none, 2, count);
+	return emit_loop(e, body, step, len, *k1 - k);
+}
+
 /* phase 2 for one row block and one column block */
 static int emit_n_tile(const struct emitter *e, struct ps_coordset is,
 		       uint64_t b0, uint64_t b1)
@@ -924,7 +1036,16 @@ static int emit_n_tile(const struct emitter *e, struct ps_coordset is,
 		struct ps_coordset feats = ps_list(t->gen + tile->gen_first,
 						   tile->gen_count);
 		bool has_q = !t->keep_q && !t->stored && tile->gen_count;
+		uint64_t k1;
+		int rc;
 
+		if (t->stored && ps_block_count(tile->count, t->chunk) == 1) {
+			/* the tiles of one chunk that follow it too */
+			if ((rc = emit_n_stream(e, is, bs, k, &k1)))
+				return rc;
+			k = k1 - 1;
+			continue;
+		}
 		if (has_q)
 			EMIT(PS_OP_LOAD, PS_KIND_Q, is, feats);
 		for (uint64_t ck = 0; ck < ps_block_count(tile->count, t->chunk); ck++) {

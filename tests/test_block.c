@@ -12,6 +12,7 @@
 
 /* the engine's tiles, to see that the tests reach them */
 #include "../src/engine_state.h"
+#include "../src/ops_block.h"
 
 /* Both engines hold the same game: counters, pebbles, edges and sums;
  * and each keeps the engine's invariants. */
@@ -351,6 +352,295 @@ START_TEST(test_random_ops_both_paths)
 }
 END_TEST
 
+/*
+ * Loops of operations (struct ps_repeat) as the stored strategies emit
+ * them, streaming U2 and V through H, or U1 and H through N, and loops
+ * changed at random (operations dropped or swapped, steps that overlap or
+ * leave gaps, windows out of range, fused macs, lists that repeat a
+ * value), after a set-up that stores U1, U2 and H, itself changed at
+ * random (rows left red, rows not saved, edges aggregated before), and
+ * with memories too small now and then. The engine sink judges each loop
+ * whole or applies it op by op; the element path applies it op by op:
+ * the same return, message, position and state after every loop.
+ */
+static uint64_t loops_whole, loops_declined;
+
+struct loop_engines {
+	const struct ps_attention *att;
+	struct ps_engine fast, slow, probe, fast0, slow0; /* 0: after the set-up */
+	struct ps_engine_sink fs, ss;
+};
+
+static void loop_emit(struct loop_engines *le, enum ps_opcode code, enum ps_kind kind,
+		      struct ps_coordset c0, struct ps_coordset c1)
+{
+	struct ps_op op = { .code = code, .kind = kind, .c = { c0, c1 } };
+	struct ps_error ef, es;
+	int a = ps_sink_emit(&le->fs.sink, &op, &ef), b = ps_sink_emit(&le->ss.sink, &op, &es);
+
+	ck_assert_int_eq(a, b);
+	same_state(le->att, &le->fast, &le->slow);
+}
+
+static void loop_run(struct loop_engines *le, const struct ps_repeat *r)
+{
+	struct ps_error ef, es;
+	int a, b, probe;
+
+	memset(&ef, 0, sizeof(ef));
+	memset(&es, 0, sizeof(es));
+	ck_assert_int_eq(ps_engine_copy(&le->probe, &le->fast), 0);
+	le->probe.element_only = false;
+	probe = ps_block_repeat(le->att, &le->probe, r);
+	ck_assert_int_ge(probe, 0);
+	loops_whole += probe == PS_BLOCK_APPLIED;
+	loops_declined += probe == PS_BLOCK_DECLINED;
+	a = ps_sink_repeat(&le->fs.sink, r, &ef);
+	b = ps_sink_repeat(&le->ss.sink, r, &es);
+	ck_assert_int_eq(a, b);
+	if (a == PS_EINPUT)
+		ck_assert_str_eq(ef.msg, es.msg);
+	ck_assert_uint_eq(le->fs.ops, le->ss.ops);
+	ck_assert_uint_eq(le->fast.violation.position, le->slow.violation.position);
+	same_state(le->att, &le->fast, &le->slow);
+}
+
+/* A loop's body op; its coordinates of bit p in moves step by `by`. */
+static void loop_op(struct ps_op *body, uint64_t (*step)[3], size_t *len, enum ps_opcode code,
+		    enum ps_kind kind, struct ps_coordset c0, struct ps_coordset c1,
+		    struct ps_coordset c2, unsigned moves, uint64_t by)
+{
+	struct ps_op op = { .code = code, .kind = kind, .c = { c0, c1, c2 } };
+
+	body[*len] = op;
+	for (unsigned p = 0; p < 3; p++)
+		step[*len][p] = (moves >> p) & 1 ? by : 0;
+	(*len)++;
+}
+
+/* Now and then the body changed: an op dropped, two swapped, a step
+ * changed, a mac fused. */
+static void loop_perturb(struct ps_op *body, uint64_t (*step)[3], size_t *len)
+{
+	switch (rnd(24)) {
+	case 0:
+		if (*len > 1) {
+			size_t k = rnd(*len);
+
+			memmove(&body[k], &body[k + 1], (*len - k - 1) * sizeof(*body));
+			memmove(&step[k], &step[k + 1], (*len - k - 1) * sizeof(*step));
+			(*len)--;
+		}
+		break;
+	case 1: {
+		size_t a = rnd(*len), b = rnd(*len);
+		struct ps_op t = body[a];
+		uint64_t ts[3];
+
+		body[a] = body[b];
+		body[b] = t;
+		memcpy(ts, step[a], sizeof(ts));
+		memcpy(step[a], step[b], sizeof(ts));
+		memcpy(step[b], ts, sizeof(ts));
+		break;
+	}
+	case 2:
+		step[rnd(*len)][rnd(3)] += rnd(3);
+		break;
+	case 3:
+		for (size_t k = 0; k < *len; k++)
+			if (body[k].code == PS_OP_MAC)
+				body[k].fuse = true;
+		break;
+	default:
+		break;
+	}
+}
+
+static void loops_case(uint64_t seed)
+{
+	struct ps_attention att;
+	struct loop_engines le;
+	struct ps_error err;
+	uint64_t n, r, nb, M, perm[64], ms_store[8];
+	const struct ps_coordset none = ps_range(0, 0);
+
+	rnd_state = seed;
+	test_attention(&att, 2 + seed % 9, 1 + seed % 3, 1 + seed % 2, seed % 3 != 0);
+	n = att.n;
+	r = att.r;
+	nb = att.nb;
+	M = seed % 7 ? att.dag.state_count : 4 + rnd(3 * nb + 8);
+	le.att = &att;
+	ck_assert_int_eq(ps_engine_init(&le.fast, &att.dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le.slow, &att.dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le.probe, &att.dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le.fast0, &att.dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le.slow0, &att.dag, M, &err), 0);
+	le.slow.element_only = true;
+	ps_engine_sink_init(&le.fs, &att, &le.fast);
+	ps_engine_sink_init(&le.ss, &att, &le.slow);
+
+	/* U2 and U1 stored, a row now and then left red or not saved */
+	for (int u = 0; u < 2; u++) {
+		const enum ps_kind kind = u ? PS_KIND_U1 : PS_KIND_U2;
+		const enum ps_kind from = u ? PS_KIND_Q : PS_KIND_K;
+		const uint64_t saved = rnd(6) ? n : rnd(n + 1), kept = rnd(6) ? n : rnd(n + 1);
+
+		loop_emit(&le, PS_OP_LOAD, from, ps_range(0, n), ps_range(0, att.d));
+		if (rnd(2)) {
+			loop_emit(&le, PS_OP_COMPUTE, kind, ps_range(0, n), ps_range(0, r));
+			loop_emit(&le, PS_OP_SAVE, kind, ps_range(0, saved), ps_range(0, r));
+			loop_emit(&le, PS_OP_DELETE, kind, ps_range(0, kept), ps_range(0, r));
+		} else {
+			/* a window of monomials at a time, as the stored
+			 * strategies do: the full windows, then the rest */
+			const uint64_t w = 1 + rnd(ps_min_u64(r, 12)), full = r / w;
+
+			if (!rnd(6))
+				loop_emit(&le, PS_OP_COMPUTE, kind, ps_range(rnd(n), n), ps_range(r - 1, r));
+			for (int part = 0; part < 2; part++) {
+				const uint64_t lo = part ? full * w : 0, width = part ? r - lo : w;
+				const struct ps_coordset rows = ps_range(0, rnd(8) ? n : 1 + rnd(n));
+				struct ps_op body[3];
+				uint64_t step[3][3];
+				size_t len = 0;
+				struct ps_repeat rep;
+
+				if (!width)
+					continue;
+				loop_op(body, step, &len, PS_OP_COMPUTE, kind, rows, ps_range(lo, lo + width),
+					none, 2, width);
+				loop_op(body, step, &len, PS_OP_SAVE, kind, rows, ps_range(lo, lo + width),
+					none, 2, width);
+				loop_op(body, step, &len, PS_OP_DELETE, kind, rows, ps_range(lo, lo + width),
+					none, 2, width);
+				if (rnd(3))
+					loop_perturb(body, step, &len);
+				rep = (struct ps_repeat){ body, (const uint64_t (*)[3])step, len,
+							  part ? 1 : full + (rnd(10) ? 0 : 1) };
+				loop_run(&le, &rep);
+			}
+		}
+		loop_emit(&le, PS_OP_DELETE, from, ps_range(0, n), ps_range(0, att.d));
+	}
+	for (uint64_t m = 0; m < r && m < 64; m++)
+		perm[m] = m;
+	for (uint64_t m = ps_min_u64(r, 64); m > 1; m--) {
+		uint64_t k = rnd(m), t = perm[m - 1];
+
+		perm[m - 1] = perm[k];
+		perm[k] = t;
+	}
+	ck_assert_int_eq(ps_engine_copy(&le.fast0, &le.fast), 0);
+	ck_assert_int_eq(ps_engine_copy(&le.slow0, &le.slow), 0);
+	for (int loop = 0; loop < 12; loop++) {
+		struct ps_op body[6];
+		uint64_t step[6][3];
+		size_t len = 0;
+		struct ps_repeat rep;
+		const uint64_t b0 = rnd(nb), b1 = b0 + 1 + rnd(nb - b0);
+		const struct ps_coordset bs = ps_range(b0, b1);
+
+		/* after a violation, and now and then, back to the set-up */
+		if (le.fast.failed || !rnd(3)) {
+			ck_assert_int_eq(ps_engine_copy(&le.fast, &le.fast0), 0);
+			ck_assert_int_eq(ps_engine_copy(&le.slow, &le.slow0), 0);
+		}
+		if (rnd(2)) {
+			/* into H: rows J stream, H[M, B] stays */
+			const uint64_t h = 1 + rnd(n), j0 = rnd(3) ? 0 : rnd(n);
+			const uint64_t count = rnd(8) ? (n - j0) / h + (rnd(8) ? 0 : 1) : 1 + rnd(3);
+			const struct ps_coordset js = ps_range(j0, j0 + h);
+			const struct ps_coordset vs = ps_range(b0, ps_min_u64(b1, att.d));
+			struct ps_coordset ms;
+			size_t k = 0;
+
+			if (rnd(3)) {
+				const uint64_t m0 = rnd(r);
+
+				ms = ps_range(m0, m0 + 1 + rnd(ps_min_u64(r - m0, 4)));
+			} else {
+				for (k = 0; k < 1 + rnd(4); k++)
+					ms_store[k] = rnd(8) ? perm[rnd(ps_min_u64(r, 64))] : ms_store[0];
+				ms = ps_list(ms_store, k);
+			}
+			if (b0 < att.d)
+				loop_op(body, step, &len, PS_OP_LOAD, PS_KIND_V, js, vs, none, 1, h);
+			loop_op(body, step, &len, PS_OP_LOAD, PS_KIND_U2, js, ms, none, 1, h);
+			loop_op(body, step, &len, PS_OP_MAC, PS_KIND_H, js, ms, bs, 1, h);
+			loop_op(body, step, &len, PS_OP_DELETE, PS_KIND_U2, js, ms, none, 1, h);
+			if (b0 < att.d)
+				loop_op(body, step, &len, PS_OP_DELETE, PS_KIND_V, js, vs, none, 1,
+					h);
+			loop_perturb(body, step, &len);
+			rep = (struct ps_repeat){ body, (const uint64_t (*)[3])step, len, count };
+			loop_run(&le, &rep);
+			if (rnd(3)) {
+				/* H saved and dropped, for the loops into N */
+				loop_emit(&le, PS_OP_SAVE, PS_KIND_H, ms, bs);
+				loop_emit(&le, PS_OP_DELETE, PS_KIND_H, ms, bs);
+			}
+		} else {
+			/* into N: monomials M stream in windows of the order,
+			 * N[I, B] stays; H made complete and saved first */
+			const uint64_t rr = ps_min_u64(r, 64), c = 1 + rnd(ps_min_u64(rr, 3));
+			const uint64_t count = rnd(8) ? rr / c : 1 + rnd(rr / c + 1);
+			const uint64_t i0 = rnd(n), i1 = i0 + 1 + rnd(ps_min_u64(n - i0, 3));
+			const struct ps_coordset is = ps_range(i0, i1);
+			const struct ps_coordset ms = ps_list(perm, c);
+
+			if (rnd(4)) {
+				struct ps_op hb[5];
+				uint64_t hs[5][3];
+				size_t hl = 0;
+				const struct ps_coordset all = ps_range(0, r);
+				const struct ps_coordset js = ps_range(0, 1);
+				const struct ps_coordset vs = ps_range(b0, ps_min_u64(b1, att.d));
+
+				if (b0 < att.d)
+					loop_op(hb, hs, &hl, PS_OP_LOAD, PS_KIND_V, js, vs, none, 1, 1);
+				loop_op(hb, hs, &hl, PS_OP_LOAD, PS_KIND_U2, js, all, none, 1, 1);
+				loop_op(hb, hs, &hl, PS_OP_MAC, PS_KIND_H, js, all, bs, 1, 1);
+				loop_op(hb, hs, &hl, PS_OP_DELETE, PS_KIND_U2, js, all, none, 1, 1);
+				if (b0 < att.d)
+					loop_op(hb, hs, &hl, PS_OP_DELETE, PS_KIND_V, js, vs, none, 1,
+						1);
+				rep = (struct ps_repeat){ hb, (const uint64_t (*)[3])hs, hl,
+							  rnd(6) ? n : rnd(n + 1) };
+				loop_run(&le, &rep);
+				loop_emit(&le, PS_OP_SAVE, PS_KIND_H, all, bs);
+				loop_emit(&le, PS_OP_DELETE, PS_KIND_H, all, bs);
+			}
+			loop_op(body, step, &len, PS_OP_LOAD, PS_KIND_U1, is, ms, none, 2, c);
+			loop_op(body, step, &len, PS_OP_LOAD, PS_KIND_H, ms, bs, none, 1, c);
+			loop_op(body, step, &len, PS_OP_MAC, PS_KIND_N, is, ms, bs, 2, c);
+			loop_op(body, step, &len, PS_OP_DELETE, PS_KIND_H, ms, bs, none, 1, c);
+			loop_op(body, step, &len, PS_OP_DELETE, PS_KIND_U1, is, ms, none, 2, c);
+			loop_perturb(body, step, &len);
+			rep = (struct ps_repeat){ body, (const uint64_t (*)[3])step, len, count };
+			loop_run(&le, &rep);
+		}
+	}
+	ps_engine_free(&le.fast);
+	ps_engine_free(&le.slow);
+	ps_engine_free(&le.probe);
+	ps_engine_free(&le.fast0);
+	ps_engine_free(&le.slow0);
+	ps_attention_free(&att);
+}
+
+START_TEST(test_loops_both_paths)
+{
+	loops_whole = loops_declined = 0;
+	for (uint64_t seed = 1; seed <= 400; seed++)
+		loops_case(seed);
+	/* loops were judged whole, and declined */
+	ck_assert_msg(loops_whole > 1000 && loops_declined > 1000, "%llu loops whole, %llu declined",
+		      (unsigned long long)loops_whole, (unsigned long long)loops_declined);
+}
+END_TEST
+
 /* Rows wider than a word and than two (U1 and U2 of r = C(d+g, g)
  * columns: 165 for d = 8, g = 3, 56 or 84 for d = 5 or 6): the block
  * path's masks shifted into place across the words of a plane, rows of H
@@ -619,6 +909,7 @@ Suite *block_suite(void)
 	tcase_add_test(tc, test_wide_rows_both_paths);
 	tcase_add_test(tc, test_tiles_both_paths);
 	tcase_add_test(tc, test_col_runs_both_paths);
+	tcase_add_test(tc, test_loops_both_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -117,6 +117,30 @@ static inline int ps_sink_emit(struct ps_sink *sink, const struct ps_op *op,
 	return sink->emit(sink, op, err);
 }
 
+/*
+ * A loop of set operations: count iterations of the body's len operations,
+ * iteration t's operation k being body[k] with each coordinate p moved by
+ * t step[k][p] (a range by that many values, a list by that many entries:
+ * its window advancing in the same array). It stands for its operations
+ * in that order, and every sink sees them so, one by one, except the
+ * engine's, which judges a loop of a form it knows (src/ops_block.c) as
+ * one unit where it proves that every move of it would succeed, and
+ * otherwise applies the operations one by one: the verdict, the counters
+ * and any violation, with its position, are the same either way.
+ */
+struct ps_repeat {
+	const struct ps_op *body;
+	const uint64_t (*step)[3];
+	size_t len;
+	uint64_t count;
+};
+
+/* Iteration t's operation k of the loop. */
+void ps_repeat_op(const struct ps_repeat *r, uint64_t t, size_t k, struct ps_op *op);
+
+/* Emits the loop to sink (as one unit to the engine's sink). */
+int ps_sink_repeat(struct ps_sink *sink, const struct ps_repeat *r, struct ps_error *err);
+
 /* A sink that validates every operation in an engine. */
 struct ps_engine_sink {
 	struct ps_sink sink;
