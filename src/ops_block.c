@@ -266,13 +266,18 @@ static struct ps_coordset features_of(const struct ps_attention *att,
 {
 	size_t len = 0;
 
+	uint64_t found = 0;
+
 	memset(seen, 0, att->d);
-	for (uint64_t y = 0; y < ps_coordset_size(ms); y++) {
+	/* until every feature is found */
+	for (uint64_t y = 0; y < ps_coordset_size(ms) && found < att->d; y++) {
 		uint64_t m = ps_coordset_at(ms, y);
 		const uint32_t *sup = ps_monomial_support(&att->mono, m);
 
-		for (uint8_t q = 0; q < att->mono.support_size[m]; q++)
+		for (uint8_t q = 0; q < att->mono.support_size[m]; q++) {
+			found += !seen[sup[q]];
 			seen[sup[q]] = 1;
+		}
 	}
 	for (uint64_t a = 0; a < att->d; a++)
 		if (seen[a])
@@ -534,9 +539,10 @@ static bool sorted_set(const uint64_t *values, size_t count, uint64_t extent, ui
 		if (values[q] >= extent)
 			return false;
 	if (count > 16 && extent <= (UINT64_C(1) << 16)) {
-		uint64_t bits[1024] = { 0 };
+		uint64_t bits[1024];
 		size_t len = 0;
 
+		memset(bits, 0, (extent + 63) / 64 * sizeof(bits[0]));
 		for (size_t q = 0; q < count; q++) {
 			const uint64_t v = values[q], bit = UINT64_C(1) << (v & 63);
 
@@ -893,6 +899,59 @@ out:
  * in every row, and room for them all. Then they are red and computed
  * (those computed before counted as recomputations), as move by move.
  */
+/*
+ * A compute of A[rows, B] (from N, or O, at rows x B and at rows x {d}):
+ * every entry not red, every parent red and complete, room for them all.
+ */
+static int block_compute_a(const struct ps_attention *att, struct ps_engine *e,
+			   const struct ps_op *op)
+{
+	const enum ps_kind sum = att->exact ? PS_KIND_O : PS_KIND_N;
+	const struct ps_coordset *rows = &op->c[0], *bs = &op->c[1];
+	const struct ps_coordset norm = ps_one(att->d);
+	const uint64_t count = ps_coordset_size(rows) * ps_coordset_size(bs);
+	struct ps_rows entries, parents, normalisers;
+	uint64_t had = 0;
+	int rc;
+
+	if (!count || !increasing(rows) || !increasing(bs) || e->c.red + count > e->M)
+		return PS_BLOCK_DECLINED;
+	if ((rc = ps_tiles_settle(e, att->base[PS_KIND_A],
+				  att->base[PS_KIND_A] + att->count[PS_KIND_A])))
+		return rc;
+	if (ps_rows_init(&entries, row_of(att, PS_KIND_A, 0), att->ext[PS_KIND_A][1], rows, bs,
+			 UINT64_MAX))
+		return PS_ENOMEM;
+	if (ps_rows_init(&parents, row_of(att, sum, 0), att->ext[sum][1], rows, bs, UINT64_MAX)) {
+		ps_rows_free(&entries);
+		return PS_ENOMEM;
+	}
+	if (ps_rows_init(&normalisers, row_of(att, sum, 0), att->ext[sum][1], rows, &norm,
+			 UINT64_MAX)) {
+		ps_rows_free(&parents);
+		ps_rows_free(&entries);
+		return PS_ENOMEM;
+	}
+	rc = PS_BLOCK_DECLINED;
+	if (ps_rows_none(e, PS_PLANE_RED, &entries) && ps_rows_all(e, PS_PLANE_RED, &parents) &&
+	    ps_rows_all(e, PS_PLANE_COMPLETE, &parents) &&
+	    ps_rows_all(e, PS_PLANE_RED, &normalisers) &&
+	    ps_rows_all(e, PS_PLANE_COMPLETE, &normalisers) &&
+	    !(rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &had)) &&
+	    !(rc = ps_rows_flag(e, PS_PLANE_RED, &entries, true))) {
+		const struct ps_block_counts add = {
+			.moves = count, .computes = count, .recomputations = had, .red = count,
+		};
+
+		ps_engine_block_counted(e, &add, 0, e->c.red + count);
+		rc = PS_BLOCK_APPLIED;
+	}
+	ps_rows_free(&normalisers);
+	ps_rows_free(&parents);
+	ps_rows_free(&entries);
+	return rc;
+}
+
 int ps_block_compute(const struct ps_attention *att, struct ps_engine *e,
 		     const struct ps_op *op)
 {
@@ -906,6 +965,8 @@ int ps_block_compute(const struct ps_attention *att, struct ps_engine *e,
 	struct ps_rows entries, parents;
 	int rc = PS_BLOCK_DECLINED;
 
+	if (!e->failed && k == PS_KIND_A)
+		return block_compute_a(att, e, op);
 	if (e->failed || att->exact || (k != PS_KIND_U1 && k != PS_KIND_U2) || !count ||
 	    !increasing(rows) || !increasing(ms) || e->c.red + count > e->M)
 		return PS_BLOCK_DECLINED;

@@ -22,7 +22,7 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 		  const struct ps_op *op);
 
-/* A compute of U1 or U2 over a block. */
+/* A compute of U1, U2 or A over a block. */
 int ps_block_compute(const struct ps_attention *att, struct ps_engine *e,
 		     const struct ps_op *op);
 
