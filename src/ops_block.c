@@ -914,7 +914,8 @@ static int block_compute_a(const struct ps_attention *att, struct ps_engine *e,
 	uint64_t had = 0;
 	int rc;
 
-	if (!count || !increasing(rows) || !increasing(bs) || e->c.red + count > e->M)
+	/* a few entries cost less move by move than through five blocks */
+	if (count < 8 || !increasing(rows) || !increasing(bs) || e->c.red + count > e->M)
 		return PS_BLOCK_DECLINED;
 	if ((rc = ps_tiles_settle(e, att->base[PS_KIND_A],
 				  att->base[PS_KIND_A] + att->count[PS_KIND_A])))
