@@ -285,6 +285,86 @@ static struct ps_coordset features_of(const struct ps_attention *att,
 	return ps_list(buf, len);
 }
 
+/* The features of a set of monomials, in a buffer of d entries of its
+ * own (on the stack up to 64). */
+struct features {
+	uint64_t small_buf[64], *buf;
+	uint8_t small_seen[64], *seen;
+	struct ps_coordset set;
+};
+
+static int features_find(const struct ps_attention *att, const struct ps_coordset *ms,
+			 struct features *f)
+{
+	f->buf = f->small_buf;
+	f->seen = f->small_seen;
+	if (att->d > 64) {
+		f->buf = malloc(att->d * sizeof(*f->buf));
+		f->seen = malloc(att->d);
+		if (!f->buf || !f->seen) {
+			free(f->buf);
+			free(f->seen);
+			f->buf = f->small_buf;
+			f->seen = f->small_seen;
+			return PS_ENOMEM;
+		}
+	}
+	f->set = features_of(att, ms, f->buf, f->seen);
+	return PS_OK;
+}
+
+static void features_free(struct features *f)
+{
+	if (f->buf != f->small_buf) {
+		free(f->buf);
+		free(f->seen);
+	}
+}
+
+/*
+ * Computes of U1[rows, M] (from Q) or U2[rows, M] (from K), rows and M
+ * increasing: may they be made (every entry not red, every feature their
+ * monomials read red in every row)? Then they are computed (*had counts
+ * those computed before) and, red or else blue (stored: computed, saved
+ * and dropped), marked. The caller checks the room and counts the moves.
+ */
+static int compute_u(const struct ps_attention *att, struct ps_engine *e, enum ps_kind k,
+		     const struct ps_coordset *rows, const struct ps_coordset *ms, bool stored,
+		     uint64_t *had)
+{
+	const enum ps_kind from = k == PS_KIND_U1 ? PS_KIND_Q : PS_KIND_K;
+	struct features f;
+	struct ps_rows entries, parents;
+	int rc;
+
+	if ((rc = features_find(att, ms, &f)))
+		return rc;
+	/* the computed bits held as runs of rows are written out first */
+	if ((rc = ps_tiles_settle(e, att->base[k], att->base[k] + att->count[k]))) {
+		features_free(&f);
+		return rc;
+	}
+	if (ps_rows_init(&entries, row_of(att, k, 0), att->ext[k][1], rows, ms, UINT64_MAX)) {
+		features_free(&f);
+		return PS_ENOMEM;
+	}
+	if (ps_rows_init(&parents, row_of(att, from, 0), att->d, rows, &f.set, UINT64_MAX)) {
+		ps_rows_free(&entries);
+		features_free(&f);
+		return PS_ENOMEM;
+	}
+	rc = PS_BLOCK_DECLINED;
+	if (ps_rows_none(e, PS_PLANE_RED, &entries) &&
+	    (!ps_coordset_size(&f.set) || ps_rows_all(e, PS_PLANE_RED, &parents)) &&
+	    !(rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, had)) &&
+	    !(rc = ps_rows_flag(e, stored ? PS_PLANE_BLUE : PS_PLANE_RED, &entries, true)))
+		rc = PS_BLOCK_APPLIED;
+	ps_rows_free(&parents);
+	ps_rows_free(&entries);
+	features_free(&f);
+	return rc;
+}
+
 /*
  * A fused mac's entries U[rows, M], none red, computed: as runs of rows
  * per monomial when the rows are consecutive (their cost is then the
@@ -388,9 +468,7 @@ free_entries:
 int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 		 const struct ps_op *op)
 {
-	uint64_t small_buf[64], *buf = small_buf;
-	uint8_t small_seen[64], *seen = small_seen;
-	struct ps_coordset feats;
+	struct features f;
 	int rc;
 
 	if (att->exact)
@@ -399,21 +477,15 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 	    !ps_coordset_size(&op->c[2]) || !increasing(&op->c[0]) ||
 	    !increasing(&op->c[1]) || !increasing(&op->c[2]))
 		return PS_BLOCK_DECLINED;
-	if (att->d > 64) {
-		buf = malloc(att->d * sizeof(*buf));
-		seen = malloc(att->d);
-		if (!buf || !seen) {
-			free(buf);
-			free(seen);
-			return PS_BLOCK_DECLINED;
-		}
+	if (!op->fuse) {
+		const struct ps_coordset none = ps_range(0, 0);
+
+		return block_mac_approx(att, e, op, &none);
 	}
-	feats = op->fuse ? features_of(att, &op->c[1], buf, seen) : ps_range(0, 0);
-	rc = block_mac_approx(att, e, op, &feats);
-	if (buf != small_buf) {
-		free(buf);
-		free(seen);
-	}
+	if (features_find(att, &op->c[1], &f))
+		return PS_BLOCK_DECLINED;
+	rc = block_mac_approx(att, e, op, &f.set);
+	features_free(&f);
 	return rc;
 }
 
@@ -649,13 +721,10 @@ static int repeat_stored_u(const struct ps_attention *att, struct ps_engine *e,
 {
 	const struct ps_op *op = &r->body[0];
 	const enum ps_kind k = op->kind;
-	const enum ps_kind from = k == PS_KIND_U1 ? PS_KIND_Q : PS_KIND_K;
 	const uint64_t step = r->step[0][1], window = ps_coordset_size(&op->c[1]);
 	const uint64_t per = ps_coordset_size(&op->c[0]) * window;
-	uint64_t small_buf[64], *feat_buf = small_buf, *ms_buf = NULL, had = 0;
-	uint8_t small_seen[64], *seen = small_seen;
-	struct ps_coordset union_ms, feats;
-	struct ps_rows entries, parents;
+	uint64_t *ms_buf = NULL, had = 0;
+	struct ps_coordset union_ms;
 	int rc = PS_BLOCK_DECLINED;
 
 	if ((k != PS_KIND_U1 && k != PS_KIND_U2) || !window || step != window ||
@@ -681,49 +750,15 @@ static int repeat_stored_u(const struct ps_attention *att, struct ps_engine *e,
 		if (union_ms.hi > att->r)
 			goto out;
 	}
-	if (att->d > 64) {
-		feat_buf = malloc(att->d * sizeof(*feat_buf));
-		seen = malloc(att->d);
-		if (!feat_buf || !seen) {
-			rc = PS_ENOMEM;
-			goto out;
-		}
-	}
-	feats = features_of(att, &union_ms, feat_buf, seen);
-	if ((rc = ps_tiles_settle(e, att->base[k], att->base[k] + att->count[k])))
-		goto out;
-	if (ps_rows_init(&entries, row_of(att, k, 0), att->ext[k][1], &op->c[0], &union_ms,
-			 UINT64_MAX)) {
-		rc = PS_ENOMEM;
-		goto out;
-	}
-	if (ps_rows_init(&parents, row_of(att, from, 0), att->d, &op->c[0], &feats, UINT64_MAX)) {
-		ps_rows_free(&entries);
-		rc = PS_ENOMEM;
-		goto out;
-	}
-	rc = PS_BLOCK_DECLINED;
-	if (ps_rows_none(e, PS_PLANE_RED, &entries) &&
-	    (!ps_coordset_size(&feats) || ps_rows_all(e, PS_PLANE_RED, &parents))) {
-		if (!(rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &had)) &&
-		    !(rc = ps_rows_flag(e, PS_PLANE_BLUE, &entries, true))) {
-			const struct ps_block_counts add = {
-				.moves = 3 * r->count * per, .computes = r->count * per,
-				.recomputations = had, .saves = r->count * per,
-				.array = (unsigned)k,
-			};
+	if ((rc = compute_u(att, e, k, &op->c[0], &union_ms, true, &had)) == PS_BLOCK_APPLIED) {
+		const struct ps_block_counts add = {
+			.moves = 3 * r->count * per, .computes = r->count * per,
+			.recomputations = had, .saves = r->count * per, .array = (unsigned)k,
+		};
 
-			ps_engine_block_counted(e, &add, 0, e->c.red + per);
-			rc = PS_BLOCK_APPLIED;
-		}
+		ps_engine_block_counted(e, &add, 0, e->c.red + per);
 	}
-	ps_rows_free(&parents);
-	ps_rows_free(&entries);
 out:
-	if (feat_buf != small_buf) {
-		free(feat_buf);
-		free(seen);
-	}
 	free(ms_buf);
 	return rc;
 }
@@ -957,62 +992,21 @@ int ps_block_compute(const struct ps_attention *att, struct ps_engine *e,
 		     const struct ps_op *op)
 {
 	const enum ps_kind k = op->kind;
-	const enum ps_kind from = k == PS_KIND_U1 ? PS_KIND_Q : PS_KIND_K;
-	const struct ps_coordset *rows = &op->c[0], *ms = &op->c[1];
-	const uint64_t count = ps_coordset_size(rows) * ps_coordset_size(ms);
-	uint64_t small_buf[64], *buf = small_buf, had = 0;
-	uint8_t small_seen[64], *seen = small_seen;
-	struct ps_coordset feats;
-	struct ps_rows entries, parents;
-	int rc = PS_BLOCK_DECLINED;
+	const uint64_t count = ps_coordset_size(&op->c[0]) * ps_coordset_size(&op->c[1]);
+	uint64_t had = 0;
+	int rc;
 
 	if (!e->failed && k == PS_KIND_A)
 		return block_compute_a(att, e, op);
 	if (e->failed || att->exact || (k != PS_KIND_U1 && k != PS_KIND_U2) || !count ||
-	    !increasing(rows) || !increasing(ms) || e->c.red + count > e->M)
+	    !increasing(&op->c[0]) || !increasing(&op->c[1]) || e->c.red + count > e->M)
 		return PS_BLOCK_DECLINED;
-	if (att->d > 64) {
-		buf = malloc(att->d * sizeof(*buf));
-		seen = malloc(att->d);
-		if (!buf || !seen) {
-			free(buf);
-			free(seen);
-			return PS_ENOMEM;
-		}
-	}
-	feats = features_of(att, ms, buf, seen);
-	/* the computed bits held as runs of rows are written out first */
-	if ((rc = ps_tiles_settle(e, att->base[k], att->base[k] + att->count[k])))
-		goto out;
-	rc = PS_BLOCK_DECLINED;
-	if (ps_rows_init(&entries, row_of(att, k, 0), att->ext[k][1], rows, ms, UINT64_MAX)) {
-		rc = PS_ENOMEM;
-		goto out;
-	}
-	if (ps_rows_init(&parents, row_of(att, from, 0), att->d, rows, &feats, UINT64_MAX)) {
-		ps_rows_free(&entries);
-		rc = PS_ENOMEM;
-		goto out;
-	}
-	if (ps_rows_none(e, PS_PLANE_RED, &entries) &&
-	    (!ps_coordset_size(&feats) || ps_rows_all(e, PS_PLANE_RED, &parents))) {
-		if (!(rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &had)) &&
-		    !(rc = ps_rows_flag(e, PS_PLANE_RED, &entries, true))) {
-			const struct ps_block_counts add = {
-				.moves = count, .computes = count, .recomputations = had,
-				.red = count,
-			};
+	if ((rc = compute_u(att, e, k, &op->c[0], &op->c[1], false, &had)) == PS_BLOCK_APPLIED) {
+		const struct ps_block_counts add = {
+			.moves = count, .computes = count, .recomputations = had, .red = count,
+		};
 
-			ps_engine_block_counted(e, &add, 0, e->c.red + count);
-			rc = PS_BLOCK_APPLIED;
-		}
-	}
-	ps_rows_free(&parents);
-	ps_rows_free(&entries);
-out:
-	if (buf != small_buf) {
-		free(buf);
-		free(seen);
+		ps_engine_block_counted(e, &add, 0, e->c.red + count);
 	}
 	return rc;
 }
