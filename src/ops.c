@@ -411,6 +411,18 @@ static int engine_emit(struct ps_sink *sink, const struct ps_op *op,
 	return ps_op_apply(s->att, s->engine, op, err);
 }
 
+void ps_repeat_add(struct ps_op *body, uint64_t (*step)[3], size_t *len, enum ps_opcode code,
+		   enum ps_kind kind, struct ps_coordset c0, struct ps_coordset c1,
+		   struct ps_coordset c2, unsigned moves, uint64_t by)
+{
+	const struct ps_op op = { .code = code, .kind = kind, .c = { c0, c1, c2 } };
+
+	body[*len] = op;
+	for (unsigned p = 0; p < 3; p++)
+		step[*len][p] = (moves >> p) & 1 ? by : 0;
+	(*len)++;
+}
+
 void ps_repeat_op(const struct ps_repeat *r, uint64_t t, size_t k, struct ps_op *op)
 {
 	*op = r->body[k];

@@ -806,20 +806,6 @@ struct emitter {
 	if (ps_emit_mac(e->sink, (into), (fuse), (c0), (c1), (c2), e->err)) \
 		return e->err->code
 
-/* One op of a loop's body, its coordinates moving by `by` each
- * iteration: those whose bit is set in moves. */
-static void body_op(struct ps_op *body, uint64_t (*step)[3], size_t *len, enum ps_opcode code,
-		    enum ps_kind kind, struct ps_coordset c0, struct ps_coordset c1,
-		    struct ps_coordset c2, unsigned moves, uint64_t by)
-{
-	struct ps_op op = { .code = code, .kind = kind, .c = { c0, c1, c2 } };
-
-	body[*len] = op;
-	for (unsigned p = 0; p < 3; p++)
-		step[*len][p] = (moves >> p) & 1 ? by : 0;
-	(*len)++;
-}
-
 /* Emits the loop of count iterations of the body. */
 static int emit_loop(const struct emitter *e, const struct ps_op *body, uint64_t (*step)[3],
 		     size_t len, uint64_t count)
@@ -860,9 +846,9 @@ static int emit_stored_u(const struct emitter *e, enum ps_kind u,
 
 			if (!(part ? (width ? 1 : 0) : full))
 				continue;
-			body_op(body, step, &len, PS_OP_COMPUTE, u, rows, ms, none, 2, width);
-			body_op(body, step, &len, PS_OP_SAVE, u, rows, ms, none, 2, width);
-			body_op(body, step, &len, PS_OP_DELETE, u, rows, ms, none, 2, width);
+			ps_repeat_add(body, step, &len, PS_OP_COMPUTE, u, rows, ms, none, 2, width);
+			ps_repeat_add(body, step, &len, PS_OP_SAVE, u, rows, ms, none, 2, width);
+			ps_repeat_add(body, step, &len, PS_OP_DELETE, u, rows, ms, none, 2, width);
 			if ((rc = emit_loop(e, body, step, len, part ? 1 : full)))
 				return rc;
 		}
@@ -895,12 +881,12 @@ static int emit_h_stream(const struct emitter *e, struct ps_coordset ms, struct 
 		if (!count)
 			continue;
 		if (has_v)
-			body_op(body, step, &len, PS_OP_LOAD, PS_KIND_V, js, vs, none, 1, rows);
-		body_op(body, step, &len, PS_OP_LOAD, PS_KIND_U2, js, ms, none, 1, rows);
-		body_op(body, step, &len, PS_OP_MAC, PS_KIND_H, js, ms, bs, 1, rows);
-		body_op(body, step, &len, PS_OP_DELETE, PS_KIND_U2, js, ms, none, 1, rows);
+			ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_V, js, vs, none, 1, rows);
+		ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_U2, js, ms, none, 1, rows);
+		ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_H, js, ms, bs, 1, rows);
+		ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_U2, js, ms, none, 1, rows);
 		if (has_v)
-			body_op(body, step, &len, PS_OP_DELETE, PS_KIND_V, js, vs, none, 1, rows);
+			ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_V, js, vs, none, 1, rows);
 		if ((rc = emit_loop(e, body, step, len, count)))
 			return rc;
 	}
@@ -1015,11 +1001,11 @@ static int emit_n_stream(const struct emitter *e, struct ps_coordset is, struct 
 			  t->tiles[*k1].first == t->tiles[*k1 - 1].first + count;
 	     (*k1)++)
 		;
-	body_op(body, step, &len, PS_OP_LOAD, PS_KIND_U1, is, ms, none, 2, count);
-	body_op(body, step, &len, PS_OP_LOAD, PS_KIND_H, ms, bs, none, 1, count);
-	body_op(body, step, &len, PS_OP_MAC, PS_KIND_N, is, ms, bs, 2, count);
-	body_op(body, step, &len, PS_OP_DELETE, PS_KIND_H, ms, bs, none, 1, count);
-	body_op(body, step, &len, PS_OP_DELETE, PS_KIND_U1, is, ms, none, 2, count);
+	ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_U1, is, ms, none, 2, count);
+	ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_H, ms, bs, none, 1, count);
+	ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_N, is, ms, bs, 2, count);
+	ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_H, ms, bs, none, 1, count);
+	ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_U1, is, ms, none, 2, count);
 	return emit_loop(e, body, step, len, *k1 - k);
 }
 

@@ -405,19 +405,6 @@ static void loop_run(struct loop_engines *le, const struct ps_repeat *r)
 	same_state(le->att, &le->fast, &le->slow);
 }
 
-/* A loop's body op; its coordinates of bit p in moves step by `by`. */
-static void loop_op(struct ps_op *body, uint64_t (*step)[3], size_t *len, enum ps_opcode code,
-		    enum ps_kind kind, struct ps_coordset c0, struct ps_coordset c1,
-		    struct ps_coordset c2, unsigned moves, uint64_t by)
-{
-	struct ps_op op = { .code = code, .kind = kind, .c = { c0, c1, c2 } };
-
-	body[*len] = op;
-	for (unsigned p = 0; p < 3; p++)
-		step[*len][p] = (moves >> p) & 1 ? by : 0;
-	(*len)++;
-}
-
 /* Now and then the body changed: an op dropped, two swapped, a step
  * changed, a mac fused. */
 static void loop_perturb(struct ps_op *body, uint64_t (*step)[3], size_t *len)
@@ -509,12 +496,12 @@ static void loops_case(uint64_t seed)
 
 				if (!width)
 					continue;
-				loop_op(body, step, &len, PS_OP_COMPUTE, kind, rows, ps_range(lo, lo + width),
-					none, 2, width);
-				loop_op(body, step, &len, PS_OP_SAVE, kind, rows, ps_range(lo, lo + width),
-					none, 2, width);
-				loop_op(body, step, &len, PS_OP_DELETE, kind, rows, ps_range(lo, lo + width),
-					none, 2, width);
+				ps_repeat_add(body, step, &len, PS_OP_COMPUTE, kind, rows,
+					      ps_range(lo, lo + width), none, 2, width);
+				ps_repeat_add(body, step, &len, PS_OP_SAVE, kind, rows,
+					      ps_range(lo, lo + width), none, 2, width);
+				ps_repeat_add(body, step, &len, PS_OP_DELETE, kind, rows,
+					      ps_range(lo, lo + width), none, 2, width);
 				if (rnd(3))
 					loop_perturb(body, step, &len);
 				rep = (struct ps_repeat){ body, (const uint64_t (*)[3])step, len,
@@ -566,13 +553,13 @@ static void loops_case(uint64_t seed)
 				ms = ps_list(ms_store, k);
 			}
 			if (b0 < att.d)
-				loop_op(body, step, &len, PS_OP_LOAD, PS_KIND_V, js, vs, none, 1, h);
-			loop_op(body, step, &len, PS_OP_LOAD, PS_KIND_U2, js, ms, none, 1, h);
-			loop_op(body, step, &len, PS_OP_MAC, PS_KIND_H, js, ms, bs, 1, h);
-			loop_op(body, step, &len, PS_OP_DELETE, PS_KIND_U2, js, ms, none, 1, h);
+				ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_V, js, vs, none, 1, h);
+			ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_U2, js, ms, none, 1, h);
+			ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_H, js, ms, bs, 1, h);
+			ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_U2, js, ms, none, 1, h);
 			if (b0 < att.d)
-				loop_op(body, step, &len, PS_OP_DELETE, PS_KIND_V, js, vs, none, 1,
-					h);
+				ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_V, js, vs,
+					      none, 1, h);
 			loop_perturb(body, step, &len);
 			rep = (struct ps_repeat){ body, (const uint64_t (*)[3])step, len, count };
 			loop_run(&le, &rep);
@@ -599,24 +586,24 @@ static void loops_case(uint64_t seed)
 				const struct ps_coordset vs = ps_range(b0, ps_min_u64(b1, att.d));
 
 				if (b0 < att.d)
-					loop_op(hb, hs, &hl, PS_OP_LOAD, PS_KIND_V, js, vs, none, 1, 1);
-				loop_op(hb, hs, &hl, PS_OP_LOAD, PS_KIND_U2, js, all, none, 1, 1);
-				loop_op(hb, hs, &hl, PS_OP_MAC, PS_KIND_H, js, all, bs, 1, 1);
-				loop_op(hb, hs, &hl, PS_OP_DELETE, PS_KIND_U2, js, all, none, 1, 1);
+					ps_repeat_add(hb, hs, &hl, PS_OP_LOAD, PS_KIND_V, js, vs, none, 1, 1);
+				ps_repeat_add(hb, hs, &hl, PS_OP_LOAD, PS_KIND_U2, js, all, none, 1, 1);
+				ps_repeat_add(hb, hs, &hl, PS_OP_MAC, PS_KIND_H, js, all, bs, 1, 1);
+				ps_repeat_add(hb, hs, &hl, PS_OP_DELETE, PS_KIND_U2, js, all, none, 1, 1);
 				if (b0 < att.d)
-					loop_op(hb, hs, &hl, PS_OP_DELETE, PS_KIND_V, js, vs, none, 1,
-						1);
+					ps_repeat_add(hb, hs, &hl, PS_OP_DELETE, PS_KIND_V, js,
+						      vs, none, 1, 1);
 				rep = (struct ps_repeat){ hb, (const uint64_t (*)[3])hs, hl,
 							  rnd(6) ? n : rnd(n + 1) };
 				loop_run(&le, &rep);
 				loop_emit(&le, PS_OP_SAVE, PS_KIND_H, all, bs);
 				loop_emit(&le, PS_OP_DELETE, PS_KIND_H, all, bs);
 			}
-			loop_op(body, step, &len, PS_OP_LOAD, PS_KIND_U1, is, ms, none, 2, c);
-			loop_op(body, step, &len, PS_OP_LOAD, PS_KIND_H, ms, bs, none, 1, c);
-			loop_op(body, step, &len, PS_OP_MAC, PS_KIND_N, is, ms, bs, 2, c);
-			loop_op(body, step, &len, PS_OP_DELETE, PS_KIND_H, ms, bs, none, 1, c);
-			loop_op(body, step, &len, PS_OP_DELETE, PS_KIND_U1, is, ms, none, 2, c);
+			ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_U1, is, ms, none, 2, c);
+			ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_H, ms, bs, none, 1, c);
+			ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_N, is, ms, bs, 2, c);
+			ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_H, ms, bs, none, 1, c);
+			ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_U1, is, ms, none, 2, c);
 			loop_perturb(body, step, &len);
 			rep = (struct ps_repeat){ body, (const uint64_t (*)[3])step, len, count };
 			loop_run(&le, &rep);

@@ -135,6 +135,13 @@ struct ps_repeat {
 	uint64_t count;
 };
 
+/* Appends to a loop's body (*len operations so far) the operation code on
+ * kind at c0, c1, c2, its coordinates p whose bit 1 << p is set in moves
+ * moving by `by` each iteration, the others staying. */
+void ps_repeat_add(struct ps_op *body, uint64_t (*step)[3], size_t *len, enum ps_opcode code,
+		   enum ps_kind kind, struct ps_coordset c0, struct ps_coordset c1,
+		   struct ps_coordset c2, unsigned moves, uint64_t by);
+
 /* Iteration t's operation k of the loop. */
 void ps_repeat_op(const struct ps_repeat *r, uint64_t t, size_t k, struct ps_op *op);
 
