@@ -763,6 +763,124 @@ out:
 	return rc;
 }
 
+/*
+ * Exact attention's key loop (flash): for every block J of key rows,
+ *
+ *   load K[J, A], load V[J, A], mac into S over (I, J, A), fused mac into
+ *   O over (I, J, B), delete S[I, J], delete K[J, A], delete V[J, A]
+ *
+ * with A every feature, B every column, J moving. Each iteration loads
+ * rows no other touches and leaves them as it found them (inputs: always
+ * blue); it aggregates S[I, J] whole from untouched sums and deletes it,
+ * untouched again (no blue copy); it computes E[I, J] and drops it. So
+ * every move succeeds exactly when K and V over the union of J are none
+ * red, Q[I, A] is red, S over I x union is untouched, E over I x union
+ * is none red and within done tiles or apart from every computed node
+ * (ps_tile_fresh), O[I, B] may take the union of J, and the peak (the
+ * red pebbles before, K and V of one J, S[I, J], the sums made red, E
+ * and the product) fits; then O takes the union and E[I, union] is done.
+ */
+static int repeat_flash(const struct ps_attention *att, struct ps_engine *e,
+			const struct ps_repeat *r)
+{
+	static const enum ps_opcode codes[] = { PS_OP_LOAD, PS_OP_LOAD, PS_OP_MAC, PS_OP_MAC,
+						PS_OP_DELETE, PS_OP_DELETE, PS_OP_DELETE };
+	static const enum ps_kind kinds[] = { PS_KIND_K, PS_KIND_V, PS_KIND_S, PS_KIND_O,
+					      PS_KIND_S, PS_KIND_K, PS_KIND_V };
+	/* the coordinate of each op that is J */
+	static const unsigned at_j[] = { 0, 0, 1, 1, 1, 0, 0 };
+	const struct ps_op *s_mac = &r->body[2];
+	const struct ps_coordset *is = &s_mac->c[0], *js = &s_mac->c[1];
+	const struct ps_coordset feats = ps_range(0, att->d), cols = ps_range(0, att->nb);
+	uint64_t bc, n0, fresh = 0, recomputed = 0, peak, moves = 0;
+	struct ps_coordset ju;
+	struct ps_tile su, eu;
+	struct ps_rows kv, sums;
+	struct ps_edges ed;
+	bool ok;
+	int rc;
+
+	if (r->len != 7 || is->list || js->list)
+		return PS_BLOCK_DECLINED;
+	bc = ps_coordset_size(js);
+	n0 = ps_coordset_size(is);
+	for (size_t k = 0; k < 7; k++) {
+		const struct ps_op *op = &r->body[k];
+		const struct ps_coordset *j = &op->c[at_j[k]];
+		const struct ps_coordset *other = &op->c[at_j[k] ? 0 : 1];
+
+		if (op->code != codes[k] || op->kind != kinds[k] || op->by_id ||
+		    op->fuse != (k == 3) || !same_set(j, js) ||
+		    !same_set(other, at_j[k] ? is : &feats) ||
+		    (k == 2 && !same_set(&op->c[2], &feats)) ||
+		    (k == 3 && !same_set(&op->c[2], &cols)))
+			return PS_BLOCK_DECLINED;
+		for (unsigned p = 0; p < 3; p++)
+			if (r->step[k][p] != (p == at_j[k] ? bc : 0))
+				return PS_BLOCK_DECLINED;
+		moves += ps_op_moves(op);
+	}
+	if (!bc || !n0 || r->count > UINT64_MAX / bc || !repeat_checked(att, r))
+		return PS_BLOCK_DECLINED;
+	ju = ps_range(js->lo, js->lo + r->count * bc);
+	su = tile_of(att, PS_KIND_S, is, &ju);
+	eu = tile_of(att, PS_KIND_E, is, &ju);
+	/* K and V over every J none red; Q[I, A] red; S untouched; E fresh */
+	for (int q = 0; q < 2; q++) {
+		if (ps_rows_init(&kv, row_of(att, q ? PS_KIND_V : PS_KIND_K, 0), att->d, &ju, &feats,
+				 UINT64_MAX))
+			return PS_ENOMEM;
+		ok = ps_rows_none(e, PS_PLANE_RED, &kv);
+		ps_rows_free(&kv);
+		if (!ok)
+			return PS_BLOCK_DECLINED;
+	}
+	if (!rows_red(att, e, PS_KIND_Q, is, &feats, UINT64_MAX) || !ps_tile_untouched(e, &su) ||
+	    !ps_tile_fresh(e, &eu, &recomputed))
+		return PS_BLOCK_DECLINED;
+	/* O[I, B] takes the union of J */
+	if (ps_edges_init(&ed, &ju))
+		return PS_ENOMEM;
+	if (ps_rows_init(&sums, row_of(att, PS_KIND_O, 0), att->ext[PS_KIND_O][1], is, &cols,
+			 UINT64_MAX)) {
+		ps_edges_free(&ed);
+		return PS_ENOMEM;
+	}
+	rc = PS_BLOCK_DECLINED;
+	if (!ps_rows_sums_open(e, &sums, &ed, &fresh))
+		goto out;
+	peak = e->c.red + 2 * bc * att->d + n0 * bc + fresh + 2;
+	if (peak > e->M)
+		goto out;
+	if ((rc = ps_rows_sums_add(e, &sums, &ed, ps_attention_in_degree(att, PS_KIND_O))) ||
+	    (rc = ps_tile_mark_computed(e, &eu)))
+		goto out;
+	for (int q = 0; q < 2; q++) {
+		const struct ps_block_counts add = {
+			.loads = r->count * bc * att->d,
+			.array = (unsigned)(q ? PS_KIND_V : PS_KIND_K),
+		};
+
+		ps_engine_block_counted(e, &add, 0, peak);
+	}
+	{
+		const struct ps_block_counts add = {
+			.moves = r->count * moves,
+			.macs = r->count * n0 * bc * (att->d + att->nb),
+			.computes = r->count * n0 * bc,
+			.recomputations = recomputed,
+			.red = fresh,
+		};
+
+		ps_engine_block_counted(e, &add, 0, peak);
+	}
+	rc = PS_BLOCK_APPLIED;
+out:
+	ps_rows_free(&sums);
+	ps_edges_free(&ed);
+	return rc;
+}
+
 int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 		    const struct ps_repeat *r)
 {
@@ -776,8 +894,10 @@ int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 	struct ps_edges ed;
 	int rc = PS_BLOCK_DECLINED;
 
-	if (e->failed || att->exact || !r->count || !r->len || r->len > 8)
+	if (e->failed || !r->count || !r->len || r->len > 8)
 		return PS_BLOCK_DECLINED;
+	if (att->exact)
+		return repeat_flash(att, e, r);
 	if (r->len == 3 && r->body[0].code == PS_OP_COMPUTE)
 		return repeat_checked(att, r) ? repeat_stored_u(att, e, r) : PS_BLOCK_DECLINED;
 	/* loads, one mac, deletes */

@@ -138,21 +138,36 @@ static int flash_block(const struct flash *f, const struct ps_attention *att,
 		       struct ps_error *err)
 {
 	struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
+	const uint64_t full = att->n / f->bc;
 	int rc;
 
 	if ((rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_Q, is, feats, err)))
 		return rc;
-	for (uint64_t jk = 0; jk < ps_block_count(att->n, f->bc); jk++) {
-		struct ps_coordset js = ps_range(ps_block_lo(jk, f->bc),
-						 ps_block_hi(jk, f->bc, att->n));
+	/* the key blocks: one loop (struct ps_repeat) over the full ones,
+	 * one for the rest, each judged whole by the engine */
+	for (int part = 0; part < 2; part++) {
+		const uint64_t lo = part ? full * f->bc : 0, rows = part ? att->n - lo : f->bc;
+		const struct ps_coordset js = ps_range(lo, lo + rows), none = ps_range(0, 0);
+		struct ps_op body[7];
+		uint64_t step[7][3];
+		size_t len = 0;
+		struct ps_repeat r;
 
-		if ((rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_K, js, feats, err)) ||
-		    (rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_V, js, feats, err)) ||
-		    (rc = ps_emit_mac(sink, PS_KIND_S, false, is, js, feats, err)) ||
-		    (rc = ps_emit_mac(sink, PS_KIND_O, true, is, js, bs, err)) ||
-		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_S, is, js, err)) ||
-		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_K, js, feats, err)) ||
-		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_V, js, feats, err)))
+		if (!rows || (!part && !full))
+			continue;
+		ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_K, js, feats, none, 1, rows);
+		ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_V, js, feats, none, 1, rows);
+		ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_S, is, js, feats, 2, rows);
+		ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_O, is, js, bs, 2, rows);
+		body[len - 1].fuse = true;
+		ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_S, is, js, none, 2, rows);
+		ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_K, js, feats, none, 1, rows);
+		ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_V, js, feats, none, 1, rows);
+		r.body = body;
+		r.step = (const uint64_t (*)[3])step;
+		r.len = len;
+		r.count = part ? 1 : full;
+		if ((rc = ps_sink_repeat(sink, &r, err)))
 			return rc;
 	}
 	if ((rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_Q, is, feats, err)) ||

@@ -628,6 +628,106 @@ START_TEST(test_loops_both_paths)
 }
 END_TEST
 
+/*
+ * Exact attention's key loop (flash's: load K[J] and V[J], mac into S,
+ * fused mac into O, delete S, K and V, J moving), as flash emits it and
+ * changed at random, after Q[I] loaded or not, with K or V rows left
+ * red, O aggregated over some rows before, E computed before, memories
+ * too small: both paths compared after every loop.
+ */
+static void flash_loops_case(uint64_t seed)
+{
+	struct ps_attention att;
+	struct loop_engines le;
+	struct ps_error err;
+	uint64_t n, M;
+	const struct ps_coordset none = ps_range(0, 0);
+
+	rnd_state = seed;
+	test_exact_attention(&att, 2 + seed % 11, 1 + seed % 3, seed % 3 != 0);
+	n = att.n;
+	M = seed % 5 ? att.dag.state_count : 3 * att.d + 4 + rnd(3 * n);
+	le.att = &att;
+	ck_assert_int_eq(ps_engine_init(&le.fast, &att.dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le.slow, &att.dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le.probe, &att.dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le.fast0, &att.dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le.slow0, &att.dag, M, &err), 0);
+	le.slow.element_only = true;
+	ps_engine_sink_init(&le.fs, &att, &le.fast);
+	ps_engine_sink_init(&le.ss, &att, &le.slow);
+	if (rnd(8))
+		loop_emit(&le, PS_OP_LOAD, PS_KIND_Q, ps_range(0, n), ps_range(0, att.d));
+	ck_assert_int_eq(ps_engine_copy(&le.fast0, &le.fast), 0);
+	ck_assert_int_eq(ps_engine_copy(&le.slow0, &le.slow), 0);
+	for (int loop = 0; loop < 10; loop++) {
+		const uint64_t i0 = rnd(n), i1 = i0 + 1 + rnd(n - i0), bc = 1 + rnd(3);
+		const uint64_t j0 = rnd(3) ? 0 : rnd(n);
+		const uint64_t count = rnd(8) ? (n - j0) / bc + (rnd(10) ? 0 : 1) : 1 + rnd(3);
+		const struct ps_coordset is = ps_range(i0, i1), js = ps_range(j0, j0 + bc);
+		const struct ps_coordset feats = ps_range(0, att.d), bs = ps_range(0, att.nb);
+		struct ps_op body[7];
+		uint64_t step[7][3];
+		size_t len = 0;
+		struct ps_repeat rep;
+
+		if (le.fast.failed || !rnd(3)) {
+			ck_assert_int_eq(ps_engine_copy(&le.fast, &le.fast0), 0);
+			ck_assert_int_eq(ps_engine_copy(&le.slow, &le.slow0), 0);
+		}
+		switch (rnd(10)) {
+		case 0: /* a K or V row left red */
+			loop_emit(&le, PS_OP_LOAD, rnd(2) ? PS_KIND_K : PS_KIND_V,
+				  ps_one(rnd(n)), feats);
+			break;
+		case 1: { /* E computed before, over some rows */
+			const uint64_t j = rnd(n);
+
+			loop_emit(&le, PS_OP_LOAD, PS_KIND_K, ps_one(j), feats);
+			ck_assert_int_eq(ps_sink_emit(&le.fs.sink, &(struct ps_op){ .code = PS_OP_MAC,
+				.kind = PS_KIND_S, .c = { is, ps_one(j), feats } }, &err),
+				ps_sink_emit(&le.ss.sink, &(struct ps_op){ .code = PS_OP_MAC,
+				.kind = PS_KIND_S, .c = { is, ps_one(j), feats } }, &err));
+			loop_emit(&le, PS_OP_COMPUTE, PS_KIND_E, is, ps_one(j));
+			loop_emit(&le, PS_OP_DELETE, PS_KIND_E, is, ps_one(j));
+			loop_emit(&le, PS_OP_DELETE, PS_KIND_S, is, ps_one(j));
+			loop_emit(&le, PS_OP_DELETE, PS_KIND_K, ps_one(j), feats);
+			break;
+		}
+		default:
+			break;
+		}
+		ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_K, js, feats, none, 1, bc);
+		ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_V, js, feats, none, 1, bc);
+		ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_S, is, js, feats, 2, bc);
+		ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_O, is, js, bs, 2, bc);
+		body[len - 1].fuse = rnd(12) != 0;
+		ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_S, is, js, none, 2, bc);
+		ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_K, js, feats, none, 1, bc);
+		ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_V, js, feats, none, 1, bc);
+		if (!rnd(4))
+			loop_perturb(body, step, &len);
+		rep = (struct ps_repeat){ body, (const uint64_t (*)[3])step, len, count };
+		loop_run(&le, &rep);
+	}
+	ps_engine_free(&le.fast);
+	ps_engine_free(&le.slow);
+	ps_engine_free(&le.probe);
+	ps_engine_free(&le.fast0);
+	ps_engine_free(&le.slow0);
+	ps_attention_free(&att);
+}
+
+START_TEST(test_flash_loops_both_paths)
+{
+	loops_whole = loops_declined = 0;
+	for (uint64_t seed = 1; seed <= 400; seed++)
+		flash_loops_case(seed);
+	ck_assert_msg(loops_whole > 1000 && loops_declined > 500, "%llu loops whole, %llu declined",
+		      (unsigned long long)loops_whole, (unsigned long long)loops_declined);
+}
+END_TEST
+
 /* Rows wider than a word and than two (U1 and U2 of r = C(d+g, g)
  * columns: 165 for d = 8, g = 3, 56 or 84 for d = 5 or 6): the block
  * path's masks shifted into place across the words of a plane, rows of H
@@ -897,6 +997,7 @@ Suite *block_suite(void)
 	tcase_add_test(tc, test_tiles_both_paths);
 	tcase_add_test(tc, test_col_runs_both_paths);
 	tcase_add_test(tc, test_loops_both_paths);
+	tcase_add_test(tc, test_flash_loops_both_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }
