@@ -465,12 +465,41 @@ static int engine_repeat(struct ps_engine_sink *s, const struct ps_repeat *r,
 	return PS_OK;
 }
 
+static int forward_emit(struct ps_sink *sink, const struct ps_op *op, struct ps_error *err)
+{
+	struct ps_forward_sink *s = (struct ps_forward_sink *)sink;
+	int rc = ps_sink_emit(s->next, op, err);
+
+	s->after(s->ctx, ps_op_moves(op));
+	return rc;
+}
+
+void ps_forward_sink_init(struct ps_forward_sink *s, struct ps_sink *next,
+			  void (*after)(void *ctx, uint64_t moves), void *ctx)
+{
+	memset(s, 0, sizeof(*s));
+	s->sink.emit = forward_emit;
+	s->next = next;
+	s->after = after;
+	s->ctx = ctx;
+}
+
 int ps_sink_repeat(struct ps_sink *sink, const struct ps_repeat *r, struct ps_error *err)
 {
 	int rc;
 
 	if (sink->emit == engine_emit)
 		return engine_repeat((struct ps_engine_sink *)sink, r, err);
+	if (sink->emit == forward_emit) {
+		struct ps_forward_sink *s = (struct ps_forward_sink *)sink;
+		uint64_t moves = 0;
+
+		rc = ps_sink_repeat(s->next, r, err);
+		for (size_t k = 0; k < r->len; k++)
+			moves += ps_op_moves(&r->body[k]);
+		s->after(s->ctx, r->count * moves);
+		return rc;
+	}
 	for (uint64_t t = 0; t < r->count; t++)
 		for (size_t k = 0; k < r->len; k++) {
 			struct ps_op op;

@@ -135,22 +135,19 @@ void ps_progress_end(struct ps_progress *p)
 		fprintf(p->out, "\r%*s\r", 132, "");
 }
 
-/* A sink that shows the engine's moves after each operation. */
+/* A sink that shows the engine's moves after each operation (or loop of
+ * them, passed whole to the engine). */
 struct progress_sink {
-	struct ps_sink sink;
-	struct ps_sink *next;
+	struct ps_forward_sink forward;
 	const struct ps_engine *engine;
 	struct ps_progress progress;
 };
 
-static int progress_emit(struct ps_sink *sink, const struct ps_op *op,
-			 struct ps_error *err)
+static void progress_after(void *ctx, uint64_t moves)
 {
-	struct progress_sink *p = (struct progress_sink *)sink;
-	int rc = ps_sink_emit(p->next, op, err);
+	struct progress_sink *p = ctx;
 
-	ps_progress_step(&p->progress, p->engine->c.moves, ps_op_moves(op));
-	return rc;
+	ps_progress_step(&p->progress, p->engine->c.moves, moves);
 }
 
 uint64_t ps_resident_bytes(void)
@@ -247,8 +244,8 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	start = ps_now_seconds();
 	memset(&progress, 0, sizeof(progress));
 	if (pb->progress) {
-		progress.sink.emit = progress_emit;
-		progress.next = tap ? &tee.sink : judge;
+		ps_forward_sink_init(&progress.forward, tap ? &tee.sink : judge, progress_after,
+				     &progress);
 		progress.engine = &engine;
 		if (rep->plan.predicted) {
 			/* cheap for tiling strategies: a few thousand operations */
@@ -262,7 +259,7 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	}
 	ps_progress_init(&progress.progress, pb->progress, progress.progress.total);
 	progress.progress.label = pb->progress_label;
-	rc = ps_strategy_run(s, pb, pb->progress ? &progress.sink :
+	rc = ps_strategy_run(s, pb, pb->progress ? &progress.forward.sink :
 				    tap ? &tee.sink : judge, err);
 	ps_progress_end(&progress.progress);
 	if (rc == PS_OK) {

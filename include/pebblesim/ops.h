@@ -159,6 +159,22 @@ struct ps_engine_sink {
 void ps_engine_sink_init(struct ps_engine_sink *s,
 			 const struct ps_attention *att, struct ps_engine *e);
 
+/*
+ * A sink that passes every operation to next, and every loop whole (so
+ * that the engine's sink behind it still judges loops as units), then
+ * calls after(ctx, moves) with the moves the operation or loop stood
+ * for: a progress line, say.
+ */
+struct ps_forward_sink {
+	struct ps_sink sink;
+	struct ps_sink *next;
+	void (*after)(void *ctx, uint64_t moves);
+	void *ctx;
+};
+
+void ps_forward_sink_init(struct ps_forward_sink *s, struct ps_sink *next,
+			  void (*after)(void *ctx, uint64_t moves), void *ctx);
+
 /* A sink that only adds up what the operations would cost. */
 struct ps_count_sink {
 	struct ps_sink sink;
