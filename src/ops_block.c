@@ -553,6 +553,19 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	return PS_BLOCK_APPLIED;
 }
 
+/* A loop applied: the loads of each of its loaded kinds, then its other
+ * counters (rest), all with the loop's peak. */
+static void loop_counted(struct ps_engine *e, const enum ps_kind *kinds, const uint64_t *loads,
+			 unsigned count, const struct ps_block_counts *rest, uint64_t peak)
+{
+	for (unsigned q = 0; q < count; q++) {
+		const struct ps_block_counts add = { .loads = loads[q], .array = (unsigned)kinds[q] };
+
+		ps_engine_block_counted(e, &add, 0, peak);
+	}
+	ps_engine_block_counted(e, rest, 0, peak);
+}
+
 /* ---- loops of operations ------------------------------------------------ */
 
 /*
@@ -855,15 +868,9 @@ static int repeat_flash(const struct ps_attention *att, struct ps_engine *e,
 	if ((rc = ps_rows_sums_add(e, &sums, &ed, ps_attention_in_degree(att, PS_KIND_O))) ||
 	    (rc = ps_tile_mark_computed(e, &eu)))
 		goto out;
-	for (int q = 0; q < 2; q++) {
-		const struct ps_block_counts add = {
-			.loads = r->count * bc * att->d,
-			.array = (unsigned)(q ? PS_KIND_V : PS_KIND_K),
-		};
-
-		ps_engine_block_counted(e, &add, 0, peak);
-	}
 	{
+		const enum ps_kind kinds[] = { PS_KIND_K, PS_KIND_V };
+		const uint64_t loads[] = { r->count * bc * att->d, r->count * bc * att->d };
 		const struct ps_block_counts add = {
 			.moves = r->count * moves,
 			.macs = r->count * n0 * bc * (att->d + att->nb),
@@ -872,7 +879,7 @@ static int repeat_flash(const struct ps_attention *att, struct ps_engine *e,
 			.red = fresh,
 		};
 
-		ps_engine_block_counted(e, &add, 0, peak);
+		loop_counted(e, kinds, loads, 2, &add, peak);
 	}
 	rc = PS_BLOCK_APPLIED;
 out:
@@ -1020,16 +1027,9 @@ int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 	 * blocks are as they were */
 	if ((rc = ps_rows_sums_add(e, &sums, &ed, ps_attention_in_degree(att, mac->kind))))
 		goto sums_out;
-	for (unsigned l = 0; l < st.loads; l++) {
-		const struct ps_block_counts add = {
-			.loads = r->count * ps_coordset_size(&st.load[l].c[0]) *
-				 ps_coordset_size(&st.load[l].c[1]),
-			.array = (unsigned)st.load[l].kind,
-		};
-
-		ps_engine_block_counted(e, &add, 0, peak);
-	}
 	{
+		enum ps_kind kinds[2];
+		uint64_t loads[2];
 		const struct ps_block_counts add = {
 			.moves = r->count * moves,
 			.macs = r->count * ps_coordset_size(&mac->c[0]) * ps_coordset_size(&mac->c[1]) *
@@ -1037,7 +1037,12 @@ int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 			.red = fresh,
 		};
 
-		ps_engine_block_counted(e, &add, 0, peak);
+		for (unsigned l = 0; l < st.loads; l++) {
+			kinds[l] = st.load[l].kind;
+			loads[l] = r->count * ps_coordset_size(&st.load[l].c[0]) *
+				   ps_coordset_size(&st.load[l].c[1]);
+		}
+		loop_counted(e, kinds, loads, st.loads, &add, peak);
 	}
 	rc = PS_BLOCK_APPLIED;
 sums_out:

@@ -371,6 +371,47 @@ struct loop_engines {
 	struct ps_engine_sink fs, ss;
 };
 
+static void loop_engines_init(struct loop_engines *le, const struct ps_attention *att,
+			      uint64_t M)
+{
+	struct ps_error err;
+
+	le->att = att;
+	ck_assert_int_eq(ps_engine_init(&le->fast, &att->dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le->slow, &att->dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le->probe, &att->dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le->fast0, &att->dag, M, &err), 0);
+	ck_assert_int_eq(ps_engine_init(&le->slow0, &att->dag, M, &err), 0);
+	le->slow.element_only = true;
+	ps_engine_sink_init(&le->fs, att, &le->fast);
+	ps_engine_sink_init(&le->ss, att, &le->slow);
+}
+
+/* The set-up done: kept, to go back to. */
+static void loop_engines_keep(struct loop_engines *le)
+{
+	ck_assert_int_eq(ps_engine_copy(&le->fast0, &le->fast), 0);
+	ck_assert_int_eq(ps_engine_copy(&le->slow0, &le->slow), 0);
+}
+
+/* After a violation, and now and then, back to the set-up. */
+static void loop_engines_back(struct loop_engines *le)
+{
+	if (le->fast.failed || !rnd(3)) {
+		ck_assert_int_eq(ps_engine_copy(&le->fast, &le->fast0), 0);
+		ck_assert_int_eq(ps_engine_copy(&le->slow, &le->slow0), 0);
+	}
+}
+
+static void loop_engines_free(struct loop_engines *le)
+{
+	ps_engine_free(&le->fast);
+	ps_engine_free(&le->slow);
+	ps_engine_free(&le->probe);
+	ps_engine_free(&le->fast0);
+	ps_engine_free(&le->slow0);
+}
+
 static void loop_emit(struct loop_engines *le, enum ps_opcode code, enum ps_kind kind,
 		      struct ps_coordset c0, struct ps_coordset c1)
 {
@@ -448,7 +489,6 @@ static void loops_case(uint64_t seed)
 {
 	struct ps_attention att;
 	struct loop_engines le;
-	struct ps_error err;
 	uint64_t n, r, nb, M, perm[64], ms_store[8];
 	const struct ps_coordset none = ps_range(0, 0);
 
@@ -458,15 +498,7 @@ static void loops_case(uint64_t seed)
 	r = att.r;
 	nb = att.nb;
 	M = seed % 7 ? att.dag.state_count : 4 + rnd(3 * nb + 8);
-	le.att = &att;
-	ck_assert_int_eq(ps_engine_init(&le.fast, &att.dag, M, &err), 0);
-	ck_assert_int_eq(ps_engine_init(&le.slow, &att.dag, M, &err), 0);
-	ck_assert_int_eq(ps_engine_init(&le.probe, &att.dag, M, &err), 0);
-	ck_assert_int_eq(ps_engine_init(&le.fast0, &att.dag, M, &err), 0);
-	ck_assert_int_eq(ps_engine_init(&le.slow0, &att.dag, M, &err), 0);
-	le.slow.element_only = true;
-	ps_engine_sink_init(&le.fs, &att, &le.fast);
-	ps_engine_sink_init(&le.ss, &att, &le.slow);
+	loop_engines_init(&le, &att, M);
 
 	/* U2 and U1 stored, a row now and then left red or not saved */
 	for (int u = 0; u < 2; u++) {
@@ -519,8 +551,7 @@ static void loops_case(uint64_t seed)
 		perm[m - 1] = perm[k];
 		perm[k] = t;
 	}
-	ck_assert_int_eq(ps_engine_copy(&le.fast0, &le.fast), 0);
-	ck_assert_int_eq(ps_engine_copy(&le.slow0, &le.slow), 0);
+	loop_engines_keep(&le);
 	for (int loop = 0; loop < 12; loop++) {
 		struct ps_op body[6];
 		uint64_t step[6][3];
@@ -529,11 +560,7 @@ static void loops_case(uint64_t seed)
 		const uint64_t b0 = rnd(nb), b1 = b0 + 1 + rnd(nb - b0);
 		const struct ps_coordset bs = ps_range(b0, b1);
 
-		/* after a violation, and now and then, back to the set-up */
-		if (le.fast.failed || !rnd(3)) {
-			ck_assert_int_eq(ps_engine_copy(&le.fast, &le.fast0), 0);
-			ck_assert_int_eq(ps_engine_copy(&le.slow, &le.slow0), 0);
-		}
+		loop_engines_back(&le);
 		if (rnd(2)) {
 			/* into H: rows J stream, H[M, B] stays */
 			const uint64_t h = 1 + rnd(n), j0 = rnd(3) ? 0 : rnd(n);
@@ -609,11 +636,7 @@ static void loops_case(uint64_t seed)
 			loop_run(&le, &rep);
 		}
 	}
-	ps_engine_free(&le.fast);
-	ps_engine_free(&le.slow);
-	ps_engine_free(&le.probe);
-	ps_engine_free(&le.fast0);
-	ps_engine_free(&le.slow0);
+	loop_engines_free(&le);
 	ps_attention_free(&att);
 }
 
@@ -647,19 +670,10 @@ static void flash_loops_case(uint64_t seed)
 	test_exact_attention(&att, 2 + seed % 11, 1 + seed % 3, seed % 3 != 0);
 	n = att.n;
 	M = seed % 5 ? att.dag.state_count : 3 * att.d + 4 + rnd(3 * n);
-	le.att = &att;
-	ck_assert_int_eq(ps_engine_init(&le.fast, &att.dag, M, &err), 0);
-	ck_assert_int_eq(ps_engine_init(&le.slow, &att.dag, M, &err), 0);
-	ck_assert_int_eq(ps_engine_init(&le.probe, &att.dag, M, &err), 0);
-	ck_assert_int_eq(ps_engine_init(&le.fast0, &att.dag, M, &err), 0);
-	ck_assert_int_eq(ps_engine_init(&le.slow0, &att.dag, M, &err), 0);
-	le.slow.element_only = true;
-	ps_engine_sink_init(&le.fs, &att, &le.fast);
-	ps_engine_sink_init(&le.ss, &att, &le.slow);
+	loop_engines_init(&le, &att, M);
 	if (rnd(8))
 		loop_emit(&le, PS_OP_LOAD, PS_KIND_Q, ps_range(0, n), ps_range(0, att.d));
-	ck_assert_int_eq(ps_engine_copy(&le.fast0, &le.fast), 0);
-	ck_assert_int_eq(ps_engine_copy(&le.slow0, &le.slow), 0);
+	loop_engines_keep(&le);
 	for (int loop = 0; loop < 10; loop++) {
 		const uint64_t i0 = rnd(n), i1 = i0 + 1 + rnd(n - i0), bc = 1 + rnd(3);
 		const uint64_t j0 = rnd(3) ? 0 : rnd(n);
@@ -671,10 +685,7 @@ static void flash_loops_case(uint64_t seed)
 		size_t len = 0;
 		struct ps_repeat rep;
 
-		if (le.fast.failed || !rnd(3)) {
-			ck_assert_int_eq(ps_engine_copy(&le.fast, &le.fast0), 0);
-			ck_assert_int_eq(ps_engine_copy(&le.slow, &le.slow0), 0);
-		}
+		loop_engines_back(&le);
 		switch (rnd(10)) {
 		case 0: /* a K or V row left red */
 			loop_emit(&le, PS_OP_LOAD, rnd(2) ? PS_KIND_K : PS_KIND_V,
@@ -710,11 +721,7 @@ static void flash_loops_case(uint64_t seed)
 		rep = (struct ps_repeat){ body, (const uint64_t (*)[3])step, len, count };
 		loop_run(&le, &rep);
 	}
-	ps_engine_free(&le.fast);
-	ps_engine_free(&le.slow);
-	ps_engine_free(&le.probe);
-	ps_engine_free(&le.fast0);
-	ps_engine_free(&le.slow0);
+	loop_engines_free(&le);
 	ps_attention_free(&att);
 }
 
