@@ -242,7 +242,11 @@ START_TEST(test_compare)
 			ck_assert(json_is_string(json_object_get(row, "why_not")));
 			continue;
 		}
-		ck_assert(json_is_true(json_object_get(row, "valid")));
+		/* resident, beaten by its exact cost model: not simulated */
+		if (json_is_false(json_object_get(row, "simulated")))
+			ck_assert(json_is_string(json_object_get(row, "not_simulated")));
+		else
+			ck_assert(json_is_true(json_object_get(row, "valid")));
 		ck_assert_int_ge(json_integer_value(json_object_get(row, "io")), last);
 		last = json_integer_value(json_object_get(row, "io"));
 		if (json_object_get(row, "predicted_io"))
@@ -250,6 +254,92 @@ START_TEST(test_compare)
 		else /* the baselines */
 			ck_assert(!json_object_get(row, "upper"));
 	}
+	json_decref(root);
+}
+END_TEST
+
+/* The row of compare --json for strategy (and no sizes), or NULL. */
+static json_t *compare_row(json_t *root, const char *strategy)
+{
+	for (size_t k = 0; k < json_array_size(root); k++) {
+		json_t *row = json_array_get(root, k);
+
+		if (!strcmp(json_string_value(json_object_get(row, "strategy")), strategy) &&
+		    !json_object_get(row, "sizes"))
+			return row;
+	}
+	return NULL;
+}
+
+/*
+ * resident (PS_STRATEGY_QUADRATIC) is simulated only where its exact cost
+ * model does not show a simulated row with less I/O: else its row is the
+ * model's, says so and why, and its counts are those resident itself
+ * makes when named.
+ */
+START_TEST(test_compare_holds_back_resident)
+{
+	json_t *root, *row, *alone;
+	json_error_t jerr;
+	json_int_t least = -1, io;
+	char why[PS_ERROR_MAX];
+	const char *least_name = NULL;
+
+	/* K and V do not fit M = 100 at n = 64: resident streams them */
+	ck_assert_int_eq(cli("compare", "-n", "64", "-d", "4", "-g", "2", "-M", "100", "--json", NULL), 0);
+	root = json_loads(out_text, 0, &jerr);
+	ck_assert_msg(root != NULL, "%s", jerr.text);
+	for (size_t k = 0; k < json_array_size(root); k++) {
+		json_t *r = json_array_get(root, k);
+
+		if (json_is_true(json_object_get(r, "simulated")) &&
+		    (least < 0 || json_integer_value(json_object_get(r, "io")) < least)) {
+			least = json_integer_value(json_object_get(r, "io"));
+			least_name = json_string_value(json_object_get(r, "strategy"));
+		}
+	}
+	row = compare_row(root, "resident");
+	ck_assert(row != NULL && least_name != NULL);
+	io = json_integer_value(json_object_get(row, "io"));
+	ck_assert(json_is_false(json_object_get(row, "simulated")));
+	ck_assert(!json_object_get(row, "valid"));
+	ck_assert_int_gt(io, least);
+	ck_assert_int_eq(io, json_integer_value(json_object_get(row, "predicted_io")));
+	snprintf(why, sizeof(why), "its cost model (exact) predicts %lld I/O, more than %s's %lld",
+		 (long long)io, least_name, (long long)least);
+	HAS(json_string_value(json_object_get(row, "not_simulated")), why);
+	/* by array, the model's: Q, K and V loaded */
+	ck_assert_int_gt(json_integer_value(json_object_get(
+				 json_object_get(json_object_get(row, "by_array"), "K"), "loads")), 0);
+
+	/* named, it is simulated: the engine's counts are the model's */
+	ck_assert_int_eq(cli("compare", "-n", "64", "-d", "4", "-g", "2", "-M", "100",
+			     "--strategies", "resident,colpass", "--json", NULL), 0);
+	alone = json_loads(out_text, 0, &jerr);
+	ck_assert_msg(alone != NULL, "%s", jerr.text);
+	row = compare_row(alone, "resident");
+	ck_assert(row != NULL);
+	ck_assert(json_is_true(json_object_get(row, "simulated")));
+	ck_assert(json_is_true(json_object_get(row, "valid")));
+	ck_assert(!json_object_get(row, "not_simulated"));
+	ck_assert_int_eq(json_integer_value(json_object_get(row, "io")), io);
+	json_decref(alone);
+	json_decref(root);
+
+	/* the text table says it under the rows */
+	ck_assert_int_eq(cli("compare", "-n", "64", "-d", "4", "-g", "2", "-M", "100", NULL), 0);
+	HAS(out_text, "\nresident        model ");
+	HAS(out_text, "\nresident: not simulated: its cost model (exact) predicts ");
+
+	/* where K and V fit, resident moves the least I/O there is: simulated */
+	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "2", "-g", "1", "-M", "1000", "--json", NULL), 0);
+	root = json_loads(out_text, 0, &jerr);
+	ck_assert_msg(root != NULL, "%s", jerr.text);
+	row = compare_row(root, "resident");
+	ck_assert(row != NULL);
+	ck_assert(json_is_true(json_object_get(row, "simulated")));
+	ck_assert(json_is_true(json_object_get(row, "valid")));
+	ck_assert(!json_object_get(row, "not_simulated"));
 	json_decref(root);
 }
 END_TEST
@@ -1668,6 +1758,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_json_report);
 	tcase_add_test(tc, test_cases_and_options);
 	tcase_add_test(tc, test_compare);
+	tcase_add_test(tc, test_compare_holds_back_resident);
 	tcase_add_test(tc, test_validate_dag_and_dry_run);
 	tcase_add_test(tc, test_validate_against_the_headers_plan);
 	tcase_add_test(tc, test_list_help_version);
