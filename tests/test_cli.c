@@ -218,18 +218,25 @@ static size_t tuned_rows(void)
 	return count;
 }
 
+static json_t *out_json(void)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(out_text, 0, &jerr);
+
+	ck_assert_msg(root != NULL, "%s in:\n%s", jerr.text, out_text);
+	return root;
+}
+
 START_TEST(test_compare)
 {
 	json_t *root;
-	json_error_t jerr;
 	json_int_t last = 0;
 
 	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", NULL), 0);
 	HAS(out_text, "Case III");
 	HAS(out_text, "keylemma       does not run: needs M >= 48");
 	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", "--json", NULL), 0);
-	root = json_loads(out_text, 0, &jerr);
-	ck_assert_msg(root != NULL, "%s", jerr.text);
+	root = out_json();
 	ck_assert(json_is_array(root));
 	/* the paper's five, each that takes --sizes again tuned, colpass
 	 * and the baselines */
@@ -271,6 +278,21 @@ static json_t *compare_row(json_t *root, const char *strategy)
 	return NULL;
 }
 
+/* resident's row of the last compare --json, simulated and valid: its I/O. */
+static json_int_t resident_simulated(void)
+{
+	json_t *root = out_json(), *row = compare_row(root, "resident");
+	json_int_t io;
+
+	ck_assert(row != NULL);
+	ck_assert(json_is_true(json_object_get(row, "simulated")));
+	ck_assert(json_is_true(json_object_get(row, "valid")));
+	ck_assert(!json_object_get(row, "not_simulated"));
+	io = json_integer_value(json_object_get(row, "io"));
+	json_decref(root);
+	return io;
+}
+
 /*
  * resident (PS_STRATEGY_QUADRATIC) is simulated only where its exact cost
  * model does not show a simulated row with less I/O: else its row is the
@@ -279,16 +301,14 @@ static json_t *compare_row(json_t *root, const char *strategy)
  */
 START_TEST(test_compare_holds_back_resident)
 {
-	json_t *root, *row, *alone;
-	json_error_t jerr;
+	json_t *root, *row;
 	json_int_t least = -1, io;
 	char why[PS_ERROR_MAX];
 	const char *least_name = NULL;
 
 	/* K and V do not fit M = 100 at n = 64: resident streams them */
 	ck_assert_int_eq(cli("compare", "-n", "64", "-d", "4", "-g", "2", "-M", "100", "--json", NULL), 0);
-	root = json_loads(out_text, 0, &jerr);
-	ck_assert_msg(root != NULL, "%s", jerr.text);
+	root = out_json();
 	for (size_t k = 0; k < json_array_size(root); k++) {
 		json_t *r = json_array_get(root, k);
 
@@ -308,23 +328,15 @@ START_TEST(test_compare_holds_back_resident)
 	snprintf(why, sizeof(why), "its cost model (exact) predicts %lld I/O, more than %s's %lld",
 		 (long long)io, least_name, (long long)least);
 	HAS(json_string_value(json_object_get(row, "not_simulated")), why);
-	/* by array, the model's: Q, K and V loaded */
+	/* by array, the model's: K loaded */
 	ck_assert_int_gt(json_integer_value(json_object_get(
 				 json_object_get(json_object_get(row, "by_array"), "K"), "loads")), 0);
+	json_decref(root);
 
 	/* named, it is simulated: the engine's counts are the model's */
 	ck_assert_int_eq(cli("compare", "-n", "64", "-d", "4", "-g", "2", "-M", "100",
 			     "--strategies", "resident,colpass", "--json", NULL), 0);
-	alone = json_loads(out_text, 0, &jerr);
-	ck_assert_msg(alone != NULL, "%s", jerr.text);
-	row = compare_row(alone, "resident");
-	ck_assert(row != NULL);
-	ck_assert(json_is_true(json_object_get(row, "simulated")));
-	ck_assert(json_is_true(json_object_get(row, "valid")));
-	ck_assert(!json_object_get(row, "not_simulated"));
-	ck_assert_int_eq(json_integer_value(json_object_get(row, "io")), io);
-	json_decref(alone);
-	json_decref(root);
+	ck_assert_int_eq(resident_simulated(), io);
 
 	/* the text table says it under the rows */
 	ck_assert_int_eq(cli("compare", "-n", "64", "-d", "4", "-g", "2", "-M", "100", NULL), 0);
@@ -333,14 +345,7 @@ START_TEST(test_compare_holds_back_resident)
 
 	/* where K and V fit, resident moves the least I/O there is: simulated */
 	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "2", "-g", "1", "-M", "1000", "--json", NULL), 0);
-	root = json_loads(out_text, 0, &jerr);
-	ck_assert_msg(root != NULL, "%s", jerr.text);
-	row = compare_row(root, "resident");
-	ck_assert(row != NULL);
-	ck_assert(json_is_true(json_object_get(row, "simulated")));
-	ck_assert(json_is_true(json_object_get(row, "valid")));
-	ck_assert(!json_object_get(row, "not_simulated"));
-	json_decref(root);
+	resident_simulated();
 }
 END_TEST
 
@@ -513,15 +518,6 @@ static void temp_path(char *path, size_t len, const char *suffix)
 	close(fd);
 	snprintf(path, len, "%s%s", base, suffix);
 	ck_assert_int_eq(rename(base, path), 0);
-}
-
-static json_t *out_json(void)
-{
-	json_error_t jerr;
-	json_t *root = json_loads(out_text, 0, &jerr);
-
-	ck_assert_msg(root != NULL, "%s in:\n%s", jerr.text, out_text);
-	return root;
 }
 
 static json_int_t json_path_int(json_t *root, const char *a, const char *b)
