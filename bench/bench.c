@@ -31,11 +31,13 @@
  * time). Then the memory check: each strategy once on a grid of n from
  * 4096 to 131072 (DRY_RUN_GRID), its --dry-run estimate against the peak
  * resident set its run reached (teardown included), failing the bench
- * when one is off by more than 20%. Last, the start-up: `--version`, a small run of each attention
- * DAG and a small explicit DAG (which opens igraph), STARTUP_RUNS times
- * each, in turn, with the median wall time and the median processor
- * time (user and system, from wait4: the figure that other jobs on the
- * machine disturb least).
+ * when one is off by more than 20%. Last, the start-up: `--version`, two
+ * small runs of the approximate DAG and one of exact attention, and a
+ * small explicit DAG (which opens igraph), STARTUP_RUNS times each, in
+ * turn, with the median wall time and the median processor time (user
+ * and system, from wait4: the figure that other jobs on the machine
+ * disturb least). --startup sets other binaries beside one (an earlier
+ * build, empty C programs for the machine's floor).
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
