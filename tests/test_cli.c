@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../src/cli/cli.h"
@@ -609,6 +612,47 @@ START_TEST(test_igraph_on_demand)
 	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--strategy", "lru",
 			     "--order", "dfs", NULL), 0);
 	HAS(out_text, "depth-first post-order");
+}
+END_TEST
+
+/* The binary's main makes a write past `ulimit -f` a write error (exit
+ * status 2, "File too large"), standard output's too, though it installs
+ * no other handler before a temporary. */
+START_TEST(test_binary_write_limit)
+{
+	const char *bin = getenv("PEBBLESIM_BIN");
+	char out[64], err[64], text[4096];
+	FILE *f;
+	size_t got;
+	int status;
+	pid_t pid;
+
+	if (!bin)
+		return;
+	temp_path(out, sizeof(out), ".out");
+	temp_path(err, sizeof(err), ".err");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit rl = { 200, 200 };
+
+		signal(SIGXFSZ, SIG_DFL);
+		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr) ||
+		    setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(99);
+		execl(bin, bin, "list", (char *)NULL);
+		_exit(98);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
+	f = fopen(err, "r");
+	ck_assert_ptr_nonnull(f);
+	got = fread(text, 1, sizeof(text) - 1, f);
+	text[got] = '\0';
+	fclose(f);
+	HAS(text, "File too large");
+	unlink(out);
+	unlink(err);
 }
 END_TEST
 
@@ -1761,6 +1805,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_list_columns_and_docdir);
 	tcase_add_test(tc, test_front_end_apart);
 	tcase_add_test(tc, test_igraph_on_demand);
+	tcase_add_test(tc, test_binary_write_limit);
 	tcase_add_test(tc, test_gnu_habits);
 	tcase_add_test(tc, test_strict_options);
 	tcase_add_test(tc, test_help_only_by_flag);
