@@ -71,10 +71,16 @@ endif
 
 # pkg-config runs when a recipe needs it, after deps has installed what is missing.
 # igraph is linked into the explicit-DAG module alone (XMOD below), which
-# the library opens on demand: the binary loads jansson, libm and libc.
+# the library opens on demand: the binary loads libm and libc.
 PKG_CFLAGS = $(shell pkg-config --cflags igraph jansson)
 PKG_LIBS = $(shell pkg-config --libs jansson)
 IGRAPH_LIBS = $(shell pkg-config --libs igraph)
+# The binary links jansson's archive when it is installed: one shared
+# library fewer for the dynamic loader at every start (docs/PERFORMANCE.md,
+# "Start-up"). libpebblesim.so and the explicit-DAG module keep the shared
+# jansson; no JSON value passes between them and the binary.
+JANSSON_ARCHIVE = $(shell pkg-config --variable=libdir jansson)/libjansson.a
+BIN_LIBS = $(if $(wildcard $(JANSSON_ARCHIVE)),$(JANSSON_ARCHIVE),$(PKG_LIBS))
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS = $(shell pkg-config --libs check)
 
@@ -218,7 +224,7 @@ $(XMOD): $(XMOD_OBJ) $(LIB) dags/explicit.map
 		-o $@ $(XMOD_OBJ) $(LIB) $(IGRAPH_LIBS) $(PKG_LIBS) -lm -pthread
 
 $(BIN): $(MAIN_OBJ) $(CLI_OBJ) $(LIB) | $(XMOD)
-	$(CC) $(ALL_LDFLAGS) $(EXPORT_API) -o $@ $(MAIN_OBJ) $(CLI_OBJ) $(LIB) $(PKG_LIBS) -lm -pthread
+	$(CC) $(ALL_LDFLAGS) $(EXPORT_API) -o $@ $(MAIN_OBJ) $(CLI_OBJ) $(LIB) $(BIN_LIBS) -lm -pthread
 
 # the tests build igraph graphs of their own (tests/test_explicit.c)
 $(TESTS): $(TEST_OBJ) $(CLI_OBJ) $(LIB) | $(XMOD)

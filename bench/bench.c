@@ -5,7 +5,8 @@
  * falls on every row alike). The table is also written as JSON.
  *
  *   pebblesim-bench PEBBLESIM_BINARY OUT.json [RUNS [BASELINE_BINARY]]
- *   pebblesim-bench --startup PEBBLESIM_BINARY   (the start-up table alone)
+ *   pebblesim-bench --startup [-r RUNS] PEBBLESIM_BINARY [OTHER_BINARY...]
+ *       (the start-up table alone, other binaries side by side)
  *   pebblesim-bench --dry-run-check PEBBLESIM_BINARY   (the memory check alone)
  *
  * Rows: the headline run (Case II) with the block path and move by move
@@ -30,11 +31,13 @@
  * time). Then the memory check: each strategy once on a grid of n from
  * 4096 to 131072 (DRY_RUN_GRID), its --dry-run estimate against the peak
  * resident set its run reached (teardown included), failing the bench
- * when one is off by more than 20%. Last, the start-up: `--version`, a small run of each attention
- * DAG and a small explicit DAG (which opens igraph), STARTUP_RUNS times
- * each, in turn, with the median wall time and the median processor
- * time (user and system, from wait4: the figure that other jobs on the
- * machine disturb least).
+ * when one is off by more than 20%. Last, the start-up: `--version`, two
+ * small runs of the approximate DAG and one of exact attention, and a
+ * small explicit DAG (which opens igraph), STARTUP_RUNS times each, in
+ * turn, with the median wall time and the median processor time (user
+ * and system, from wait4: the figure that other jobs on the machine
+ * disturb least). --startup sets other binaries beside one (an earlier
+ * build, empty C programs for the machine's floor).
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
@@ -330,6 +333,8 @@ static int dry_run_check(const char *bin, json_t *rows)
 }
 
 #define STARTUP_RUNS 101
+#define STARTUP_MAX_RUNS 1001
+#define STARTUP_BINARIES 8
 
 static const struct {
 	const char *name;
@@ -337,6 +342,7 @@ static const struct {
 } startup_jobs[] = {
 	{ "--version", { "--version", NULL } },
 	{ "approximate attention, n = 16", { "-n", "16", "-d", "2", "-g", "1", "-M", "100", NULL } },
+	{ "approximate attention, n = 64", { "-n", "64", "-d", "4", "-g", "2", "-M", "64", NULL } },
 	{ "exact attention, n = 16", { "--attention", "exact", "-n", "16", "-d", "2", "-M", "100", NULL } },
 	{ "explicit DAG (igraph)", { "run", "--dag", "examples/tree.graphml", "-M", "5", NULL } },
 };
@@ -381,31 +387,90 @@ static int by_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The start-up table; its rows appended to rows as JSON. */
-static int startup(const char *bin, json_t *rows)
+/*
+ * The start-up table of bins[0] and, beside it, of each other binary
+ * (an earlier build, or an empty C program, which ignores its arguments:
+ * the machine's own floor). Each round runs every job with every binary
+ * in turn, so that the machine's load falls on all alike. The rows are
+ * appended to rows as JSON.
+ */
+static int startup(const char *const *bins, int count, int runs, json_t *rows)
 {
-	static double wall[STARTUP_JOBS][STARTUP_RUNS], cpu[STARTUP_JOBS][STARTUP_RUNS];
+	const size_t cells = STARTUP_JOBS * (size_t)count;
+	double *wall = calloc(cells * (size_t)runs, sizeof(double));
+	double *cpu = calloc(cells * (size_t)runs, sizeof(double));
+	int rc = 0;
 
-	for (int r = 0; r < STARTUP_RUNS; r++)
-		for (size_t j = 0; j < STARTUP_JOBS; j++)
-			if (run_quiet(bin, startup_jobs[j].args, &wall[j][r], &cpu[j][r])) {
-				fprintf(stderr, "pebblesim-bench: start-up '%s' failed\n",
-					startup_jobs[j].name);
-				return -1;
-			}
-	printf("start-up (%d runs each)            median wall ms  median cpu ms\n",
-	       STARTUP_RUNS);
-	for (size_t j = 0; j < STARTUP_JOBS; j++) {
-		qsort(wall[j], STARTUP_RUNS, sizeof(double), by_double);
-		qsort(cpu[j], STARTUP_RUNS, sizeof(double), by_double);
-		printf("  %-34s %13.2f %14.2f\n", startup_jobs[j].name,
-		       wall[j][STARTUP_RUNS / 2] * 1e3, cpu[j][STARTUP_RUNS / 2] * 1e3);
-		json_array_append_new(rows, json_pack("{s:s, s:i, s:f, s:f}", "run",
-						      startup_jobs[j].name, "runs", STARTUP_RUNS,
-						      "median_wall_ms", wall[j][STARTUP_RUNS / 2] * 1e3,
-						      "median_cpu_ms", cpu[j][STARTUP_RUNS / 2] * 1e3));
+	if (!wall || !cpu) {
+		free(wall);
+		free(cpu);
+		return -1;
 	}
-	return 0;
+	for (int r = 0; r < runs && !rc; r++)
+		for (size_t j = 0; j < STARTUP_JOBS && !rc; j++)
+			for (int b = 0; b < count && !rc; b++) {
+				size_t at = ((size_t)j * (size_t)count + (size_t)b) * (size_t)runs +
+					    (size_t)r;
+
+				if (run_quiet(bins[b], startup_jobs[j].args, &wall[at], &cpu[at])) {
+					fprintf(stderr, "pebblesim-bench: start-up '%s' of %s failed\n",
+						startup_jobs[j].name, bins[b]);
+					rc = -1;
+				}
+			}
+	if (!rc) {
+		printf("start-up, median of %d runs each: wall ms / cpu ms\n", runs);
+		for (int b = 0; b < count; b++)
+			printf("  [%d] %s\n", b + 1, bins[b]);
+		printf("  %-32s", "");
+		for (int b = 0; b < count; b++)
+			printf("  %13s%-2d", "[", b + 1);
+		printf("\n");
+		for (size_t j = 0; j < STARTUP_JOBS; j++) {
+			printf("  %-32s", startup_jobs[j].name);
+			for (int b = 0; b < count; b++) {
+				size_t at = ((size_t)j * (size_t)count + (size_t)b) * (size_t)runs;
+				double w, c;
+
+				qsort(wall + at, (size_t)runs, sizeof(double), by_double);
+				qsort(cpu + at, (size_t)runs, sizeof(double), by_double);
+				w = wall[at + (size_t)runs / 2] * 1e3;
+				c = cpu[at + (size_t)runs / 2] * 1e3;
+				printf("  %7.2f / %5.2f", w, c);
+				json_array_append_new(rows, json_pack("{s:s, s:s, s:i, s:f, s:f}", "run",
+								      startup_jobs[j].name, "binary", bins[b],
+								      "runs", runs, "median_wall_ms", w,
+								      "median_cpu_ms", c));
+			}
+			printf("\n");
+		}
+	}
+	free(wall);
+	free(cpu);
+	return rc;
+}
+
+/* pebblesim-bench --startup [-r RUNS] BINARY [OTHER_BINARY...] */
+static int startup_command(int argc, char **argv)
+{
+	json_t *rows = json_array();
+	int runs = STARTUP_RUNS, first = 2, rc;
+
+	if (argc > 3 && !strcmp(argv[2], "-r")) {
+		runs = atoi(argv[3]);
+		first = 4;
+	}
+	if (runs < 1 || runs > STARTUP_MAX_RUNS || argc - first < 1 ||
+	    argc - first > STARTUP_BINARIES) {
+		fprintf(stderr,
+			"usage: pebblesim-bench --startup [-r RUNS <= %d] BINARY [OTHER_BINARY...] (at most %d)\n",
+			STARTUP_MAX_RUNS, STARTUP_BINARIES);
+		json_decref(rows);
+		return 2;
+	}
+	rc = startup((const char *const *)argv + first, argc - first, runs, rows);
+	json_decref(rows);
+	return rc ? 1 : 0;
 }
 
 static size_t job_at(const char *name, const char *n)
@@ -467,12 +532,11 @@ int main(int argc, char **argv)
 		json_decref(table);
 		return off ? 1 : 0;
 	}
-	if (argc == 3 && !strcmp(argv[1], "--startup")) {
-		int rc = startup(argv[2], startup_rows);
-
+	if (argc >= 3 && !strcmp(argv[1], "--startup")) {
+		json_decref(dry_rows);
 		json_decref(startup_rows);
 		json_decref(table);
-		return rc ? 1 : 0;
+		return startup_command(argc, argv);
 	}
 	if (argc < 3 || runs < 1 || runs > MAX_RUNS) {
 		fprintf(stderr,
@@ -607,7 +671,7 @@ int main(int argc, char **argv)
 	printf("elementary trace, fast lines / jansson: %.1f times faster\n",
 	       median[job_index("elementary: jansson")] /
 	       median[job_index("elementary: fast lines")]);
-	if ((dry_off = dry_run_check(argv[1], dry_rows)) < 0 || startup(argv[1], startup_rows))
+	if ((dry_off = dry_run_check(argv[1], dry_rows)) < 0 || startup((const char *const *)argv + 1, 1, STARTUP_RUNS, startup_rows))
 		return 1;
 	doc = json_pack("{s:o, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f}", "rows", table,
 			"dry_run", dry_rows, "startup", startup_rows, "block_speedup",

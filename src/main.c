@@ -11,9 +11,10 @@ int main(int argc, char **argv)
 
 	/* igraph is not loaded here: the explicit-DAG module, opened on
 	 * first use, installs its handlers (dags/explicit_load.c) */
-	/* temporaries removed by any signal that ends the process, and a
-	 * write past `ulimit -f` an error, standard output's too */
-	ps_output_catch_signals();
+	/* a write past `ulimit -f` an error, standard output's too; the
+	 * handlers that remove temporaries are installed with the first
+	 * temporary (output.h), not here: 90 system calls at every start */
+	ps_output_catch_write_limit();
 	status = ps_cli_main(argc, argv, stdout, stderr);
 	/* ps_cli_main flushed and checked standard output; closing it can
 	 * still fail (a file system that reports errors at close) */

@@ -86,13 +86,18 @@ static void catch_signal(int sig, void (*handler)(int))
 		sigaction(sig, &sa, NULL);
 }
 
+void ps_output_catch_write_limit(void)
+{
+	catch_signal(SIGXFSZ, SIG_IGN);
+}
+
 void ps_output_catch_signals(void)
 {
 	for (size_t k = 0; k < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); k++)
 		catch_signal(cleanup_signals[k], remove_temporaries);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		catch_signal(sig, remove_temporaries);
-	catch_signal(SIGXFSZ, SIG_IGN);
+	ps_output_catch_write_limit();
 }
 
 /* Checked at every temporary: a caller may have reset a handler since. */

@@ -291,6 +291,11 @@ const struct ps_strategy ps_strategy_resident = {
 	.name = "resident",
 	.section = "fusion outside the paper's analysis (section 3): H recomputed, never saved",
 	.summary = "K, V (and blocks of Q) kept in fast memory, H built a chunk at a time and consumed at once: I/O 4nd when K and V fit",
+	/* K and V stream once per chunk of every block of query rows when
+	 * they do not fit: n^2 moves, in set operations that cannot be
+	 * larger (each block of key rows is loaded, used and deleted before
+	 * the next fits); its accounting is exact */
+	.flags = PS_STRATEGY_QUADRATIC,
 	.min_memory = resident_min_memory,
 	.plan = resident_plan,
 	.run = resident_run,

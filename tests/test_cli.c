@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../src/cli/cli.h"
@@ -218,18 +221,25 @@ static size_t tuned_rows(void)
 	return count;
 }
 
+static json_t *out_json(void)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(out_text, 0, &jerr);
+
+	ck_assert_msg(root != NULL, "%s in:\n%s", jerr.text, out_text);
+	return root;
+}
+
 START_TEST(test_compare)
 {
 	json_t *root;
-	json_error_t jerr;
 	json_int_t last = 0;
 
 	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", NULL), 0);
 	HAS(out_text, "Case III");
 	HAS(out_text, "keylemma       does not run: needs M >= 48");
 	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "4", "-g", "2", "-M", "40", "--json", NULL), 0);
-	root = json_loads(out_text, 0, &jerr);
-	ck_assert_msg(root != NULL, "%s", jerr.text);
+	root = out_json();
 	ck_assert(json_is_array(root));
 	/* the paper's five, each that takes --sizes again tuned, colpass
 	 * and the baselines */
@@ -242,7 +252,11 @@ START_TEST(test_compare)
 			ck_assert(json_is_string(json_object_get(row, "why_not")));
 			continue;
 		}
-		ck_assert(json_is_true(json_object_get(row, "valid")));
+		/* resident, beaten by its exact cost model: not simulated */
+		if (json_is_false(json_object_get(row, "simulated")))
+			ck_assert(json_is_string(json_object_get(row, "not_simulated")));
+		else
+			ck_assert(json_is_true(json_object_get(row, "valid")));
 		ck_assert_int_ge(json_integer_value(json_object_get(row, "io")), last);
 		last = json_integer_value(json_object_get(row, "io"));
 		if (json_object_get(row, "predicted_io"))
@@ -251,6 +265,90 @@ START_TEST(test_compare)
 			ck_assert(!json_object_get(row, "upper"));
 	}
 	json_decref(root);
+}
+END_TEST
+
+/* The row of compare --json for strategy (and no sizes), or NULL. */
+static json_t *compare_row(json_t *root, const char *strategy)
+{
+	for (size_t k = 0; k < json_array_size(root); k++) {
+		json_t *row = json_array_get(root, k);
+
+		if (!strcmp(json_string_value(json_object_get(row, "strategy")), strategy) &&
+		    !json_object_get(row, "sizes"))
+			return row;
+	}
+	return NULL;
+}
+
+/* resident's row of the last compare --json, simulated and valid: its I/O. */
+static json_int_t resident_simulated(void)
+{
+	json_t *root = out_json(), *row = compare_row(root, "resident");
+	json_int_t io;
+
+	ck_assert(row != NULL);
+	ck_assert(json_is_true(json_object_get(row, "simulated")));
+	ck_assert(json_is_true(json_object_get(row, "valid")));
+	ck_assert(!json_object_get(row, "not_simulated"));
+	io = json_integer_value(json_object_get(row, "io"));
+	json_decref(root);
+	return io;
+}
+
+/*
+ * resident (PS_STRATEGY_QUADRATIC) is simulated only where its exact cost
+ * model does not show a simulated row with less I/O: else its row is the
+ * model's, says so and why, and its counts are those resident itself
+ * makes when named.
+ */
+START_TEST(test_compare_holds_back_resident)
+{
+	json_t *root, *row;
+	json_int_t least = -1, io;
+	char why[PS_ERROR_MAX];
+	const char *least_name = NULL;
+
+	/* K and V do not fit M = 100 at n = 64: resident streams them */
+	ck_assert_int_eq(cli("compare", "-n", "64", "-d", "4", "-g", "2", "-M", "100", "--json", NULL), 0);
+	root = out_json();
+	for (size_t k = 0; k < json_array_size(root); k++) {
+		json_t *r = json_array_get(root, k);
+
+		if (json_is_true(json_object_get(r, "simulated")) &&
+		    (least < 0 || json_integer_value(json_object_get(r, "io")) < least)) {
+			least = json_integer_value(json_object_get(r, "io"));
+			least_name = json_string_value(json_object_get(r, "strategy"));
+		}
+	}
+	row = compare_row(root, "resident");
+	ck_assert(row != NULL && least_name != NULL);
+	io = json_integer_value(json_object_get(row, "io"));
+	ck_assert(json_is_false(json_object_get(row, "simulated")));
+	ck_assert(!json_object_get(row, "valid"));
+	ck_assert_int_gt(io, least);
+	ck_assert_int_eq(io, json_integer_value(json_object_get(row, "predicted_io")));
+	snprintf(why, sizeof(why), "its cost model (exact) predicts %lld I/O, more than %s's %lld",
+		 (long long)io, least_name, (long long)least);
+	HAS(json_string_value(json_object_get(row, "not_simulated")), why);
+	/* by array, the model's: K loaded */
+	ck_assert_int_gt(json_integer_value(json_object_get(
+				 json_object_get(json_object_get(row, "by_array"), "K"), "loads")), 0);
+	json_decref(root);
+
+	/* named, it is simulated: the engine's counts are the model's */
+	ck_assert_int_eq(cli("compare", "-n", "64", "-d", "4", "-g", "2", "-M", "100",
+			     "--strategies", "resident,colpass", "--json", NULL), 0);
+	ck_assert_int_eq(resident_simulated(), io);
+
+	/* the text table says it under the rows */
+	ck_assert_int_eq(cli("compare", "-n", "64", "-d", "4", "-g", "2", "-M", "100", NULL), 0);
+	HAS(out_text, "\nresident        model ");
+	HAS(out_text, "\nresident: not simulated: its cost model (exact) predicts ");
+
+	/* where K and V fit, resident moves the least I/O there is: simulated */
+	ck_assert_int_eq(cli("compare", "-n", "16", "-d", "2", "-g", "1", "-M", "1000", "--json", NULL), 0);
+	resident_simulated();
 }
 END_TEST
 
@@ -425,15 +523,6 @@ static void temp_path(char *path, size_t len, const char *suffix)
 	ck_assert_int_eq(rename(base, path), 0);
 }
 
-static json_t *out_json(void)
-{
-	json_error_t jerr;
-	json_t *root = json_loads(out_text, 0, &jerr);
-
-	ck_assert_msg(root != NULL, "%s in:\n%s", jerr.text, out_text);
-	return root;
-}
-
 static json_int_t json_path_int(json_t *root, const char *a, const char *b)
 {
 	json_t *v = json_object_get(root, a);
@@ -523,6 +612,47 @@ START_TEST(test_igraph_on_demand)
 	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--strategy", "lru",
 			     "--order", "dfs", NULL), 0);
 	HAS(out_text, "depth-first post-order");
+}
+END_TEST
+
+/* The binary's main makes a write past `ulimit -f` a write error (exit
+ * status 2, "File too large"), standard output's too, though it installs
+ * no other handler before a temporary. */
+START_TEST(test_binary_write_limit)
+{
+	const char *bin = getenv("PEBBLESIM_BIN");
+	char out[64], err[64], text[4096];
+	FILE *f;
+	size_t got;
+	int status;
+	pid_t pid;
+
+	if (!bin)
+		return;
+	temp_path(out, sizeof(out), ".out");
+	temp_path(err, sizeof(err), ".err");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit rl = { 200, 200 };
+
+		signal(SIGXFSZ, SIG_DFL);
+		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr) ||
+		    setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(99);
+		execl(bin, bin, "list", (char *)NULL);
+		_exit(98);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
+	f = fopen(err, "r");
+	ck_assert_ptr_nonnull(f);
+	got = fread(text, 1, sizeof(text) - 1, f);
+	text[got] = '\0';
+	fclose(f);
+	HAS(text, "File too large");
+	unlink(out);
+	unlink(err);
 }
 END_TEST
 
@@ -1668,12 +1798,14 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_json_report);
 	tcase_add_test(tc, test_cases_and_options);
 	tcase_add_test(tc, test_compare);
+	tcase_add_test(tc, test_compare_holds_back_resident);
 	tcase_add_test(tc, test_validate_dag_and_dry_run);
 	tcase_add_test(tc, test_validate_against_the_headers_plan);
 	tcase_add_test(tc, test_list_help_version);
 	tcase_add_test(tc, test_list_columns_and_docdir);
 	tcase_add_test(tc, test_front_end_apart);
 	tcase_add_test(tc, test_igraph_on_demand);
+	tcase_add_test(tc, test_binary_write_limit);
 	tcase_add_test(tc, test_gnu_habits);
 	tcase_add_test(tc, test_strict_options);
 	tcase_add_test(tc, test_help_only_by_flag);

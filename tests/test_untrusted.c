@@ -251,6 +251,22 @@ START_TEST(test_memory_limit_honours_rlimit_and_cgroup)
 		HAS(err_text, "GiB; the address-space limit (ulimit -v) is 1.0 GiB");
 	}
 #endif
+	{
+		/* the small requests checked without a system call still meet
+		 * a cap and its share among processes */
+		struct ps_error err;
+
+		ps_memory_limit_cap(UINT64_C(100) << 10);
+		ck_assert_int_eq(ps_memory_fits(UINT64_C(50) << 10, "a table", &err), PS_OK);
+		ck_assert_int_eq(ps_memory_fits(UINT64_C(95) << 10, "a table", &err), PS_ENOMEM);
+		ck_assert_str_eq(err.msg, "a table needs about 95.0 KiB; pebblesim's own cap is 100.0 KiB");
+		ps_memory_limit_share(2);
+		ck_assert_int_eq(ps_memory_fits(UINT64_C(40) << 10, "a table", &err), PS_OK);
+		ck_assert_int_eq(ps_memory_fits(UINT64_C(50) << 10, "a table", &err), PS_ENOMEM);
+		ps_memory_limit_share(1);
+		ps_memory_limit_cap(0);
+		ck_assert_int_eq(ps_memory_fits(UINT64_C(95) << 10, "a table", &err), PS_OK);
+	}
 }
 END_TEST
 

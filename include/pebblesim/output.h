@@ -51,11 +51,19 @@ int ps_output_close(struct ps_output *o, bool keep, const char *what,
 
 /*
  * Installs the signal handlers above where the caller left the default
- * action (a signal ignored, by nohup, stays ignored). ps_output_open does
- * it for every temporary; main does it at start-up, so that standard
- * output past `ulimit -f` is a write error too.
+ * action (a signal ignored, by nohup, stays ignored), SIGXFSZ's among
+ * them. ps_output_open and the ps_scratch functions below do it for
+ * every temporary they make, so that a process that makes none spends no
+ * system call on them.
  */
 void ps_output_catch_signals(void);
+
+/*
+ * SIGXFSZ alone ignored (where its action is the default): a write past
+ * `ulimit -f` then fails with EFBIG, reported as any write error. main
+ * does it at start-up, for standard output too.
+ */
+void ps_output_catch_write_limit(void);
 
 /*
  * A private directory (mkdtemp, mode 0700) for the files a helper program

@@ -116,6 +116,12 @@ enum {
 	PS_STRATEGY_EXACT = 8,    /* the exact-attention DAG (MODEL.md section 5) */
 	PS_STRATEGY_BEYOND = 16,  /* beyond the paper: its own cost model, no
 				   * theorem's bound */
+	PS_STRATEGY_QUADRATIC = 32, /* its moves grow as n^2 where the others'
+				     * grow as n (resident: H rebuilt for
+				     * every block of query rows), and its
+				     * cost model is exact: compare simulates
+				     * it only where that model does not show
+				     * another row with less I/O */
 };
 
 /* Does s pebble the attention DAG att (approximate or exact, as s says)? */

@@ -382,7 +382,13 @@ struct cli_compare_row {
 	bool pending;   /* to be run: M suffices and the row is asked for */
 	bool ran;
 	bool predicted; /* --predict: the cost model's counts, not judged */
+	/* predicted without --predict: why the engine did not run it */
+	char not_simulated[PS_ERROR_MAX];
 };
+
+/* A row's name: the strategy, with "/ORDER" or "/tuned" where it has one. */
+const char *cli_compare_row_name(const struct cli_compare_row *row, char *buf,
+				 size_t len);
 
 /* compare's table, or its JSON array; head gives the DAG, M, the case. */
 void cli_compare_print(const struct ps_report *head,

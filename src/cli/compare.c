@@ -90,6 +90,23 @@ static void add_row(struct cli_compare_row *row, const struct ps_strategy *s,
 		row->pending = true;
 }
 
+/* A row from its strategy's cost model: not judged by the engine. */
+static void row_from_plan(struct cli_compare_row *row, const struct ps_report *head,
+			  const struct ps_plan *plan)
+{
+	row->rep = *head;
+	row->rep.strategy = row->s->name;
+	row->rep.section = row->s->section;
+	row->rep.plan = *plan;
+	row->rep.has_plan = true;
+	row->rep.valid = true; /* not judged: printed as the cost model's */
+	row->rep.counts.loads = plan->loads;
+	row->rep.counts.saves = plan->saves;
+	row->rep.counts.peak_red = plan->peak_red;
+	memcpy(row->rep.counts.by_array, plan->by_array, sizeof(plan->by_array));
+	row->predicted = row->ran = true;
+}
+
 /* Runs a pending row, through the engine or (predict) its cost model. */
 static void run_row(struct cli_compare_row *row, const struct compare_job *job)
 {
@@ -123,16 +140,55 @@ static void run_row(struct cli_compare_row *row, const struct compare_job *job)
 			 plan.predicted ? err.msg : "");
 		return;
 	}
-	row->rep = *job->head;
-	row->rep.strategy = row->s->name;
-	row->rep.section = row->s->section;
-	row->rep.plan = plan;
-	row->rep.has_plan = true;
-	row->rep.valid = true; /* not judged: printed as the cost model's */
-	row->rep.counts.loads = plan.loads;
-	row->rep.counts.saves = plan.saves;
-	row->rep.counts.peak_red = plan.peak_red;
-	row->predicted = row->ran = true;
+	row_from_plan(row, job->head, &plan);
+}
+
+/*
+ * The rows of strategies whose moves grow as n^2 (PS_STRATEGY_QUADRATIC),
+ * held back until the others have run: each is simulated only where its
+ * cost model, exact, predicts no more I/O than the least a simulated row
+ * moved; else its row is its cost model's, marked not simulated, with the
+ * reason (not_simulated). Named in --strategies, they are always run.
+ */
+static void run_held_back(struct cli_compare_row *rows, size_t count, const bool *held,
+			  const struct compare_job *job)
+{
+	const struct cli_compare_row *least = NULL;
+
+	for (size_t k = 0; k < count; k++) {
+		const struct ps_counts *c = &rows[k].rep.counts;
+
+		if (!held[k] && rows[k].ran && !rows[k].predicted && rows[k].rep.valid &&
+		    (!least || c->loads + c->saves <
+				       least->rep.counts.loads + least->rep.counts.saves))
+			least = &rows[k];
+	}
+	for (size_t k = 0; k < count; k++) {
+		struct ps_problem pb = *job->pb;
+		struct ps_plan plan;
+		struct ps_error err;
+		uint64_t io, least_io;
+		char name[64];
+
+		if (!held[k])
+			continue;
+		rows[k].pending = true;
+		memset(&plan, 0, sizeof(plan));
+		ps_error_clear(&err);
+		pb.sizes = rows[k].sizes;
+		if (!least || ps_strategy_plan(rows[k].s, &pb, &plan, &err) || !plan.predicted ||
+		    (io = plan.loads + plan.saves) <=
+			    (least_io = least->rep.counts.loads + least->rep.counts.saves)) {
+			run_row(&rows[k], job);
+			continue;
+		}
+		row_from_plan(&rows[k], job->head, &plan);
+		snprintf(rows[k].not_simulated, sizeof(rows[k].not_simulated),
+			 "its cost model (exact) predicts %llu I/O, more than %s's %llu: it cannot have the least; its moves grow as n^2 (name it in --strategies to simulate it)",
+			 (unsigned long long)io,
+			 cli_compare_row_name(least, name, sizeof(name)),
+			 (unsigned long long)least_io);
+	}
 }
 
 /* A row as it travels from a worker: its index, then the row. Its
@@ -318,11 +374,12 @@ static int read_pick(const struct cli_command *cmd, const struct cli_args *a,
 /* The rows of the attention DAG: each picked strategy (the move-by-move
  * baselines only up to CLI_COMPARE_BASELINE_PRODUCTS unless named or
  * predicted: they have no cost model to say so cheaply), and a tiling
- * with tile sizes again tuned. */
+ * with tile sizes again tuned. held[k]: row k waits for the others
+ * (run_held_back). */
 static size_t attention_rows(const struct ps_attention *att,
 			     const struct ps_problem *pb,
 			     const struct compare_pick *pick, bool predict,
-			     struct cli_compare_row *rows)
+			     struct cli_compare_row *rows, bool *held)
 {
 	size_t count = 0;
 
@@ -341,6 +398,11 @@ static size_t attention_rows(const struct ps_attention *att,
 				 "not run: %llu products, beyond compare's %llu for the move-by-move baselines (name it in --strategies, or run it alone with --strategy %s)",
 				 (unsigned long long)products,
 				 (unsigned long long)CLI_COMPARE_BASELINE_PRODUCTS, s->name);
+		}
+		if ((s->flags & PS_STRATEGY_QUADRATIC) && !pick->count && !predict &&
+		    rows[count - 1].pending) {
+			rows[count - 1].pending = false;
+			held[count - 1] = true;
 		}
 		if (ps_strategy_takes(s, PS_TAKES_SIZES) && count < CLI_COMPARE_MAX_ROWS)
 			add_row(&rows[count++], s, NULL, "tuned", min_m, pb);
@@ -379,6 +441,7 @@ int cmd_compare(const struct cli_command *cmd, const struct cli_args *a,
 		FILE *out, FILE *errout)
 {
 	struct cli_compare_row *rows;
+	bool held[CLI_COMPARE_MAX_ROWS] = { false };
 	struct ps_attention att;
 	struct ps_explicit xdag;
 	struct ps_problem pb;
@@ -423,7 +486,7 @@ int cmd_compare(const struct cli_command *cmd, const struct cli_args *a,
 		count = explicit_rows(&pb, &pick, rows);
 	} else {
 		ps_report_init(&head, &att, a->M);
-		count = attention_rows(&att, &pb, &pick, a->predict, rows);
+		count = attention_rows(&att, &pb, &pick, a->predict, rows, held);
 	}
 	job = (struct compare_job){ &pb, &head, a->predict, cli_progress_stream(a, errout) };
 	if (jobs > 1 && count > 1) {
@@ -433,6 +496,7 @@ int cmd_compare(const struct cli_command *cmd, const struct cli_args *a,
 		for (size_t k = 0; k < count; k++)
 			run_row(&rows[k], &job);
 	}
+	run_held_back(rows, count, held, &job);
 	for (size_t k = 0; k < count; k++)
 		if (rows[k].ran && (!rows[k].rep.valid || ps_report_bound_violated(&rows[k].rep)))
 			status = PS_EXIT_INVALID;
@@ -463,10 +527,14 @@ const struct cli_help compare_help = {
 	"each over the topo and dfs orders.\n"
 	"\n"
 	"--strategies keeps the rows named, --predict fills them from the cost\n"
-	"models without the engine, -j runs them in parallel processes. A\n"
-	"strategy that recomputes much takes long to simulate: resident makes\n"
-	"13.8 billion moves on the first example below (H rebuilt for each block\n"
-	"of Q rows, 16 times the others' macs), at the others' rate per move.\n",
+	"models without the engine, -j runs them in parallel processes.\n"
+	"\n"
+	"resident's moves grow as n^2 (H rebuilt for each block of Q rows: 13.8\n"
+	"billion on the first example below, 16 times the others' macs), so it\n"
+	"runs last and is simulated only where its cost model, exact, predicts\n"
+	"no more I/O than the least a simulated row moved; elsewhere its row is\n"
+	"the cost model's (valid: model), and a line under the table says why\n"
+	"(JSON: not_simulated). Named in --strategies, it is simulated.\n",
 	"  pebblesim compare -n 1024 -d 16 -g 5 -M 2048 --predict\n"
 	"      every strategy's cost model side by side on a Case III instance\n"
 	"  pebblesim compare -n 1024 -d 16 -g 5 -M 2048 --strategies colpass,generic,subtile -j 2\n"

@@ -546,8 +546,8 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out)
 
 /* A compare row's name: the strategy, and on explicit DAGs its order or
  * with tuned tile sizes "/tuned". */
-static const char *row_name(const struct cli_compare_row *row, char *buf,
-			    size_t len)
+const char *cli_compare_row_name(const struct cli_compare_row *row, char *buf,
+				 size_t len)
 {
 	if (row->order || row->sizes)
 		snprintf(buf, len, "%s/%s", row->s->name,
@@ -583,6 +583,8 @@ static json_t *compare_row_json(const struct ps_report *head,
 	json_object_set_new(obj, "applies", json_true());
 	/* --predict: the cost model's counts, not judged by the engine */
 	json_object_set_new(obj, "simulated", json_boolean(!row->predicted));
+	if (row->not_simulated[0])
+		json_object_set_new(obj, "not_simulated", json_string(row->not_simulated));
 	if (!row->predicted)
 		json_object_set_new(obj, "valid", json_boolean(rep->valid));
 	json_object_set_new(obj, "loads", json_integer((json_int_t)rep->counts.loads));
@@ -626,7 +628,7 @@ static void compare_by_array_print(const struct ps_report *head,
 
 		if (!rows[r].ran || !rows[r].rep.valid)
 			continue;
-		fprintf(out, "%-14s", row_name(&rows[r], label, sizeof(label)));
+		fprintf(out, "%-14s", cli_compare_row_name(&rows[r], label, sizeof(label)));
 		for (unsigned k = 0; ps_dag_array_at(dag, k, &a); k++)
 			fprintf(out, " %11llu",
 				(unsigned long long)(c->by_array[a].loads + c->by_array[a].saves));
@@ -672,7 +674,7 @@ void cli_compare_print(const struct ps_report *head,
 		uint64_t io = rep->counts.loads + rep->counts.saves;
 		char upper[16] = "-", name[64];
 
-		row_name(&rows[k], name, sizeof(name));
+		cli_compare_row_name(&rows[k], name, sizeof(name));
 		if (!rows[k].ran) {
 			fprintf(out, "%-14s %s\n", name, rows[k].why);
 			continue;
@@ -687,6 +689,14 @@ void cli_compare_print(const struct ps_report *head,
 			(unsigned long long)io,
 			(unsigned long long)rep->counts.peak_red, upper,
 			ratio(io, head->lower.best.value), rep->seconds);
+	}
+	for (size_t k = 0; k < count; k++) {
+		char name[64];
+
+		if (rows[k].not_simulated[0])
+			fprintf(out, "%s: not simulated: %s\n",
+				cli_compare_row_name(&rows[k], name, sizeof(name)),
+				rows[k].not_simulated);
 	}
 	compare_by_array_print(head, rows, count, out);
 }
