@@ -499,7 +499,8 @@ endif
 FUZZ_SMOKE_SEED ?= 1
 fuzz-smoke: $(FUZZ_BINS)
 	$(call FUZZ_RUN,$(FUZZ_SMOKE_SECONDS),-seed=$(FUZZ_SMOKE_SEED))
-ifneq ($(filter fuzz%,$(MAKECMDGOALS)),)
+# the fuzz build's dependency files, when it is the one being made
+ifneq ($(filter fuzz% $(FUZZ_BUILD)/%,$(MAKECMDGOALS)),)
 -include $(shell find $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)
 endif
 # the objects of the pattern rules above are kept, not rebuilt each time
