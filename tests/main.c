@@ -490,7 +490,7 @@ int main(void)
 			}
 		before = after;
 	}
-	printf("pebblesim-tests: %d checks in %zu suites on %d workers, %d failed, %zu suites failed; %.1f s\n",
-	       total.run, TEST_SUITES, jobs, total.failed, workers_failed, test_now() - start);
+	printf("pebblesim-tests: %d checks on %d workers, %d of them failed, %zu of %zu suites failed; %.1f s\n",
+	       total.run, jobs, total.failed, workers_failed, TEST_SUITES, test_now() - start);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
