@@ -2,7 +2,8 @@
 #
 #   make            build build/pebblesim, libpebblesim.a, libpebblesim.so and the man page
 #   make run        build and run the representative job (the README's first command)
-#   make check      build and run every test (the README's second command) and
+#   make check      build and run every test (the README's second command;
+#                   PS_TEST_JOBS=N suites side by side, default the processors) and
 #                   the NumPy check of the polynomials (tests/numpy_polynomial.py),
 #                   README's package list against scripts/deps.sh (check-deps-list.sh),
 #                   examples/distributed/ with 3 shards (check-distributed.sh), then
@@ -11,6 +12,8 @@
 #                   through pkg-config, run it and uninstall (check-install);
 #                   the Python module's tests (check-python), and examples/plugin
 #                   and the Python module used from an installed tree (check-extending)
+#   make check-code the part of make check that runs the code: the unit tests,
+#                   the NumPy check, examples/distributed/ (.ci/run's sanitizer runs)
 #   make bench      time representative runs; writes build/bench.json
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
 #   make docs-tables regenerate the tables of docs/VALUES.md and docs/EXACT.md from runs (docs/scripts/tables.py)
@@ -138,7 +141,7 @@ PYTHON_MODULE := $(wildcard src/python/pebblesim/*.py)
 
 HEADLINE := --case II -n 4096 -d 16 -g 3 -M 8192
 
-.PHONY: check-browser browser-deps docs-view docs-plot check-docs-plot docs-tables all run check check-flags check-install check-python check-extending check-full optimal-grid bench golden install uninstall clean deps FORCE
+.PHONY: check-browser browser-deps docs-view docs-plot check-docs-plot docs-tables all run check check-code check-flags check-install check-python check-extending check-full optimal-grid bench golden install uninstall clean deps FORCE
 all: $(BIN) $(LIB) $(SHLIB) $(XMOD) $(MAN)
 
 deps:
@@ -262,16 +265,22 @@ $(BUILD)/plugins/test-%.so: tests/plugins/test_plugin.c $(HEADERS) $(FLAGS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_CFLAGS) -DTEST_PLUGIN_$(shell echo $* | tr a-z A-Z) -o $@ $<
 
-check: $(BIN) $(TESTS) $(SHLIB) $(XMOD) $(MAN) $(TEST_PLUGINS)
-	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
-	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
+check: check-code
 	sh scripts/check-deps-list.sh
-	sh scripts/check-distributed.sh $(abspath $(BUILD))
 	@$(MAKE) --no-print-directory check-python
 	@$(MAKE) --no-print-directory check-flags
 	@$(MAKE) --no-print-directory check-install
 	@$(MAKE) --no-print-directory check-extending
 	@$(MAKE) --no-print-directory check-docs-plot
+
+# The part of make check that runs the code: the unit tests (in worker
+# processes side by side, PS_TEST_JOBS: tests/main.c), the polynomials
+# against NumPy, examples/distributed/. The sanitizer runs of .ci/run run
+# this part alone; the rest of make check tests the packaging.
+check-code: $(BIN) $(TESTS) $(SHLIB) $(XMOD) $(MAN) $(TEST_PLUGINS)
+	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
+	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
+	sh scripts/check-distributed.sh $(abspath $(BUILD))
 
 # The Python module from the sources, over this build's libpebblesim.so
 # (tests/test_python.py). A sanitizer build's library needs its runtime
@@ -443,7 +452,9 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# this build directory's dependencies only: another build directory may be
+# half-way through writing its own (.ci/run builds them side by side)
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # ---- fuzzing: libFuzzer targets of tests/fuzz/ (clang only; docs/SECURITY.md)
 #   make fuzz                    build build/fuzz/fuzz-{trace,dag,cli,plot,plotscript,npy}
@@ -494,5 +505,9 @@ endif
 FUZZ_SMOKE_SEED ?= 1
 fuzz-smoke: $(FUZZ_BINS)
 	$(call FUZZ_RUN,$(FUZZ_SMOKE_SECONDS),-seed=$(FUZZ_SMOKE_SEED))
+# the fuzz build's dependency files, when it is the one being made
+ifneq ($(filter fuzz% $(FUZZ_BUILD)/%,$(MAKECMDGOALS)),)
+-include $(shell find $(FUZZ_BUILD)/obj -name '*.d' 2>/dev/null)
+endif
 # the objects of the pattern rules above are kept, not rebuilt each time
 .SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o)

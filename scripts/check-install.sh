@@ -181,7 +181,10 @@ $MAKE --no-print-directory install PREFIX="$prefix" BINDIR="$prefix/bin" LIBDIR=
 	BASHCOMPDIR="$prefix/share/bash-completion/completions" DOCDIR="$prefix/share/doc/pebblesim" \
 	>"$stage/install-prefix.log" 2>&1 ||
 	{ cat "$stage/install-prefix.log" >&2; fail "make install PREFIX=$prefix failed"; }
-remade=$(find "$build" -path "$stage" -prune -o -newer "$stage/stamp" \( -name '*.o' -o -name pebblesim -o -name '*.a' -o -name '*.so*' \) -print)
+# this build's own files: the other build directories under build/ (the
+# sanitizer and fuzz builds) may be building beside it (.ci/run)
+remade=$(find "$build/obj" "$build/plugins" -newer "$stage/stamp" \( -name '*.o' -o -name '*.so' \) -print 2>/dev/null
+	find "$build" -maxdepth 1 -newer "$stage/stamp" \( -name pebblesim -o -name '*.a' -o -name '*.so*' \) -print)
 [ -z "$remade" ] || fail "make install PREFIX=$prefix made again: $remade"
 [ "$("$build/pebblesim" --help)" = "$help_before" ] || fail "make install PREFIX=$prefix changed build/pebblesim --help"
 flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs pebblesim)

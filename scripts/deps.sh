@@ -84,9 +84,13 @@ if ! command -v apt-get >/dev/null 2>&1; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >&2 || echo "pebblesim: apt-get update failed; trying the package lists at hand" >&2
+# one apt-get at a time: .ci/run's steps build side by side, and apt-get
+# fails on the lock another holds instead of waiting for it
+lock=""
+command -v flock >/dev/null 2>&1 && lock="flock ${TMPDIR:-/tmp}/pebblesim-deps.lock"
+$lock $sudo apt-get update -qq >&2 || echo "pebblesim: apt-get update failed; trying the package lists at hand" >&2
 # shellcheck disable=SC2086
-if ! $sudo apt-get install -y -qq --no-install-recommends $need >&2; then
+if ! $lock $sudo apt-get install -y -qq --no-install-recommends $need >&2; then
 	echo "pebblesim: apt-get install$need failed" >&2
 	exit 1
 fi

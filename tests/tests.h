@@ -108,7 +108,9 @@ int test_cli_run(char **argv, char *out_text, size_t out_len, char *err_text,
  * PS_TEST_GRID=small: the sanitizer builds of .ci/run (and valgrind) run
  * the tests that are slow there on smaller grids, which reach the same
  * code paths; make check runs the default grids, make check-full
- * (PS_TEST_GRID=full) the largest.
+ * (PS_TEST_GRID=full) the largest. A test slow under the sanitizers (the
+ * runner prints each suite's processor seconds; CK_XML_LOG_FILE_NAME
+ * gives each test's) says so where it shrinks, with its time there.
  */
 bool test_grid_small(void);
 
