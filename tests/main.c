@@ -248,6 +248,7 @@ int main(void)
 	srunner_add_suite(sr, tools_suite());
 	srunner_add_suite(sr, plugin_suite());
 	srunner_add_suite(sr, view_suite());
+	srunner_add_suite(sr, colpass_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
