@@ -90,8 +90,8 @@ struct cp_schedule {
 	uint64_t *order;      /* the monomials in rank order */
 	uint64_t *head_order; /* tail: the head's monomials, then the rest */
 	uint64_t head;        /* tail: how many the head has */
-	const struct cp_occurrences *occ; /* of order (not owned) */
-	struct cp_occurrences head_occ;   /* tail: of head_order */
+	const struct cp_occurrences *occ;      /* of order (not owned) */
+	const struct cp_occurrences *head_occ; /* tail: of head_order (not owned) */
 	struct cp_seg *segs;
 	uint64_t seg_count, seg_cap;
 	struct cp_pass *passes;
@@ -101,6 +101,16 @@ struct cp_schedule {
 	struct ps_array_io by_array[PS_ARRAY_MAX]; /* loads, saves by kind */
 };
 
+/* The orders a plan's layouts share, each with its index: the rank
+ * order, and the tail's order for the last f it was made for. */
+struct cp_orders {
+	struct cp_occurrences rank;
+	bool has_tail;
+	uint64_t f, head;
+	uint64_t *tail;
+	struct cp_occurrences tail_occ;
+};
+
 static void occurrences_free(struct cp_occurrences *occ)
 {
 	free(occ->start);
@@ -108,11 +118,18 @@ static void occurrences_free(struct cp_occurrences *occ)
 	memset(occ, 0, sizeof(*occ));
 }
 
+static void orders_free(struct cp_orders *o)
+{
+	occurrences_free(&o->rank);
+	free(o->tail);
+	occurrences_free(&o->tail_occ);
+	memset(o, 0, sizeof(*o));
+}
+
 static void schedule_free(struct cp_schedule *s)
 {
 	free(s->order);
 	free(s->head_order);
-	occurrences_free(&s->head_occ);
 	free(s->segs);
 	free(s->passes);
 	free(s->feats);
@@ -301,7 +318,7 @@ static bool use_index(const struct ps_attention *att, uint64_t length)
 static const struct cp_occurrences *seg_occurrences(const struct cp_schedule *s,
 						    bool head_first)
 {
-	return head_first ? &s->head_occ : s->occ;
+	return head_first ? s->head_occ : s->occ;
 }
 
 /* Marks the features of positions [lo, hi) of the order head_first
@@ -611,20 +628,18 @@ static uint64_t tail_column(const struct ps_attention *att, uint64_t k)
  * first pass over them for the last c columns of B, then every remaining
  * cell, those columns' rests first, packed column by column.
  */
-static int layout_tail(struct cp_schedule *s, const struct ps_attention *att,
-		       uint64_t M, uint64_t f, uint64_t c, struct ps_error *err)
+static int tail_order(const struct ps_attention *att, uint64_t f,
+		      struct cp_orders *o, struct ps_error *err)
 {
-	struct cp_packer pk;
 	uint64_t head = 0, rest;
-	int rc = order_identity(s, att, err);
 
-	s->layout = CP_TAIL;
-	s->f = f;
-	s->c = c;
-	if (rc)
-		return rc;
-	s->head_order = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
-	if (!s->head_order)
+	if (o->has_tail && o->f == f)
+		return PS_OK;
+	free(o->tail);
+	occurrences_free(&o->tail_occ);
+	o->has_tail = false;
+	o->tail = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
+	if (!o->tail)
 		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
 	/* a stable split of the rank order: the head's monomials, the rest */
 	for (uint64_t m = 0; m < att->r; m++) {
@@ -632,18 +647,43 @@ static int layout_tail(struct cp_schedule *s, const struct ps_attention *att,
 		uint8_t size = att->mono.support_size[m];
 
 		if (!size || sup[size - 1] < f)
-			s->head_order[head++] = m;
+			o->tail[head++] = m;
 	}
-	rest = s->head = head;
+	rest = o->head = head;
 	for (uint64_t m = 0; m < att->r; m++) {
 		const uint32_t *sup = ps_monomial_support(&att->mono, m);
 		uint8_t size = att->mono.support_size[m];
 
 		if (size && sup[size - 1] >= f)
-			s->head_order[rest++] = m;
+			o->tail[rest++] = m;
 	}
-	if ((rc = occurrences_build(att, s->head_order, &s->head_occ, err)) ||
-	    (rc = packer_init(&pk, att, s, M, err)))
+	if (occurrences_build(att, o->tail, &o->tail_occ, err))
+		return PS_ENOMEM;
+	o->f = f;
+	o->has_tail = true;
+	return PS_OK;
+}
+
+static int layout_tail(struct cp_schedule *s, const struct ps_attention *att,
+		       uint64_t M, uint64_t f, uint64_t c, struct cp_orders *orders,
+		       struct ps_error *err)
+{
+	struct cp_packer pk;
+	uint64_t head;
+	int rc = order_identity(s, att, err);
+
+	s->layout = CP_TAIL;
+	s->f = f;
+	s->c = c;
+	if (rc || (rc = tail_order(att, f, orders, err)))
+		return rc;
+	s->head_order = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
+	if (!s->head_order)
+		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
+	memcpy(s->head_order, orders->tail, att->r * sizeof(uint64_t));
+	head = s->head = orders->head;
+	s->head_occ = &orders->tail_occ;
+	if ((rc = packer_init(&pk, att, s, M, err)))
 		return rc;
 	pk.head_first = true;
 	for (uint64_t k = 0; !rc && k < c; k++)
@@ -831,25 +871,24 @@ static uint64_t colpass_min_memory(const struct ps_attention *att)
 
 /* Builds one layout with its parameters for M: 0 and the schedule when it
  * fits, 1 when it does not, or an error. */
-static int build(const struct ps_attention *att, const struct cp_occurrences *occ,
+static int build(const struct ps_attention *att, struct cp_orders *orders,
 		 uint64_t M, enum cp_layout layout, uint64_t p1, uint64_t p2,
 		 struct cp_schedule *s, struct ps_error *err)
 {
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	s->occ = occ;
+	s->occ = &orders->rank;
 	if (layout == CP_RECT_DUP)
 		rc = layout_rect_dup(s, att, p1, err);
 	else if (layout == CP_RECT_SAVE)
 		rc = layout_rect_save(s, att, M, err);
 	else
-		rc = layout_tail(s, att, M, p1, p2, err);
+		rc = layout_tail(s, att, M, p1, p2, orders, err);
 	if (!rc)
 		rc = schedule_finish(s, att, M, err);
-	/* the index serves the planning only */
-	occurrences_free(&s->head_occ);
-	s->occ = NULL;
+	/* the indexes serve the planning only */
+	s->occ = s->head_occ = NULL;
 	if (rc)
 		schedule_free(s);
 	return rc;
@@ -909,7 +948,7 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 	enum cp_layout forced = CP_LAYOUTS;
 	bool found = false;
 	uint64_t least, fewest, stride, built = 0, *order;
-	struct cp_occurrences occ;
+	struct cp_orders orders = { 0 };
 	int rc;
 
 	if (pb->layout && (rc = layout_from_name(pb->layout, &forced, err)))
@@ -931,7 +970,7 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 	/* where each feature occurs in the rank order, for every layout */
 	if ((rc = rank_order(att, &order, err)))
 		return rc;
-	rc = occurrences_build(att, order, &occ, err);
+	rc = occurrences_build(att, order, &orders.rank, err);
 	free(order);
 	if (rc)
 		return rc;
@@ -956,11 +995,11 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 				if (l == CP_TAIL && (tried++ % stride ||
 						     (found && built > CP_SEARCH_PASSES)))
 					continue;
-				rc = build(att, &occ, pb->M, (enum cp_layout)l, p1, p2, &s, err);
+				rc = build(att, &orders, pb->M, (enum cp_layout)l, p1, p2, &s, err);
 				if (rc < 0) {
 					if (found)
 						schedule_free(best);
-					occurrences_free(&occ);
+					orders_free(&orders);
 					return rc;
 				}
 				if (!rc) {
@@ -969,7 +1008,7 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 				}
 			}
 	}
-	occurrences_free(&occ);
+	orders_free(&orders);
 	if (!found)
 		return too_small(pb->M, forced, least, err);
 	return PS_OK;

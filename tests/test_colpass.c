@@ -3,7 +3,9 @@
  * its monomial order found from the index of occurrences make the same
  * plan, operation for operation, as reading the range's monomials, on a
  * grid of d, g, M and every layout; and the plan runs valid with the I/O
- * it predicts.
+ * it predicts. Beside it, the features of a range of the rank order that
+ * the block tilings take from the range's ends (tiling.c), against
+ * reading the range.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "pebblesim/strategy.h"
 #include "colpass.h"
 #include "tests.h"
+#include "tiling.h"
 
 /* Folds every operation into a hash (FNV-1a over its fields and
  * coordinates): two runs that emit the same operations hash alike. */
@@ -187,6 +190,42 @@ START_TEST(test_colpass_index_runs_as_predicted)
 }
 END_TEST
 
+/* Every range of ranks, for d up to 6 and g up to 5: its features from
+ * its ends as from reading it. */
+START_TEST(test_rank_range_union)
+{
+	uint64_t cols[6], want_cols[6], ranks[512], long_ranges = 0;
+	uint8_t mark[6] = { 0 };
+
+	for (uint32_t d = 1; d <= 6; d++)
+		for (uint32_t g = 0; g <= 5; g++) {
+			struct ps_monomials mono;
+			struct ps_error err;
+
+			ck_assert_int_eq(ps_monomials_init(&mono, d, g, &err), 0);
+			ck_assert_uint_le(mono.r, 512);
+			for (uint64_t m = 0; m < mono.r; m++)
+				ranks[m] = m;
+			for (uint64_t lo = 0; lo <= mono.r; lo++)
+				for (uint64_t hi = lo; hi <= mono.r; hi++) {
+					uint64_t want = ps_support_union(&mono, ranks + lo, hi - lo,
+									 want_cols, mark);
+					uint64_t got = ps_rank_range_union(&mono, lo, hi, cols, mark);
+
+					ck_assert_msg(got == want && !memcmp(cols, want_cols, got * sizeof(*cols)),
+						      "d=%u g=%u ranks [%llu, %llu): %llu features, not %llu",
+						      d, g, (unsigned long long)lo, (unsigned long long)hi,
+						      (unsigned long long)got, (unsigned long long)want);
+					for (uint32_t a = 0; a < d; a++)
+						ck_assert_int_eq(mark[a], 0);
+					long_ranges += hi - lo >= (uint64_t)d * (g ? g : 1);
+				}
+			ps_monomials_free(&mono);
+		}
+	ck_assert_uint_gt(long_ranges, 10000);
+}
+END_TEST
+
 Suite *colpass_suite(void)
 {
 	Suite *s = suite_create("colpass");
@@ -196,6 +235,7 @@ Suite *colpass_suite(void)
 	tcase_add_test(tc, test_colpass_index_equals_scan);
 	tcase_add_test(tc, test_colpass_index_equals_scan_large);
 	tcase_add_test(tc, test_colpass_index_runs_as_predicted);
+	tcase_add_test(tc, test_rank_range_union);
 	suite_add_tcase(s, tc);
 	return s;
 }
