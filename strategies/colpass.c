@@ -46,6 +46,7 @@
 #include "pebblesim/limits.h"
 #include "pebblesim/engine.h"
 #include "pebblesim/strategy.h"
+#include "colpass.h"
 #include "tiling.h"
 
 /* The cells order[lo, hi) x {b} of one pass, in the rank order or the
@@ -70,6 +71,13 @@ struct cp_pass {
 	uint64_t peak;
 };
 
+/* Where each feature occurs in an order of the monomials: feature a at
+ * the positions at[start[a] .. start[a + 1]), increasing. */
+struct cp_occurrences {
+	uint64_t *start;
+	uint32_t *at; /* positions < r <= PS_MAX_MONOMIALS < 2^32 */
+};
+
 enum cp_layout { CP_RECT_DUP, CP_RECT_SAVE, CP_TAIL, CP_LAYOUTS };
 
 static const char *const layout_names[CP_LAYOUTS] = {
@@ -82,6 +90,8 @@ struct cp_schedule {
 	uint64_t *order;      /* the monomials in rank order */
 	uint64_t *head_order; /* tail: the head's monomials, then the rest */
 	uint64_t head;        /* tail: how many the head has */
+	const struct cp_occurrences *occ;      /* of order (not owned) */
+	const struct cp_occurrences *head_occ; /* tail: of head_order (not owned) */
 	struct cp_seg *segs;
 	uint64_t seg_count, seg_cap;
 	struct cp_pass *passes;
@@ -90,6 +100,31 @@ struct cp_schedule {
 	uint64_t loads, saves, peak;
 	struct ps_array_io by_array[PS_ARRAY_MAX]; /* loads, saves by kind */
 };
+
+/* The orders a plan's layouts share, each with its index: the rank
+ * order, and the tail's order for the last f it was made for. */
+struct cp_orders {
+	struct cp_occurrences rank;
+	bool has_tail;
+	uint64_t f, head;
+	uint64_t *tail;
+	struct cp_occurrences tail_occ;
+};
+
+static void occurrences_free(struct cp_occurrences *occ)
+{
+	free(occ->start);
+	free(occ->at);
+	memset(occ, 0, sizeof(*occ));
+}
+
+static void orders_free(struct cp_orders *o)
+{
+	occurrences_free(&o->rank);
+	free(o->tail);
+	occurrences_free(&o->tail_occ);
+	memset(o, 0, sizeof(*o));
+}
 
 static void schedule_free(struct cp_schedule *s)
 {
@@ -189,9 +224,9 @@ static bool head_read(const struct ps_attention *att, const struct cp_schedule *
 
 /* mark_features over positions [lo, hi) of the order head_first names,
  * the head's part past its features skipped. */
-static void mark_range(const struct ps_attention *att, const struct cp_schedule *s,
-		       bool head_first, uint64_t lo, uint64_t hi, uint8_t *mark,
-		       uint64_t *count, uint64_t all)
+static void mark_range_scan(const struct ps_attention *att, const struct cp_schedule *s,
+			    bool head_first, uint64_t lo, uint64_t hi, uint8_t *mark,
+			    uint64_t *count, uint64_t all)
 {
 	const uint64_t *order = head_first ? s->head_order : s->order;
 
@@ -200,6 +235,111 @@ static void mark_range(const struct ps_attention *att, const struct cp_schedule 
 		lo = ps_min_u64(hi, s->head);
 	}
 	mark_features(att, order, lo, hi, mark, count, all);
+}
+
+/* ---- the index of occurrences ----------------------------------------- */
+
+static enum ps_colpass_features features_how = PS_COLPASS_FEATURES_AUTO;
+
+void ps_colpass_set_features(enum ps_colpass_features how)
+{
+	features_how = how;
+}
+
+/* The index of order[0, r): each feature's positions, counted, then
+ * filled in increasing order. */
+static int occurrences_build(const struct ps_attention *att, const uint64_t *order,
+			     struct cp_occurrences *occ, struct ps_error *err)
+{
+	uint64_t total = 0;
+
+	memset(occ, 0, sizeof(*occ));
+	for (uint64_t x = 0; x < att->r; x++)
+		total += att->mono.support_size[order[x]];
+	if (ps_memory_fits(total * sizeof(uint32_t), "colpass's index of features", err))
+		return PS_ENOMEM;
+	occ->start = calloc(att->d + 1, sizeof(uint64_t));
+	occ->at = malloc((total ? total : 1) * sizeof(uint32_t));
+	if (!occ->start || !occ->at) {
+		occurrences_free(occ);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's index of features");
+	}
+	for (uint64_t x = 0; x < att->r; x++) {
+		const uint32_t *sup = ps_monomial_support(&att->mono, order[x]);
+
+		for (uint8_t q = 0; q < att->mono.support_size[order[x]]; q++)
+			occ->start[sup[q] + 1]++;
+	}
+	for (uint64_t a = 0; a < att->d; a++)
+		occ->start[a + 1] += occ->start[a];
+	/* start[a] walks to start[a + 1] as a's positions go in, then
+	 * moves back */
+	for (uint64_t x = 0; x < att->r; x++) {
+		const uint32_t *sup = ps_monomial_support(&att->mono, order[x]);
+
+		for (uint8_t q = 0; q < att->mono.support_size[order[x]]; q++)
+			occ->at[occ->start[sup[q]]++] = (uint32_t)x;
+	}
+	for (uint64_t a = att->d; a > 0; a--)
+		occ->start[a] = occ->start[a - 1];
+	occ->start[0] = 0;
+	return PS_OK;
+}
+
+/* The first position >= lo where feature a occurs, UINT64_MAX if none. */
+static uint64_t first_at(const struct cp_occurrences *occ, uint64_t a, uint64_t lo)
+{
+	uint64_t left = occ->start[a], right = occ->start[a + 1];
+
+	while (left < right) {
+		uint64_t mid = left + (right - left) / 2;
+
+		if (occ->at[mid] < lo)
+			left = mid + 1;
+		else
+			right = mid;
+	}
+	return left < occ->start[a + 1] ? occ->at[left] : UINT64_MAX;
+}
+
+/* Whether a range of length positions is cheaper to answer from the
+ * index (a search for each of the d features) than by reading it. */
+static bool use_index(const struct ps_attention *att, uint64_t length)
+{
+	uint64_t search = 1, per_monomial = att->g ? att->g : 1;
+
+	if (features_how != PS_COLPASS_FEATURES_AUTO)
+		return features_how == PS_COLPASS_FEATURES_INDEX;
+	for (uint64_t r = att->r; r > 1; r /= 2)
+		search++;
+	return length / att->d >= search / per_monomial;
+}
+
+static const struct cp_occurrences *seg_occurrences(const struct cp_schedule *s,
+						    bool head_first)
+{
+	return head_first ? s->head_occ : s->occ;
+}
+
+/* Marks the features of positions [lo, hi) of the order head_first
+ * names in mark, *count the features marked. */
+static void mark_range(const struct ps_attention *att, const struct cp_schedule *s,
+		       bool head_first, uint64_t lo, uint64_t hi, uint8_t *mark,
+		       uint64_t *count, uint64_t all)
+{
+	const struct cp_occurrences *occ = seg_occurrences(s, head_first);
+
+	if (hi <= lo || *count == all)
+		return;
+	if (!use_index(att, hi - lo)) {
+		mark_range_scan(att, s, head_first, lo, hi, mark, count, all);
+		return;
+	}
+	for (uint64_t a = 0; a < att->d; a++)
+		if (!mark[a] && first_at(occ, a, lo) < hi) {
+			mark[a] = 1;
+			++*count;
+		}
 }
 
 /* The features any monomial reads: all d for g >= 1, none for g = 0. */
@@ -217,6 +357,7 @@ struct cp_packer {
 	struct cp_schedule *s;
 	uint64_t M, all;
 	uint8_t *mark, *scratch; /* F of the open pass; a trial copy */
+	uint64_t *first; /* where each feature new to the pass first occurs */
 	uint64_t features, finished_below_d;
 	bool open, finishes_d;
 	bool head_first; /* the pieces index the tail's order */
@@ -241,10 +382,9 @@ static int packer_open(struct cp_packer *pk, struct ps_error *err)
 	return open_pass(pk->s, err);
 }
 
-/* How many cells of order[lo, hi) x {b} fit in the open pass; all of
- * them finish column b. */
-static uint64_t packer_fit(struct cp_packer *pk, uint64_t b, uint64_t lo,
-			   uint64_t hi)
+/* packer_fit by reading the order's monomials one by one. */
+static uint64_t packer_fit_scan(struct cp_packer *pk, uint64_t b, uint64_t lo,
+				uint64_t hi)
 {
 	const struct ps_attention *att = pk->att;
 	const struct cp_pass *p = &pk->s->passes[pk->s->pass_count - 1];
@@ -281,6 +421,54 @@ static uint64_t packer_fit(struct cp_packer *pk, uint64_t b, uint64_t lo,
 	}
 	mark_range(att, pk->s, pk->head_first, lo, hi, pk->scratch, &features, pk->all);
 	if (packer_cost(pk, p->cells + hi - lo, features, ncols,
+			pk->finished_below_d + (finishes && !is_d && att->normalize),
+			pk->finishes_d || (finishes && is_d)) <= pk->M)
+		return hi - lo;
+	return best;
+}
+
+static int by_position(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * How many cells of order[lo, hi) x {b} fit in the open pass; all of
+ * them finish column b. The prefix of x cells that does not finish b
+ * costs fixed + x + (the new features first read before lo + x), which
+ * grows with x: from the index, the new features sorted by where they
+ * first occur give the longest prefix that fits at once.
+ */
+static uint64_t packer_fit(struct cp_packer *pk, uint64_t b, uint64_t lo,
+			   uint64_t hi)
+{
+	const struct ps_attention *att = pk->att;
+	const struct cp_pass *p = &pk->s->passes[pk->s->pass_count - 1];
+	const struct cp_occurrences *occ = seg_occurrences(pk->s, pk->head_first);
+	bool finishes = hi == att->r, is_d = att->normalize && b == att->d;
+	uint64_t ncols = p->ncols + 1, fixed, budget, best, count = 0, k;
+
+	if (!use_index(att, ps_min_u64(hi - lo, pk->M)))
+		return packer_fit_scan(pk, b, lo, hi);
+	if (pk->features < pk->all)
+		for (uint64_t a = 0; a < att->d; a++)
+			if (!pk->mark[a] && (pk->first[count] = first_at(occ, a, lo)) < hi)
+				count++;
+	qsort(pk->first, count, sizeof(*pk->first), by_position);
+	fixed = packer_cost(pk, p->cells, pk->features, ncols,
+			    pk->finished_below_d, pk->finishes_d);
+	budget = fixed < pk->M ? pk->M - fixed : 0;
+	/* the k-th new feature (from 0) counts from x = first[k] - lo + 1:
+	 * the longest prefix holds k of them for the least k where
+	 * budget - k falls short of that */
+	for (k = 0; k < count && budget - k >= pk->first[k] - lo + 1; k++)
+		;
+	best = ps_min_u64(budget - k, hi - lo - 1);
+	if (best < hi - lo - 1)
+		return best;
+	if (packer_cost(pk, p->cells + hi - lo, pk->features + count, ncols,
 			pk->finished_below_d + (finishes && !is_d && att->normalize),
 			pk->finishes_d || (finishes && is_d)) <= pk->M)
 		return hi - lo;
@@ -342,8 +530,9 @@ static int packer_piece(struct cp_packer *pk, uint64_t b, uint64_t lo,
 
 /* ---- the layouts ------------------------------------------------------ */
 
-static int order_identity(struct cp_schedule *s, const struct ps_attention *att,
-			  struct ps_error *err)
+/* The monomials in rank order into *order. */
+static int rank_order(const struct ps_attention *att, uint64_t **order,
+		      struct ps_error *err)
 {
 	char what[96];
 
@@ -351,12 +540,18 @@ static int order_identity(struct cp_schedule *s, const struct ps_attention *att,
 		 (unsigned long long)att->r);
 	if (ps_memory_fits(att->r * sizeof(uint64_t), what, err))
 		return PS_ENOMEM;
-	s->order = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
-	if (!s->order)
+	*order = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
+	if (!*order)
 		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
 	for (uint64_t m = 0; m < att->r; m++)
-		s->order[m] = m;
+		(*order)[m] = m;
 	return PS_OK;
+}
+
+static int order_identity(struct cp_schedule *s, const struct ps_attention *att,
+			  struct ps_error *err)
+{
+	return rank_order(att, &s->order, err);
 }
 
 /* rect-dup: all monomials by w value columns a pass, the ones column in
@@ -389,7 +584,8 @@ static int packer_init(struct cp_packer *pk, const struct ps_attention *att,
 	pk->all = all_features(att);
 	pk->mark = calloc(att->d ? att->d : 1, 1);
 	pk->scratch = calloc(att->d ? att->d : 1, 1);
-	if (!pk->mark || !pk->scratch)
+	pk->first = malloc((att->d ? att->d : 1) * sizeof(uint64_t));
+	if (!pk->mark || !pk->scratch || !pk->first)
 		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's packing");
 	return PS_OK;
 }
@@ -398,6 +594,7 @@ static void packer_free(struct cp_packer *pk)
 {
 	free(pk->mark);
 	free(pk->scratch);
+	free(pk->first);
 }
 
 /* rect-save: whole columns, the ones column first, as many a pass as M
@@ -431,20 +628,18 @@ static uint64_t tail_column(const struct ps_attention *att, uint64_t k)
  * first pass over them for the last c columns of B, then every remaining
  * cell, those columns' rests first, packed column by column.
  */
-static int layout_tail(struct cp_schedule *s, const struct ps_attention *att,
-		       uint64_t M, uint64_t f, uint64_t c, struct ps_error *err)
+static int tail_order(const struct ps_attention *att, uint64_t f,
+		      struct cp_orders *o, struct ps_error *err)
 {
-	struct cp_packer pk;
 	uint64_t head = 0, rest;
-	int rc = order_identity(s, att, err);
 
-	s->layout = CP_TAIL;
-	s->f = f;
-	s->c = c;
-	if (rc)
-		return rc;
-	s->head_order = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
-	if (!s->head_order)
+	if (o->has_tail && o->f == f)
+		return PS_OK;
+	free(o->tail);
+	occurrences_free(&o->tail_occ);
+	o->has_tail = false;
+	o->tail = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
+	if (!o->tail)
 		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
 	/* a stable split of the rank order: the head's monomials, the rest */
 	for (uint64_t m = 0; m < att->r; m++) {
@@ -452,16 +647,42 @@ static int layout_tail(struct cp_schedule *s, const struct ps_attention *att,
 		uint8_t size = att->mono.support_size[m];
 
 		if (!size || sup[size - 1] < f)
-			s->head_order[head++] = m;
+			o->tail[head++] = m;
 	}
-	rest = s->head = head;
+	rest = o->head = head;
 	for (uint64_t m = 0; m < att->r; m++) {
 		const uint32_t *sup = ps_monomial_support(&att->mono, m);
 		uint8_t size = att->mono.support_size[m];
 
 		if (size && sup[size - 1] >= f)
-			s->head_order[rest++] = m;
+			o->tail[rest++] = m;
 	}
+	if (occurrences_build(att, o->tail, &o->tail_occ, err))
+		return PS_ENOMEM;
+	o->f = f;
+	o->has_tail = true;
+	return PS_OK;
+}
+
+static int layout_tail(struct cp_schedule *s, const struct ps_attention *att,
+		       uint64_t M, uint64_t f, uint64_t c, struct cp_orders *orders,
+		       struct ps_error *err)
+{
+	struct cp_packer pk;
+	uint64_t head;
+	int rc = order_identity(s, att, err);
+
+	s->layout = CP_TAIL;
+	s->f = f;
+	s->c = c;
+	if (rc || (rc = tail_order(att, f, orders, err)))
+		return rc;
+	s->head_order = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
+	if (!s->head_order)
+		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
+	memcpy(s->head_order, orders->tail, att->r * sizeof(uint64_t));
+	head = s->head = orders->head;
+	s->head_occ = &orders->tail_occ;
 	if ((rc = packer_init(&pk, att, s, M, err)))
 		return rc;
 	pk.head_first = true;
@@ -650,21 +871,24 @@ static uint64_t colpass_min_memory(const struct ps_attention *att)
 
 /* Builds one layout with its parameters for M: 0 and the schedule when it
  * fits, 1 when it does not, or an error. */
-static int build(const struct ps_attention *att, uint64_t M,
-		 enum cp_layout layout, uint64_t p1, uint64_t p2,
+static int build(const struct ps_attention *att, struct cp_orders *orders,
+		 uint64_t M, enum cp_layout layout, uint64_t p1, uint64_t p2,
 		 struct cp_schedule *s, struct ps_error *err)
 {
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	s->occ = &orders->rank;
 	if (layout == CP_RECT_DUP)
 		rc = layout_rect_dup(s, att, p1, err);
 	else if (layout == CP_RECT_SAVE)
 		rc = layout_rect_save(s, att, M, err);
 	else
-		rc = layout_tail(s, att, M, p1, p2, err);
+		rc = layout_tail(s, att, M, p1, p2, orders, err);
 	if (!rc)
 		rc = schedule_finish(s, att, M, err);
+	/* the indexes serve the planning only */
+	s->occ = s->head_occ = NULL;
 	if (rc)
 		schedule_free(s);
 	return rc;
@@ -723,7 +947,8 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 	const struct ps_attention *att = pb->att;
 	enum cp_layout forced = CP_LAYOUTS;
 	bool found = false;
-	uint64_t least, fewest, stride, built = 0;
+	uint64_t least, fewest, stride, built = 0, *order;
+	struct cp_orders orders = { 0 };
 	int rc;
 
 	if (pb->layout && (rc = layout_from_name(pb->layout, &forced, err)))
@@ -742,6 +967,13 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 				    (unsigned long long)fewest, (unsigned long long)pb->M,
 				    (unsigned long long)CP_PASSES_MAX);
 	stride = ps_max_u64(1, fewest * (att->d + 1) * TAIL_COLUMNS_MAX / CP_SEARCH_PASSES);
+	/* where each feature occurs in the rank order, for every layout */
+	if ((rc = rank_order(att, &order, err)))
+		return rc;
+	rc = occurrences_build(att, order, &orders.rank, err);
+	free(order);
+	if (rc)
+		return rc;
 	for (int l = 0; l < CP_LAYOUTS; l++) {
 		uint64_t p1_lo = 0, p1_hi = 0, p2_hi = 0, tried = 0;
 
@@ -763,10 +995,11 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 				if (l == CP_TAIL && (tried++ % stride ||
 						     (found && built > CP_SEARCH_PASSES)))
 					continue;
-				rc = build(att, pb->M, (enum cp_layout)l, p1, p2, &s, err);
+				rc = build(att, &orders, pb->M, (enum cp_layout)l, p1, p2, &s, err);
 				if (rc < 0) {
 					if (found)
 						schedule_free(best);
+					orders_free(&orders);
 					return rc;
 				}
 				if (!rc) {
@@ -775,6 +1008,7 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 				}
 			}
 	}
+	orders_free(&orders);
 	if (!found)
 		return too_small(pb->M, forced, least, err);
 	return PS_OK;

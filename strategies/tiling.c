@@ -56,6 +56,97 @@ uint64_t ps_support_union(const struct ps_monomials *mono,
 	return found;
 }
 
+/*
+ * The least tuple of degree l from u on (lexicographically) that holds
+ * feature a, into t; false when none does. It keeps the longest prefix of
+ * u it can: past the prefix, the next entry one above u's and the rest
+ * as low as they go, a last.
+ */
+static bool next_holding(const uint32_t *u, uint32_t l, uint32_t d, uint32_t a,
+			 uint32_t *t)
+{
+	for (uint32_t k = l + 1; k-- > 0;) {
+		bool held = false;
+
+		for (uint32_t p = 0; p < k; p++)
+			held |= u[p] == a;
+		if (k == l) {
+			if (!held)
+				continue;
+			memcpy(t, u, l * sizeof(*t));
+			return true;
+		}
+		if (u[k] + 1 >= d || (!held && a < u[k] + 1))
+			continue;
+		memcpy(t, u, k * sizeof(*t));
+		for (uint32_t p = k; p < l; p++)
+			t[p] = u[k] + 1;
+		if (!held)
+			t[l - 1] = a;
+		return true;
+	}
+	return false;
+}
+
+static bool lex_at_most(const uint32_t *t, const uint32_t *v, uint32_t l)
+{
+	for (uint32_t p = 0; p < l; p++)
+		if (t[p] != v[p])
+			return t[p] < v[p];
+	return true;
+}
+
+/* Marks the features of the tuples of degree l from u to v. */
+static void mark_between(const uint32_t *u, const uint32_t *v, uint32_t l,
+			 uint32_t d, uint8_t *mark)
+{
+	uint32_t t[64];
+
+	for (uint32_t a = 0; a < d; a++)
+		if (!mark[a] && next_holding(u, l, d, a, t) && lex_at_most(t, v, l))
+			mark[a] = 1;
+}
+
+uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
+			     uint64_t hi, uint64_t *cols, uint8_t *mark)
+{
+	uint64_t found = 0;
+	uint32_t low, high, first[64] = { 0 }, last[64];
+
+	if (hi <= lo)
+		return 0;
+	/* a short range is cheaper read than searched for each feature */
+	if (hi - lo < (uint64_t)mono->d * (mono->g ? mono->g : 1)) {
+		for (uint64_t m = lo; m < hi; m++) {
+			const uint32_t *sup = ps_monomial_support(mono, m);
+
+			for (uint8_t q = 0; q < mono->support_size[m]; q++)
+				mark[sup[q]] = 1;
+		}
+	} else {
+		low = mono->degree[lo];
+		high = mono->degree[hi - 1];
+		for (uint32_t p = 0; p < mono->g; p++)
+			last[p] = mono->d - 1;
+		if (high > low + 1) /* a whole degree l >= 1: every feature */
+			memset(mark, 1, mono->d);
+		else if (high == low)
+			mark_between(ps_monomial_indices(mono, lo),
+				     ps_monomial_indices(mono, hi - 1), low, mono->d, mark);
+		else {
+			mark_between(ps_monomial_indices(mono, lo), last, low, mono->d, mark);
+			mark_between(first, ps_monomial_indices(mono, hi - 1), high,
+				     mono->d, mark);
+		}
+	}
+	for (uint32_t a = 0; a < mono->d; a++)
+		if (mark[a]) {
+			cols[found++] = a;
+			mark[a] = 0;
+		}
+	return found;
+}
+
 int ps_emit(struct ps_sink *sink, enum ps_opcode code, enum ps_kind kind,
 	    struct ps_coordset c0, struct ps_coordset c1, struct ps_error *err)
 {
@@ -102,8 +193,10 @@ static int tiling_fits(const struct ps_attention *att, uint64_t count,
 }
 
 /* Fills gen (and all) from order and tiles; order and tiles are set. */
+/* Each tile's features and all of them; rank_blocks: the order is the
+ * rank order, each tile a range of it. */
 static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
-			 struct ps_error *err)
+			 bool rank_blocks, struct ps_error *err)
 {
 	uint8_t *mark = calloc(att->d, 1);
 	uint64_t *cols = malloc(att->d * sizeof(uint64_t));
@@ -114,8 +207,11 @@ static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
 		goto oom;
 	for (uint64_t k = 0; k < t->tile_count; k++) {
 		struct ps_agg_tile *tile = &t->tiles[k];
-		uint64_t count = ps_support_union(&att->mono, t->order + tile->first,
-						  tile->count, cols, mark);
+		uint64_t count = rank_blocks ?
+			ps_rank_range_union(&att->mono, tile->first,
+					    tile->first + tile->count, cols, mark) :
+			ps_support_union(&att->mono, t->order + tile->first,
+					 tile->count, cols, mark);
 
 		if (used + count > cap) {
 			uint64_t *grown;
@@ -136,7 +232,8 @@ static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
 	 * point into it at gen_first, and NULL + 0 is undefined in C */
 	if (!t->gen && !(t->gen = malloc(sizeof(uint64_t))))
 		goto oom;
-	t->all_count = ps_support_union(&att->mono, t->order, att->r, cols, mark);
+	/* the order holds every monomial: the rank order's features */
+	t->all_count = ps_rank_range_union(&att->mono, 0, att->r, cols, mark);
 	t->all = malloc((t->all_count ? t->all_count : 1) * sizeof(uint64_t));
 	if (!t->all)
 		goto oom;
@@ -172,7 +269,7 @@ int ps_tiling_blocks(struct ps_tiling *t, const struct ps_attention *att,
 	}
 	t->tile_count = count;
 	t->chunk = att->r;
-	if (fill_features(t, att, err)) {
+	if (fill_features(t, att, true, err)) {
 		ps_tiling_free(t);
 		return PS_ENOMEM;
 	}
@@ -213,7 +310,7 @@ int ps_tiling_partition(struct ps_tiling *t, const struct ps_attention *att,
 	free(start);
 	t->tile_count = kept;
 	t->chunk = att->r;
-	if (fill_features(t, att, err)) {
+	if (fill_features(t, att, false, err)) {
 		ps_tiling_free(t);
 		return PS_ENOMEM;
 	}

@@ -48,6 +48,11 @@ uint64_t ps_support_union(const struct ps_monomials *mono,
 			  const uint64_t *list, uint64_t count, uint64_t *cols,
 			  uint8_t *mark);
 
+/* ps_support_union of the monomials of rank lo to hi - 1; a long range
+ * found from its first and last tuples, without reading the rest. */
+uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
+			     uint64_t hi, uint64_t *cols, uint8_t *mark);
+
 /* Emits load, save, delete or compute of kind over c0 x c1. */
 int ps_emit(struct ps_sink *sink, enum ps_opcode code, enum ps_kind kind,
 	    struct ps_coordset c0, struct ps_coordset c1, struct ps_error *err);

@@ -241,6 +241,7 @@ static const struct test_suite {
 	{ "golden", golden_suite },
 	{ "optimal", optimal_suite },
 	{ "polynomial", polynomial_suite },
+	{ "colpass", colpass_suite },
 	{ "block", block_suite },
 	{ "hostile", hostile_suite },
 	{ "untrusted", untrusted_suite },

@@ -33,6 +33,7 @@ Suite *polynomial_suite(void);
 Suite *by_array_suite(void);
 Suite *tools_suite(void);
 Suite *view_suite(void);
+Suite *colpass_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,

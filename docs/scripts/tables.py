@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Regenerates the tables of the docs that come from runs (`make docs-tables`).
 
-    docs/scripts/tables.py PEBBLESIM [TABLE ...]
+    docs/scripts/tables.py PEBBLESIM [TABLE ...] [--rows EPSILON,D,M ...]
 
 Each table sits in its document between the lines
     <!-- table NAME: begin (docs/scripts/tables.py) -->
@@ -11,6 +11,8 @@ and is replaced in place. Tables:
                  for g = 1..8, B = 0.5, 1, 2 and each polynomial, d = 16
     frontier     docs/EXACT.md: `pebblesim frontier` at epsilon = 1e-2, 1e-3,
                  1e-4, d = 16 and 64, M = 8k and 64k (minimax, B = 1)
+--rows reruns only the frontier rows named (e.g. --rows 1e-2,16,8k) and
+keeps the others as the document has them.
 """
 import json
 import math
@@ -76,10 +78,28 @@ def frontier_text(rep, eps, d, M):
     return f"| {eps} | {d} | {M} | {p['g']} | {bound:.2e} | {where} | {conf} |"
 
 
-def frontier(binary):
+def table_lines(path, name):
+    """The lines of table name as the document has them."""
+    with open(path, encoding="utf-8") as f:
+        doc = f.read()
+    m = re.search(r"<!-- table %s: begin[^\n]*-->\n(.*?)<!-- table %s: end -->"
+                  % (re.escape(name), re.escape(name)), doc, re.S)
+    return m.group(1).splitlines() if m else []
+
+
+def frontier(binary, rows=None):
     lines = ["| epsilon | d | M | g (minimax) | bound | approximate attention moves less for n in | ends confirmed by simulation |",
              "|---|---|---|---|---|---|---|"]
+    kept = {}
+    for line in table_lines("docs/EXACT.md", "frontier")[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        kept[tuple(cells[:3])] = line
     for eps, d, M in FRONTIER_ROWS:
+        if rows is not None and (eps, d, M) not in rows:
+            if (eps, d, M) not in kept:
+                sys.exit(f"tables.py: no row {eps},{d},{M} in docs/EXACT.md to keep: run it too")
+            lines.append(kept[(eps, d, M)])
+            continue
         lines.append(frontier_row(binary, eps, d, M))
         print(lines[-1], file=sys.stderr, flush=True)
     return "docs/EXACT.md", "\n".join(lines)
@@ -103,11 +123,24 @@ def splice(path, name, text):
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    binary, names = sys.argv[1], sys.argv[2:] or list(TABLES)
+    args, rows = sys.argv[2:], None
+    if "--rows" in args:
+        at = args.index("--rows")
+        rows = set()
+        for spec in args[at + 1:]:
+            row = tuple(spec.split(","))
+            if row not in FRONTIER_ROWS:
+                sys.exit(f"tables.py: unknown frontier row {spec}: "
+                         + " ".join(",".join(r) for r in FRONTIER_ROWS))
+            rows.add(row)
+        args = args[:at]
+    binary, names = sys.argv[1], args or list(TABLES)
+    if rows is not None and names != ["frontier"]:
+        sys.exit("tables.py: --rows selects rows of the frontier table only")
     for name in names:
         if name not in TABLES:
             sys.exit(f"tables.py: unknown table {name}: {', '.join(TABLES)}")
-        path, text = TABLES[name](binary)
+        path, text = TABLES[name](binary, rows) if name == "frontier" else TABLES[name](binary)
         splice(path, name, text)
         print(f"tables.py: {name} written to {path}")
 
