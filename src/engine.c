@@ -973,6 +973,11 @@ uint64_t ps_engine_state_bytes_of(uint64_t nodes, uint64_t inputs, uint64_t plai
 
 uint64_t ps_engine_state_bytes(const struct ps_dag *dag)
 {
+	return ps_engine_state_bytes_except(dag, 0);
+}
+
+uint64_t ps_engine_state_bytes_except(const struct ps_dag *dag, uint64_t untouched)
+{
 	uint64_t count[4] = { 0 };
 
 	for (ps_node v = 0, end; v < dag->state_count; v = end) {
@@ -983,8 +988,46 @@ uint64_t ps_engine_state_bytes(const struct ps_dag *dag)
 			count[role] += end - v;
 	}
 	return ps_engine_state_bytes_of(dag->state_count, count[PS_ROLE_INPUT],
-					count[PS_ROLE_PLAIN],
+					count[PS_ROLE_PLAIN] - ps_min_u64(untouched, count[PS_ROLE_PLAIN]),
 					count[PS_ROLE_SUM], dag->output_count);
+}
+
+uint64_t ps_engine_partial_bytes(uint64_t records, uint64_t bitsets, uint64_t in_degree,
+				 uint64_t span)
+{
+	uint64_t cap = 64;
+
+	if (!records)
+		return 0;
+	while (cap < records)
+		cap *= 2;
+	return cap * sizeof(struct ps_partial) + bitsets * ((in_degree + 63) / 64) * sizeof(uint64_t) +
+	       ((span + PS_INDEX_SIZE - 1) >> PS_INDEX_SHIFT) * PS_INDEX_SIZE * sizeof(uint32_t);
+}
+
+uint64_t ps_engine_state_held(const struct ps_engine *e)
+{
+	const struct ps_engine_state *s = e->st;
+	const struct ps_plane *planes[4] = { &s->red, &s->blue, &s->computed, &s->complete };
+	const uint64_t nodes = e->dag->state_count;
+	uint64_t bytes = ((nodes >> PS_INDEX_SHIFT) + 1) * (sizeof(uint32_t *) + sizeof(uint32_t)) +
+			 (uint64_t)s->rec_cap * sizeof(struct ps_partial);
+
+	for (int k = 0; k < 4; k++) {
+		bytes += planes[k]->pages * sizeof(uint64_t *) + zone_words(nodes) * sizeof(uint64_t);
+		for (uint64_t pg = 0; pg < planes[k]->pages; pg++)
+			bytes += planes[k]->page[pg] ? PS_PAGE_WORDS * sizeof(uint64_t) : 0;
+	}
+	bytes += zone_words(nodes) * sizeof(uint64_t);
+	for (uint64_t pg = 0; pg < s->index_pages; pg++)
+		bytes += s->index[pg] ? PS_INDEX_SIZE * sizeof(uint32_t) : 0;
+	for (unsigned k = 0; k < s->runs_len; k++)
+		bytes += s->runs[k].written ? 0 : 2 * s->runs[k].width * sizeof(uint64_t);
+	/* records of sums that took in-edges in more than one run */
+	for (uint32_t k = 0; k < s->rec_used; k++)
+		bytes += s->rec[k].refs && s->rec[k].bits ?
+			 (s->rec[k].in_degree + 63) / 64 * sizeof(uint64_t) : 0;
+	return bytes;
 }
 
 const char *ps_rule_name(enum ps_rule rule)

@@ -157,6 +157,11 @@ struct ps_engine_state {
 	uint64_t partial_count; /* sums holding a record */
 };
 
+/* What the state holds now, counted as ps_engine_state_bytes estimates it:
+ * the planes' pages and directories, the index's pages and directory, the
+ * partial records and the unwritten runs (tests of the estimate). */
+uint64_t ps_engine_state_held(const struct ps_engine *e);
+
 enum ps_plane_id { PS_PLANE_RED, PS_PLANE_BLUE, PS_PLANE_COMPUTED, PS_PLANE_COMPLETE };
 
 static inline const struct ps_plane *ps_engine_plane(const struct ps_engine *e,

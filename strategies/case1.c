@@ -75,6 +75,7 @@ static int case1_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	    (rc = ps_tiling_fitted(pb, "caseI", build, &t, err)))
 		return rc;
 	ps_tiling_plan(&t, pb->att, plan);
+	plan->state_bytes = ps_tiling_state_bytes(pb, false);
 	if (build == case1_tuned) {
 		snprintf(plan->summary, sizeof(plan->summary),
 			 "whole rows, tuned sizes: all r = %llu monomials per tile; H tiles r x %llu over %llu rows of K and V, output tiles %llu x %llu",

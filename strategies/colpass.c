@@ -839,6 +839,106 @@ out:
 	return rc;
 }
 
+/*
+ * --dry-run: the engine's records of the N sums that passes leave partial
+ * and save for a later pass, at the most at once. Every row holds one
+ * record per class of its partial columns: the columns of a pass that took
+ * the same cells' monomials after the same earlier ones, aggregated
+ * together. A class's set is a run of in-edges while its monomials are one
+ * range of the rank order, else a bitset of r bits. Live classes are
+ * counted after each pass and, while a pass runs, with the classes it
+ * loads; the rows of the block in progress hold one more record each.
+ */
+struct cp_class {
+	uint64_t from, lo, hi; /* the class it extends (0: none), the range */
+	bool head_first;
+	bool run;              /* its monomials one range of the rank order */
+	uint64_t rank_lo, rank_hi;
+	uint64_t seen;         /* the last count that met it */
+};
+
+static uint64_t partial_state_bytes(const struct cp_schedule *s, const struct ps_attention *att)
+{
+	uint64_t *cls = calloc(att->nb, sizeof(uint64_t)); /* 1 + class, 0: none */
+	uint64_t *done = calloc(att->nb, sizeof(uint64_t));
+	struct cp_class *c = NULL;
+	uint64_t classes = 0, cap = 0, most = 0, most_bits = 0, block = 0;
+
+	if (!cls || !done)
+		goto out;
+	for (uint64_t k = 0; k < s->pass_count; k++) {
+		const struct cp_pass *p = &s->passes[k];
+		const struct cp_seg *seg = s->segs + p->seg_first;
+		const uint64_t first = classes;
+
+		block = ps_max_u64(block, p->query_rows);
+		for (int when = 0; when < 2; when++) {
+			/* live classes: before the pass ends (when 0, the
+			 * classes it loads still held), then after it */
+			const uint64_t stamp = 2 * k + (uint64_t)when + 1;
+			uint64_t live = 0, bits = 0;
+
+			for (uint64_t b = 0; b < att->nb; b++) {
+				struct cp_class *held = cls[b] ? &c[cls[b] - 1] : NULL;
+
+				if (!held || held->seen == stamp)
+					continue;
+				held->seen = stamp;
+				live++;
+				bits += !held->run;
+			}
+			if (live > most || (live == most && bits > most_bits)) {
+				most = live;
+				most_bits = bits;
+			}
+			if (when)
+				break;
+			for (uint64_t q = 0; q < p->seg_count; q++) {
+				const struct cp_seg *g = &seg[q];
+				const uint64_t from = done[g->b] ? cls[g->b] : 0;
+				uint64_t at = first;
+
+				while (at < classes && !(c[at].from == from && c[at].lo == g->lo &&
+							 c[at].hi == g->hi &&
+							 c[at].head_first == g->head_first))
+					at++;
+				if (at == classes) {
+					struct cp_class *grown;
+
+					if (classes == cap) {
+						cap = cap ? 2 * cap : 16;
+						if (!(grown = realloc(c, cap * sizeof(*c))))
+							goto out;
+						c = grown;
+					}
+					c[at] = (struct cp_class){ .from = from, .lo = g->lo, .hi = g->hi,
+								   .head_first = g->head_first };
+					/* the rank order's range [lo, hi) extends a run
+					 * that ends at lo or starts at hi */
+					c[at].run = !g->head_first &&
+						    (!from || (c[from - 1].run &&
+							       (c[from - 1].rank_hi == g->lo ||
+								c[from - 1].rank_lo == g->hi)));
+					c[at].rank_lo = from ? ps_min_u64(c[from - 1].rank_lo, g->lo) : g->lo;
+					c[at].rank_hi = from ? ps_max_u64(c[from - 1].rank_hi, g->hi) : g->hi;
+					classes++;
+				}
+				done[g->b] += g->hi - g->lo;
+				cls[g->b] = done[g->b] < att->r ? at + 1 : 0;
+				if (!cls[g->b])
+					done[g->b] = 0;
+			}
+		}
+	}
+out:
+	free(cls);
+	free(done);
+	free(c);
+	/* and a record for each row of the block in progress */
+	return most ? ps_engine_partial_bytes(att->n * most + block, att->n * most_bits, att->r,
+					       att->n * att->nb) : 0;
+}
+
 /* ---- choosing the layout ---------------------------------------------- */
 
 /* The least M each layout accepts: a pass of one cell (tail), of one whole
@@ -1238,12 +1338,7 @@ static int colpass_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	plan->peak_red = s.peak;
 	plan->bounded = false; /* its cost model, not a theorem's bound */
 	plan->variant = layout_names[s.layout];
-	/* --dry-run: the tail layout's passes make U1 and U2 entries red
-	 * one by one, so each of the 2 n r entries holds a red bit beside
-	 * the computed bit that the engine's estimate counts for a plain
-	 * node (measured: rect-save's and rect-dup's runs do not) */
-	if (s.layout == CP_TAIL)
-		plan->state_bytes = ps_engine_state_bytes(&att->dag) + 2 * att->n * att->r / 8;
+	plan->state_bytes = ps_tiling_state_bytes(pb, false) + partial_state_bytes(&s, att);
 	schedule_free(&s);
 	return PS_OK;
 }

@@ -153,6 +153,7 @@ static int generic_plan(const struct ps_problem *pb, struct ps_plan *plan,
 
 	if (rc)
 		return rc;
+	plan->state_bytes = ps_tiling_state_bytes(pb, false);
 	if (tuned) {
 		snprintf(plan->summary, sizeof(plan->summary),
 			 "tuned sizes: blocks of t = %llu monomials; H tiles t x %llu over %llu rows of K and V, N tiles %llu x %llu%s",

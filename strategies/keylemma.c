@@ -163,6 +163,7 @@ static int keylemma_plan(const struct ps_problem *pb, struct ps_plan *plan,
 
 	if (rc)
 		return rc;
+	plan->state_bytes = ps_tiling_state_bytes(pb, false);
 	group = group_size(att, w);
 	used = snprintf(plan->summary, sizeof(plan->summary),
 			"w = %llu: %llu groups of size %llu, %llu aggregation tiles (%llu-subsets of groups); ",

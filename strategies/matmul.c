@@ -126,11 +126,7 @@ static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		plan->param = t.tiles[0].count;
 		ps_bound_matmul(pb->att, t.tiles[0].count, &plan->upper);
 	}
-	/* --dry-run: U1 and U2 are stored, so each of their 2 n r entries
-	 * holds red and blue bits beside the computed bit that the engine's
-	 * estimate counts for a plain node */
-	plan->state_bytes = ps_engine_state_bytes(&pb->att->dag) +
-			    2 * 2 * pb->att->n * pb->att->r / 8;
+	plan->state_bytes = ps_tiling_state_bytes(pb, true);
 	ps_tiling_free(&t);
 	return PS_OK;
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "pebblesim/engine.h"
 #include "pebblesim/strategy.h"
 
 /* the last loop of both: A[i,b] = N[i,b] / N[i,d] (or O's) */
@@ -99,8 +100,16 @@ static uint64_t naive_min_memory(const struct ps_attention *att)
 static int plan_with(const struct ps_problem *pb, struct ps_plan *plan,
 		     const char *policy, struct ps_error *err)
 {
-	plan->work_bytes = ps_cache_bytes(&pb->att->dag, strcmp(policy, "LRU") ?
-							  PS_POLICY_BELADY : PS_POLICY_LRU);
+	const struct ps_attention *att = pb->att;
+
+	plan->work_bytes = ps_cache_bytes(&att->dag, strcmp(policy, "LRU") ?
+						     PS_POLICY_BELADY : PS_POLICY_LRU);
+	/* the key loop is the outer one: every sum of H holds the in-edges
+	 * of the keys so far, a run of them, until the last key */
+	if (!att->exact)
+		plan->state_bytes = ps_engine_state_bytes(&att->dag) +
+				    ps_engine_partial_bytes(att->r * att->nb, 0, att->n,
+							    att->r * att->nb);
 	if (pb->M < naive_min_memory(pb->att))
 		return ps_error_set(err, PS_EINPUT,
 				    "M = %llu is too small for the textbook loops: they need M >= %llu",

@@ -245,6 +245,7 @@ static int resident_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		return rc;
 	resident_predict(&p, att, io);
 	ps_plan_predicted(plan, io);
+	plan->state_bytes = ps_tiling_state_bytes(pb, false);
 	plan->param_name = "query_rows";
 	plan->param = p.query_rows;
 	plan->peak_red = resident_peak(&p, att);

@@ -93,6 +93,7 @@ static int subtile_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	for (uint64_t k = 0; k < t.tile_count; k++)
 		split += t.tiles[k].count > t.chunk;
 	ps_tiling_plan(&t, att, plan);
+	plan->state_bytes = ps_tiling_state_bytes(pb, false);
 	if (build == subtile_tuned) {
 		snprintf(plan->summary, sizeof(plan->summary),
 			 "w = g = %llu: %llu aggregation tiles (g-subsets of features), %llu of them cut into sub-tiles of %llu; tuned sizes: H tiles %llu wide over %llu rows, output tiles %llu x %llu",

@@ -521,6 +521,18 @@ void ps_tiling_predict(const struct ps_tiling *t,
 	predict_n(t, att, by_array);
 }
 
+uint64_t ps_tiling_state_bytes(const struct ps_problem *pb, bool stored)
+{
+	const struct ps_attention *att = pb->att;
+	const uint64_t u = att->count[PS_KIND_U1] + att->count[PS_KIND_U2];
+
+	if (pb->element_only)
+		return ps_engine_state_bytes(&att->dag) + (stored ? 2 : 1) * u / 8;
+	if (stored)
+		return ps_engine_state_bytes(&att->dag) + u / 8;
+	return ps_engine_state_bytes_except(&att->dag, u) + 2 * 2 * att->r * sizeof(uint64_t);
+}
+
 void ps_tiling_plan(const struct ps_tiling *t, const struct ps_attention *att,
 		    struct ps_plan *plan)
 {

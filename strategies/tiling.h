@@ -146,6 +146,17 @@ int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
 /* The features of all tiles, added up. */
 uint64_t ps_tiling_gen_total(const struct ps_tiling *t);
 
+/*
+ * --dry-run and the memory limit: the engine's state for pb's sequence
+ * (plan.state_bytes). On the block path, a tiling's fused macs leave U1
+ * and U2 out of the planes, as runs of rows per column (two regions of r
+ * columns, a first and a last row each); stored (matmul), each of their
+ * entries holds a computed and a blue bit, red a block at a time. On the
+ * element path every U1 and U2 entry is computed and red (and blue when
+ * stored) bit by bit.
+ */
+uint64_t ps_tiling_state_bytes(const struct ps_problem *pb, bool stored);
+
 /* Fills plan->by_array, loads, saves and peak_red from the tiling. */
 void ps_tiling_plan(const struct ps_tiling *t, const struct ps_attention *att,
 		    struct ps_plan *plan);

@@ -140,6 +140,16 @@ enum {
 /* Bytes the engine will allocate for dag when a sequence touches every
  * node: the estimate --dry-run and the memory limits use. */
 uint64_t ps_engine_state_bytes(const struct ps_dag *dag);
+/* The same when `untouched` of its plain nodes never hold a bit: the block
+ * path keeps the plain nodes of fused macs (U1 and U2 under a tiling) as
+ * runs of rows per column, outside the planes. */
+uint64_t ps_engine_state_bytes_except(const struct ps_dag *dag, uint64_t untouched);
+/* Beside them, for a sequence that leaves sums holding some in-edges, not
+ * all, at once: records of their sets (the sums of a row aggregated
+ * together share one), bitsets of those whose sets are no run of in_degree
+ * in-edges, and the index over span consecutive ids where the sums lie. */
+uint64_t ps_engine_partial_bytes(uint64_t records, uint64_t bitsets, uint64_t in_degree,
+				 uint64_t span);
 /* The same from the numbers of nodes a sequence touches: in all (the page
  * tables are resident where they lie), and of each role. */
 uint64_t ps_engine_state_bytes_of(uint64_t nodes, uint64_t inputs, uint64_t plain,
