@@ -2593,13 +2593,8 @@ static inline struct ps_partial *index_find(struct index_cursor *c, ps_node v)
 /* Do the sums [lo, hi) all hold one record (*at its number), or none (*at
  * 0)? A block known to (uniform_known) answers at once; else read sixteen
  * entries at a step, so that it vectorises. */
-static bool index_uniform(const struct ps_engine_state *s, ps_node lo, ps_node hi,
-			  uint32_t *at)
+static bool index_same(const struct ps_engine_state *s, ps_node lo, ps_node hi, uint32_t want)
 {
-	const uint32_t want = index_first(s, lo);
-
-	if (uniform_known(s, lo, hi - lo, 0, 1, 0, hi - lo, false, at))
-		return true;
 	while (lo < hi) {
 		const uint64_t end = ps_min_u64(hi, ((lo >> PS_INDEX_SHIFT) + 1) << PS_INDEX_SHIFT);
 		const uint32_t *pg = s->index[lo >> PS_INDEX_SHIFT], *a;
@@ -2625,6 +2620,18 @@ static bool index_uniform(const struct ps_engine_state *s, ps_node lo, ps_node h
 			return false;
 		lo = end;
 	}
+	return true;
+}
+
+static bool index_uniform(const struct ps_engine_state *s, ps_node lo, ps_node hi,
+			  uint32_t *at)
+{
+	const uint32_t want = index_first(s, lo);
+
+	if (uniform_known(s, lo, hi - lo, 0, 1, 0, hi - lo, false, at))
+		return true;
+	if (!index_same(s, lo, hi, want))
+		return false;
 	*at = want;
 	return true;
 }
@@ -2811,14 +2818,29 @@ static bool block_uniform(const struct ps_engine_state *s, const struct ps_rows 
 	if (!b->rows.list &&
 	    uniform_known(s, b->first, b->width, b->rows.lo, b->rows.hi, b->lo, b->hi, false, at))
 		return true;
-	for (uint64_t x = 0; x < n; x++) {
-		uint32_t here;
+	/* row by row, each against the first sum's record: a block known to
+	 * hold one lies in a range of rows, looked up once above */
+	*at = index_first(s, block_sum(b, 0, b->lo));
+	if (b->hi - b->lo == 1) {
+		/* a column: one entry a row, the page kept while it serves */
+		const uint32_t *pg = NULL;
+		uint64_t page_no = UINT64_MAX;
 
-		if (!index_uniform(s, block_sum(b, x, b->lo), block_sum(b, x, b->hi), &here) ||
-		    (x && here != *at))
-			return false;
-		*at = here;
+		for (uint64_t x = 0; x < n; x++) {
+			const ps_node v = block_sum(b, x, b->lo);
+
+			if (v >> PS_INDEX_SHIFT != page_no) {
+				page_no = v >> PS_INDEX_SHIFT;
+				pg = s->index[page_no];
+			}
+			if ((pg ? pg[v & (PS_INDEX_SIZE - 1)] : 0) != *at)
+				return false;
+		}
+		return true;
 	}
+	for (uint64_t x = 0; x < n; x++)
+		if (!index_same(s, block_sum(b, x, b->lo), block_sum(b, x, b->hi), *at))
+			return false;
 	return true;
 }
 
