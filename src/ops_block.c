@@ -616,13 +616,22 @@ static int compare_u64(const void *a, const void *b)
 }
 
 /* The count values, sorted into buf: false when one repeats or is not
- * below extent. A few are sorted in place, values below 2^16 through a
- * bitmap, others by qsort. */
+ * below extent. Values already increasing (windows that follow each
+ * other) are copied; a few are sorted in place, values below 2^16 through
+ * a bitmap, others by qsort. */
 static bool sorted_set(const uint64_t *values, size_t count, uint64_t extent, uint64_t *buf)
 {
-	for (size_t q = 0; q < count; q++)
+	bool increasing = true;
+
+	for (size_t q = 0; q < count; q++) {
 		if (values[q] >= extent)
 			return false;
+		increasing &= q == 0 || values[q] > values[q - 1];
+	}
+	if (increasing) {
+		memcpy(buf, values, count * sizeof(*buf));
+		return true;
+	}
 	if (count > 16 && extent <= (UINT64_C(1) << 16)) {
 		uint64_t bits[1024];
 		size_t len = 0;
