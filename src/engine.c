@@ -875,29 +875,32 @@ int ps_runs_mark_computed(struct ps_engine *e, ps_node first, uint64_t width,
 		return 1;
 	/* each column's run takes [r0, r1) where it is empty or meets it;
 	 * rows with gaps go to the plane */
-	for (uint64_t q = 0; q < n; q++) {
-		const uint64_t c = ps_coordset_at(cols, q);
+	bool meets = r1 - r0 == count;
 
-		if (r1 - r0 != count ||
-		    (R->lo[c] < R->hi[c] && (r1 < R->lo[c] || r0 > R->hi[c]))) {
-			if (col_runs_write(s, R))
-				return PS_ENOMEM;
-			tiles_bound(s);
-			return 1;
-		}
+	for (uint64_t q = 0; q < n && meets; q++) {
+		const uint64_t c = cols->list ? cols->list[q] : cols->lo + q;
+
+		meets = R->lo[c] >= R->hi[c] || (r1 >= R->lo[c] && r0 <= R->hi[c]);
+	}
+	if (!meets) {
+		if (col_runs_write(s, R))
+			return PS_ENOMEM;
+		tiles_bound(s);
+		return 1;
 	}
 	for (uint64_t q = 0; q < n; q++) {
-		const uint64_t c = ps_coordset_at(cols, q);
+		const uint64_t c = cols->list ? cols->list[q] : cols->lo + q;
+		const uint64_t lo = R->lo[c], hi = R->hi[c];
 
-		if (R->lo[c] == R->hi[c]) {
+		if (lo == hi) {
 			R->lo[c] = r0;
 			R->hi[c] = r1;
 			continue;
 		}
-		if (ps_min_u64(R->hi[c], r1) > ps_max_u64(R->lo[c], r0))
-			again += ps_min_u64(R->hi[c], r1) - ps_max_u64(R->lo[c], r0);
-		R->lo[c] = ps_min_u64(R->lo[c], r0);
-		R->hi[c] = ps_max_u64(R->hi[c], r1);
+		/* they meet: the overlap is [max lo, min hi), maybe empty */
+		again += ps_min_u64(hi, r1) - ps_min_u64(ps_max_u64(lo, r0), ps_min_u64(hi, r1));
+		R->lo[c] = ps_min_u64(lo, r0);
+		R->hi[c] = ps_max_u64(hi, r1);
 	}
 	*had += again;
 	return PS_OK;
@@ -2821,21 +2824,22 @@ static bool block_uniform(const struct ps_engine_state *s, const struct ps_rows 
 	/* row by row, each against the first sum's record: a block known to
 	 * hold one lies in a range of rows, looked up once above */
 	*at = index_first(s, block_sum(b, 0, b->lo));
-	if (b->hi - b->lo == 1) {
-		/* a column: one entry a row, the page kept while it serves */
+	if (b->hi - b->lo <= 16) {
+		/* a few columns a row: their entries read in place, the page
+		 * kept while it serves */
 		const uint32_t *pg = NULL;
 		uint64_t page_no = UINT64_MAX;
 
-		for (uint64_t x = 0; x < n; x++) {
-			const ps_node v = block_sum(b, x, b->lo);
-
-			if (v >> PS_INDEX_SHIFT != page_no) {
-				page_no = v >> PS_INDEX_SHIFT;
-				pg = s->index[page_no];
+		for (uint64_t x = 0; x < n; x++)
+			for (ps_node v = block_sum(b, x, b->lo), end = v + (b->hi - b->lo); v < end;
+			     v++) {
+				if (v >> PS_INDEX_SHIFT != page_no) {
+					page_no = v >> PS_INDEX_SHIFT;
+					pg = s->index[page_no];
+				}
+				if ((pg ? pg[v & (PS_INDEX_SIZE - 1)] : 0) != *at)
+					return false;
 			}
-			if ((pg ? pg[v & (PS_INDEX_SIZE - 1)] : 0) != *at)
-				return false;
-		}
 		return true;
 	}
 	for (uint64_t x = 0; x < n; x++)
