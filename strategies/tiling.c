@@ -255,14 +255,13 @@ int ps_tiling_blocks(struct ps_tiling *t, const struct ps_attention *att,
 	memset(t, 0, sizeof(*t));
 	if (tiling_fits(att, count, err))
 		return PS_ENOMEM;
-	t->order = malloc(att->r * sizeof(uint64_t));
+	/* the order is the rank order itself (order NULL): a plan that tries
+	 * many sizes takes time in the tiles, not in the r monomials */
 	t->tiles = calloc(count, sizeof(*t->tiles));
-	if (!t->order || !t->tiles) {
+	if (!t->tiles) {
 		ps_tiling_free(t);
 		return ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");
 	}
-	for (uint64_t m = 0; m < att->r; m++)
-		t->order[m] = m;
 	for (uint64_t k = 0; k < count; k++) {
 		t->tiles[k].first = ps_block_lo(k, size);
 		t->tiles[k].count = ps_block_hi(k, size, att->r) - t->tiles[k].first;
@@ -1162,8 +1161,30 @@ static int emit_n_tile(const struct emitter *e, struct ps_coordset is,
 	return ps_emit_finish_n(e->sink, e->att, is, b0, b1, e->err);
 }
 
+static int tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
+		      struct ps_sink *sink, struct ps_error *err);
+
 int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
 		  struct ps_sink *sink, struct ps_error *err)
+{
+	struct ps_tiling view;
+	int rc;
+
+	if (t->order)
+		return tiling_run(t, att, sink, err);
+	/* blocks of the rank order: the emitters read the order itself */
+	view = *t;
+	if (!(view.order = malloc((att->r ? att->r : 1) * sizeof(uint64_t))))
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");
+	for (uint64_t m = 0; m < att->r; m++)
+		view.order[m] = m;
+	rc = tiling_run(&view, att, sink, err);
+	free(view.order);
+	return rc;
+}
+
+static int tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
+		      struct ps_sink *sink, struct ps_error *err)
 {
 	const struct emitter em = { t, att, sink, err }, *e = &em;
 	const uint64_t n_blocks = ps_block_count(att->nb, t->n_width);

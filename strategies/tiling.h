@@ -76,7 +76,8 @@ struct ps_agg_tile {
 };
 
 struct ps_tiling {
-	/* the monomials, tile after tile, and each tile's features */
+	/* the monomials, tile after tile (NULL: the rank order, tiles being
+	 * ranges of it), and each tile's features */
 	uint64_t *order;
 	uint64_t *gen;
 	struct ps_agg_tile *tiles;
