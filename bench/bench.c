@@ -170,6 +170,8 @@ static int run(const char *bin, bool self, const char *const *args,
 	argv[argc] = NULL;
 	if (pipe(fd))
 		return -1;
+	/* a child must not write what the parent has not flushed yet */
+	fflush(NULL);
 	start = now();
 	pid = fork();
 	if (pid < 0)
@@ -373,6 +375,9 @@ static int run_quiet(const char *bin, const char *const *args, double *wall, dou
 	for (int k = 0; args[k]; k++)
 		argv[argc++] = (char *)args[k];
 	argv[argc] = NULL;
+	/* freopen in the child would flush the parent's pending output
+	 * once more: flushed here, before the fork */
+	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return -1;
