@@ -998,14 +998,20 @@ uint64_t ps_engine_state_bytes_except(const struct ps_dag *dag, uint64_t untouch
 uint64_t ps_engine_partial_bytes(uint64_t records, uint64_t bitsets, uint64_t in_degree,
 				 uint64_t span)
 {
-	uint64_t cap = 64;
+	uint64_t cap = 64, pool, bits, index, sum;
 
 	if (!records)
 		return 0;
-	while (cap < records)
+	while (cap < records && cap <= UINT64_MAX / 2)
 		cap *= 2;
-	return cap * sizeof(struct ps_partial) + bitsets * ((in_degree + 63) / 64) * sizeof(uint64_t) +
-	       ((span + PS_INDEX_SIZE - 1) >> PS_INDEX_SHIFT) * PS_INDEX_SIZE * sizeof(uint32_t);
+	/* saturated: an estimate that overflows is refused by any limit */
+	if (ps_mul_u64(cap, sizeof(struct ps_partial), &pool) ||
+	    ps_mul_u64(bitsets, (in_degree / 64 + (in_degree % 64 != 0)) * sizeof(uint64_t), &bits) ||
+	    ps_mul_u64(span / PS_INDEX_SIZE + (span % PS_INDEX_SIZE != 0),
+		       PS_INDEX_SIZE * sizeof(uint32_t), &index) ||
+	    ps_add_u64(pool, bits, &sum) || ps_add_u64(sum, index, &sum))
+		return UINT64_MAX;
+	return sum;
 }
 
 uint64_t ps_engine_state_held(const struct ps_engine *e)
@@ -2593,8 +2599,7 @@ static inline struct ps_partial *index_find(struct index_cursor *c, ps_node v)
 	return at ? &c->s->rec[at - 1] : NULL;
 }
 
-/* Do the sums [lo, hi) all hold one record (*at its number), or none (*at
- * 0)? A block known to (uniform_known) answers at once; else read sixteen
+/* Do the sums [lo, hi) all hold record want (0: none)? Read sixteen
  * entries at a step, so that it vectorises. */
 static bool index_same(const struct ps_engine_state *s, ps_node lo, ps_node hi, uint32_t want)
 {
@@ -2626,6 +2631,9 @@ static bool index_same(const struct ps_engine_state *s, ps_node lo, ps_node hi, 
 	return true;
 }
 
+/* Do the sums [lo, hi) all hold one record (*at its number), or none (*at
+ * 0)? A block known to (uniform_known) answers at once; else the entries
+ * are read. */
 static bool index_uniform(const struct ps_engine_state *s, ps_node lo, ps_node hi,
 			  uint32_t *at)
 {

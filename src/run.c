@@ -180,11 +180,13 @@ static int plan_fits(const struct ps_problem *pb, const struct ps_strategy *s,
 		     const struct ps_plan *plan, bool values, struct ps_error *err)
 {
 	const struct ps_dag *dag = pb->att ? &pb->att->dag : &pb->xdag->dag;
-	uint64_t bytes = ps_plan_state_bytes(plan, dag) + plan->work_bytes;
+	uint64_t bytes;
 	char what[160];
 
-	if (values && pb->att)
-		bytes += ps_values_bytes(pb->att, pb->M);
+	/* saturated: a sum that wraps is refused as the largest */
+	if (ps_add_u64(ps_plan_state_bytes(plan, dag), plan->work_bytes, &bytes) ||
+	    (values && pb->att && ps_add_u64(bytes, ps_values_bytes(pb->att, pb->M), &bytes)))
+		bytes = UINT64_MAX;
 	snprintf(what, sizeof(what), "the pebble state of %s's sequence%s%s",
 		 plan->chosen ? plan->chosen->name : s->name,
 		 values ? " with values" : "",

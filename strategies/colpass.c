@@ -863,6 +863,7 @@ static uint64_t partial_state_bytes(const struct cp_schedule *s, const struct ps
 	uint64_t *done = calloc(att->nb, sizeof(uint64_t));
 	struct cp_class *c = NULL;
 	uint64_t classes = 0, cap = 0, most = 0, most_bits = 0, block = 0;
+	bool counted = false;
 
 	if (!cls || !done)
 		goto out;
@@ -930,10 +931,15 @@ static uint64_t partial_state_bytes(const struct cp_schedule *s, const struct ps
 			}
 		}
 	}
+	counted = true;
 out:
 	free(cls);
 	free(done);
 	free(c);
+	/* out of memory to count them: every sum of N with a bitset */
+	if (!counted)
+		return ps_engine_partial_bytes(att->n * att->nb, att->n * att->nb, att->r,
+					       att->n * att->nb);
 	/* and a record for each row of the block in progress */
 	return most ? ps_engine_partial_bytes(att->n * most + block, att->n * most_bits, att->r,
 					       att->n * att->nb) : 0;
@@ -1338,7 +1344,9 @@ static int colpass_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	plan->peak_red = s.peak;
 	plan->bounded = false; /* its cost model, not a theorem's bound */
 	plan->variant = layout_names[s.layout];
-	plan->state_bytes = ps_tiling_state_bytes(pb, false) + partial_state_bytes(&s, att);
+	if (ps_add_u64(ps_tiling_state_bytes(pb, false), partial_state_bytes(&s, att),
+		       &plan->state_bytes))
+		plan->state_bytes = UINT64_MAX;
 	schedule_free(&s);
 	return PS_OK;
 }

@@ -106,10 +106,11 @@ static int plan_with(const struct ps_problem *pb, struct ps_plan *plan,
 						     PS_POLICY_BELADY : PS_POLICY_LRU);
 	/* the key loop is the outer one: every sum of H holds the in-edges
 	 * of the keys so far, a run of them, until the last key */
-	if (!att->exact)
-		plan->state_bytes = ps_engine_state_bytes(&att->dag) +
-				    ps_engine_partial_bytes(att->r * att->nb, 0, att->n,
-							    att->r * att->nb);
+	if (!att->exact &&
+	    ps_add_u64(ps_engine_state_bytes(&att->dag),
+		       ps_engine_partial_bytes(att->r * att->nb, 0, att->n, att->r * att->nb),
+		       &plan->state_bytes))
+		plan->state_bytes = UINT64_MAX;
 	if (pb->M < naive_min_memory(pb->att))
 		return ps_error_set(err, PS_EINPUT,
 				    "M = %llu is too small for the textbook loops: they need M >= %llu",

@@ -191,7 +191,9 @@ static int dry_run(const struct cli_args *a, const struct ps_problem *pb,
 	dr.state_bytes = ps_plan_state_bytes(&rep.plan, dag);
 	/* what this process holds now, not its peak: the peak counts the
 	 * parent's memory up to exec (a dry run started from Python) */
-	dr.rss_bytes = ps_resident_bytes() + dr.state_bytes + rep.plan.work_bytes;
+	if (ps_add_u64(ps_resident_bytes(), dr.state_bytes, &dr.rss_bytes) ||
+	    ps_add_u64(dr.rss_bytes, rep.plan.work_bytes, &dr.rss_bytes))
+		dr.rss_bytes = UINT64_MAX;
 	dr.rep = &rep;
 	cli_dry_run_print(&dr, a->json, out);
 	return PS_EXIT_VALID;
