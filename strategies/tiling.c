@@ -107,6 +107,83 @@ static void mark_between(const uint32_t *u, const uint32_t *v, uint32_t l,
 			mark[a] = 1;
 }
 
+/* The features [a, d) as a mask (d <= 64). */
+static uint64_t features_from(uint32_t a, uint32_t d)
+{
+	uint64_t below_d = d == 64 ? ~UINT64_C(0) : (UINT64_C(1) << d) - 1;
+
+	return a >= d ? 0 : below_d & ~((UINT64_C(1) << a) - 1);
+}
+
+static uint64_t tuple_features(const uint32_t *u, uint32_t l)
+{
+	uint64_t m = 0;
+
+	for (uint32_t p = 0; p < l; p++)
+		m |= UINT64_C(1) << u[p];
+	return m;
+}
+
+/*
+ * The features of the tuples of degree l from u to v (lexicographically,
+ * u <= v; d <= 64) as a mask, from the ends alone. With p the first
+ * position where u and v differ, the tuples between them are u and v,
+ * and those that leave one of three paths at some position q:
+ *   above u: u[0..q), then c > u[q] (q > p), then anything from c on:
+ *     the features [u[q] + 1, d), largest at q = p + 1;
+ *   between: u[0..p), then u[p] < c < v[p], then anything from c on:
+ *     [u[p] + 1, d), or only the c themselves when p is the last position;
+ *   below v: v[0..q), then v[q-1] <= c < v[q] (q > p), then anything from
+ *     c on: [v[q-1], d), or [v[q-1], v[q]) at the last position.
+ * The prefixes' features are u's and v's own.
+ */
+static uint64_t features_between(const uint32_t *u, const uint32_t *v,
+				 uint32_t l, uint32_t d)
+{
+	uint64_t m = tuple_features(u, l) | tuple_features(v, l);
+	uint32_t p = 0;
+
+	while (p < l && u[p] == v[p])
+		p++;
+	if (p == l)
+		return m;
+	if (p + 1 < l)
+		m |= features_from(u[p + 1] + 1, d);
+	if (u[p] + 1 < v[p])
+		m |= features_from(u[p] + 1, d) &
+		     ~(p + 1 < l ? 0 : features_from(v[p], d));
+	for (uint32_t q = p + 1; q < l; q++)
+		if (v[q - 1] < v[q])
+			m |= features_from(v[q - 1], d) &
+			     ~(q + 1 < l ? 0 : features_from(v[q], d));
+	return m;
+}
+
+/* ps_rank_range_union for d <= 64, in time O(g + d). */
+static uint64_t rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
+				uint64_t hi, uint64_t *cols)
+{
+	uint32_t low = mono->degree[lo], high = mono->degree[hi - 1];
+	uint32_t first[64] = { 0 }, last[64];
+	uint64_t m, found = 0;
+
+	for (uint32_t p = 0; p < mono->g; p++)
+		last[p] = mono->d - 1;
+	if (high > low + 1) /* a whole degree l >= 1: every feature */
+		m = features_from(0, mono->d);
+	else if (high == low)
+		m = features_between(ps_monomial_indices(mono, lo),
+				     ps_monomial_indices(mono, hi - 1), low, mono->d);
+	else
+		m = features_between(ps_monomial_indices(mono, lo), last, low, mono->d) |
+		    features_between(first, ps_monomial_indices(mono, hi - 1), high,
+				     mono->d);
+	for (uint32_t a = 0; a < mono->d; a++)
+		if (m >> a & 1)
+			cols[found++] = a;
+	return found;
+}
+
 uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
 			     uint64_t hi, uint64_t *cols, uint8_t *mark)
 {
@@ -115,6 +192,8 @@ uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
 
 	if (hi <= lo)
 		return 0;
+	if (mono->d <= 64)
+		return rank_range_mask(mono, lo, hi, cols);
 	/* a short range is cheaper read than searched for each feature */
 	if (hi - lo < (uint64_t)mono->d * (mono->g ? mono->g : 1)) {
 		for (uint64_t m = lo; m < hi; m++) {
@@ -192,11 +271,9 @@ static int tiling_fits(const struct ps_attention *att, uint64_t count,
 			      what, err);
 }
 
-/* Fills gen (and all) from order and tiles; order and tiles are set. */
-/* Each tile's features and all of them; rank_blocks: the order is the
- * rank order, each tile a range of it. */
-static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
-			 bool rank_blocks, struct ps_error *err)
+/* Each tile's features into gen, from order and tiles (both set). */
+static int fill_gen(struct ps_tiling *t, const struct ps_attention *att,
+		    struct ps_error *err)
 {
 	uint8_t *mark = calloc(att->d, 1);
 	uint64_t *cols = malloc(att->d * sizeof(uint64_t));
@@ -207,11 +284,8 @@ static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
 		goto oom;
 	for (uint64_t k = 0; k < t->tile_count; k++) {
 		struct ps_agg_tile *tile = &t->tiles[k];
-		uint64_t count = rank_blocks ?
-			ps_rank_range_union(&att->mono, tile->first,
-					    tile->first + tile->count, cols, mark) :
-			ps_support_union(&att->mono, t->order + tile->first,
-					 tile->count, cols, mark);
+		uint64_t count = ps_support_union(&att->mono, t->order + tile->first,
+						  tile->count, cols, mark);
 
 		if (used + count > cap) {
 			uint64_t *grown;
@@ -232,6 +306,73 @@ static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
 	 * point into it at gen_first, and NULL + 0 is undefined in C */
 	if (!t->gen && !(t->gen = malloc(sizeof(uint64_t))))
 		goto oom;
+	goto done;
+oom:
+	rc = ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");
+done:
+	free(mark);
+	free(cols);
+	return rc;
+}
+
+/* Blocks of the rank order: each tile's place and count in gen, from its
+ * ends; gen stays NULL until a run asks for the features themselves
+ * (rank_gen). */
+static void count_rank_features(struct ps_tiling *t,
+				const struct ps_attention *att, uint64_t *cols,
+				uint8_t *mark)
+{
+	uint64_t used = 0;
+
+	for (uint64_t k = 0; k < t->tile_count; k++) {
+		struct ps_agg_tile *tile = &t->tiles[k];
+
+		tile->gen_first = used;
+		tile->gen_count = ps_rank_range_union(&att->mono, tile->first,
+						      tile->first + tile->count,
+						      cols, mark);
+		used += tile->gen_count;
+	}
+}
+
+/* The features of a tiling of rank blocks, where count_rank_features
+ * placed them; NULL when out of memory. */
+static uint64_t *rank_gen(const struct ps_tiling *t,
+			  const struct ps_attention *att)
+{
+	const struct ps_agg_tile *end = t->tile_count ? &t->tiles[t->tile_count - 1] : NULL;
+	uint64_t size = end ? end->gen_first + end->gen_count : 0;
+	uint64_t *gen = malloc((size ? size : 1) * sizeof(uint64_t));
+	uint8_t *mark = calloc(att->d ? att->d : 1, 1);
+
+	if (gen && mark)
+		for (uint64_t k = 0; k < t->tile_count; k++)
+			ps_rank_range_union(&att->mono, t->tiles[k].first,
+					    t->tiles[k].first + t->tiles[k].count,
+					    gen + t->tiles[k].gen_first, mark);
+	free(mark);
+	if (!mark) {
+		free(gen);
+		return NULL;
+	}
+	return gen;
+}
+
+/* Each tile's features (gen, or with the rank order only their counts)
+ * and all of them; order and tiles are set. */
+static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
+			 struct ps_error *err)
+{
+	uint8_t *mark = calloc(att->d, 1);
+	uint64_t *cols = malloc(att->d * sizeof(uint64_t));
+	int rc = PS_OK;
+
+	if (!mark || !cols)
+		goto oom;
+	if (!t->order)
+		count_rank_features(t, att, cols, mark);
+	else if ((rc = fill_gen(t, att, err)))
+		goto done;
 	/* the order holds every monomial: the rank order's features */
 	t->all_count = ps_rank_range_union(&att->mono, 0, att->r, cols, mark);
 	t->all = malloc((t->all_count ? t->all_count : 1) * sizeof(uint64_t));
@@ -268,7 +409,7 @@ int ps_tiling_blocks(struct ps_tiling *t, const struct ps_attention *att,
 	}
 	t->tile_count = count;
 	t->chunk = att->r;
-	if (fill_features(t, att, true, err)) {
+	if (fill_features(t, att, err)) {
 		ps_tiling_free(t);
 		return PS_ENOMEM;
 	}
@@ -309,7 +450,7 @@ int ps_tiling_partition(struct ps_tiling *t, const struct ps_attention *att,
 	free(start);
 	t->tile_count = kept;
 	t->chunk = att->r;
-	if (fill_features(t, att, false, err)) {
+	if (fill_features(t, att, err)) {
 		ps_tiling_free(t);
 		return PS_ENOMEM;
 	}
@@ -699,14 +840,35 @@ static int taller_first(const void *a, const void *b)
 static void peak_tiles(const struct ps_tiling *t, struct ps_tiling *bound,
 		       struct ps_agg_tile *out)
 {
-	uint64_t kept = 0, most_gen = 0;
+	/* tallest: the most features among the tallest tiles; widest: the
+	 * tallest among those with the most features. A tile that neither
+	 * passes is matched by one of them, so only the others are sorted. */
+	struct ps_agg_tile tallest = { 0 }, widest = { 0 };
+	uint64_t kept = 0, most_gen = 0, count = 0;
 
 	for (uint64_t k = 0; k < t->tile_count; k++) {
-		out[k] = t->tiles[k];
-		out[k].count = ps_min_u64(out[k].count, t->chunk);
+		struct ps_agg_tile x = t->tiles[k];
+
+		x.count = ps_min_u64(x.count, t->chunk);
+		if (k == 0 || taller_first(&x, &tallest) < 0)
+			tallest = x;
+		if (k == 0 || x.gen_count > widest.gen_count ||
+		    (x.gen_count == widest.gen_count && x.count > widest.count))
+			widest = x;
 	}
-	qsort(out, t->tile_count, sizeof(*out), taller_first);
-	for (uint64_t k = 0; k < t->tile_count; k++)
+	if (t->tile_count) {
+		out[count++] = tallest;
+		out[count++] = widest;
+	}
+	for (uint64_t k = 0; k < t->tile_count; k++) {
+		struct ps_agg_tile x = t->tiles[k];
+
+		x.count = ps_min_u64(x.count, t->chunk);
+		if (x.gen_count > tallest.gen_count && x.count > widest.count)
+			out[count++] = x;
+	}
+	qsort(out, count, sizeof(*out), taller_first);
+	for (uint64_t k = 0; k < count; k++)
 		if (kept == 0 || out[k].gen_count > most_gen) {
 			most_gen = out[k].gen_count;
 			out[kept++] = out[k];
@@ -1172,13 +1334,20 @@ int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
 
 	if (t->order)
 		return tiling_run(t, att, sink, err);
-	/* blocks of the rank order: the emitters read the order itself */
+	/* blocks of the rank order: the emitters read the order itself and
+	 * each tile's features */
 	view = *t;
-	if (!(view.order = malloc((att->r ? att->r : 1) * sizeof(uint64_t))))
-		return ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");
+	view.gen = rank_gen(t, att);
+	view.order = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
+	if (!view.gen || !view.order) {
+		rc = ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");
+		goto done;
+	}
 	for (uint64_t m = 0; m < att->r; m++)
 		view.order[m] = m;
 	rc = tiling_run(&view, att, sink, err);
+done:
+	free(view.gen);
 	free(view.order);
 	return rc;
 }

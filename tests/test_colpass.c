@@ -8,6 +8,7 @@
  * reading the range.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pebblesim/run.h"
@@ -226,6 +227,61 @@ START_TEST(test_rank_range_union)
 }
 END_TEST
 
+/* Ranges of ranks around 64 features, where the features are a word's
+ * bits (d <= 64) or marks (d > 64): random ranges, and ranges that end
+ * at or next to a degree's first rank, each against reading it. */
+START_TEST(test_rank_range_union_wide)
+{
+	static const uint32_t dims[][2] = { { 63, 2 }, { 64, 2 }, { 64, 3 }, { 65, 2 }, { 80, 2 } };
+	uint64_t cols[80], want_cols[80], state = 12345, checked = 0;
+	uint8_t mark[80] = { 0 };
+
+	for (size_t k = 0; k < sizeof(dims) / sizeof(dims[0]); k++) {
+		struct ps_monomials mono;
+		struct ps_error err;
+		uint64_t *ranks;
+
+		ck_assert_int_eq(ps_monomials_init(&mono, dims[k][0], dims[k][1], &err), 0);
+		ranks = malloc(mono.r * sizeof(*ranks));
+		ck_assert_ptr_nonnull(ranks);
+		for (uint64_t m = 0; m < mono.r; m++)
+			ranks[m] = m;
+		for (int q = 0; q < 3000; q++) {
+			uint64_t lo, hi, want, got;
+
+			state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+			lo = (state >> 33) % mono.r;
+			state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+			hi = lo + 1 + (state >> 33) % (q % 2 ? 200 : mono.r - lo);
+			hi = ps_min_u64(hi, mono.r);
+			if (q < 6 * (int)(dims[k][1] + 1)) {
+				/* from or to a degree's first rank, or a rank next to it */
+				uint64_t at = mono.degree_start[q / 6] + (uint64_t)(q % 3);
+				uint64_t b = ps_min_u64(at ? at - 1 : 0, mono.r);
+
+				if (q % 6 < 3)
+					lo = b, hi = ps_max_u64(hi, b);
+				else
+					hi = b, lo = ps_min_u64(lo, b);
+			}
+			want = ps_support_union(&mono, ranks + lo, hi - lo, want_cols, mark);
+			got = ps_rank_range_union(&mono, lo, hi, cols, mark);
+			ck_assert_msg(got == want && !memcmp(cols, want_cols, got * sizeof(*cols)),
+				      "d=%u g=%u ranks [%llu, %llu): %llu features, not %llu",
+				      dims[k][0], dims[k][1], (unsigned long long)lo,
+				      (unsigned long long)hi, (unsigned long long)got,
+				      (unsigned long long)want);
+			for (uint32_t a = 0; a < dims[k][0]; a++)
+				ck_assert_int_eq(mark[a], 0);
+			checked++;
+		}
+		free(ranks);
+		ps_monomials_free(&mono);
+	}
+	ck_assert_uint_eq(checked, 15000);
+}
+END_TEST
+
 Suite *colpass_suite(void)
 {
 	Suite *s = suite_create("colpass");
@@ -236,6 +292,7 @@ Suite *colpass_suite(void)
 	tcase_add_test(tc, test_colpass_index_equals_scan_large);
 	tcase_add_test(tc, test_colpass_index_runs_as_predicted);
 	tcase_add_test(tc, test_rank_range_union);
+	tcase_add_test(tc, test_rank_range_union_wide);
 	suite_add_tcase(s, tc);
 	return s;
 }
