@@ -1645,6 +1645,20 @@ START_TEST(test_frontier)
 	ck_assert_int_eq(cli("frontier", "-n", "4:64:x2", "-d", "4", "-M", "128", "--epsilon", "1e-2",
 			     "--entry-bound", "0.5", "--polynomial", "chebyshev", "--json", NULL), 0);
 	output_valid_frontier();
+	/* --progress: a line per point and per plan of the bisection, on
+	 * standard error, and the same answer */
+	{
+		char *plain = strdup(out_text);
+
+		ck_assert_ptr_nonnull(plain);
+		ck_assert_int_eq(cli("frontier", "-n", "4:64:x2", "-d", "4", "-M", "128", "--epsilon", "1e-2",
+				     "--entry-bound", "0.5", "--polynomial", "chebyshev", "--json",
+				     "--progress", NULL), 0);
+		ck_assert_str_eq(out_text, plain);
+		HAS(err_text, "pebblesim: sweep: running best at n = 4\n");
+		HAS(err_text, "pebblesim: frontier: bisection: planned flash at n = ");
+		free(plain);
+	}
 	root = out_json();
 	ck_assert_int_eq(json_path_int(root, "polynomial", "g"), 2);
 	iv = json_array_get(json_object_get(root, "intervals"), 0);

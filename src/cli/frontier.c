@@ -52,6 +52,7 @@ const struct cli_option frontier_options[] = {
 	CLI_OPT_PLOT("draw I/O against n into FILE.svg, FILE.png or FILE.pdf\n(gnuplot), best's points marked with the chosen g"),
 	CLI_OPT_PLOT_SCRIPT,
 	CLI_OPT_JSON("print {\"points\":[...],\"intervals\":[...],...} on one line"),
+	CLI_OPT_PROGRESS("per point and per plan of the\nbisection"),
 	CLI_OPT_HELP,
 	CLI_OPT_END,
 };
@@ -114,7 +115,35 @@ struct planner {
 	struct planned *cache;
 	size_t used, cap;
 	uint64_t plans;   /* plans made, flash's included */
+	/* the DAG of the last n planned: the candidates at one n share it */
+	struct ps_attention att;
+	bool has_att;
 };
+
+static void planner_free(struct planner *pl)
+{
+	if (pl->has_att)
+		ps_attention_free(&pl->att);
+	free(pl->cache);
+	memset(pl, 0, sizeof(*pl));
+}
+
+/* The DAG at n, built once for the candidates planned there; NULL where
+ * it cannot be built. */
+static const struct ps_attention *planner_dag(struct planner *pl, uint64_t n)
+{
+	struct ps_attention_params params = {
+		.n = n, .d = pl->spec->d, .g = pl->spec->g, .normalize = pl->spec->normalize,
+	};
+	struct ps_error ignored;
+
+	if (pl->has_att && pl->att.n == n)
+		return &pl->att;
+	if (pl->has_att)
+		ps_attention_free(&pl->att);
+	pl->has_att = !ps_attention_init(&pl->att, &params, &ignored);
+	return pl->has_att ? &pl->att : NULL;
+}
 
 static const struct planned *cached(const struct planner *pl, uint64_t n, size_t candidate)
 {
@@ -139,26 +168,33 @@ static bool plan_at(struct planner *pl, uint64_t n, size_t candidate, uint64_t *
 		made.accepts = io_at(pl->spec, n, "flash", false, &made.io);
 	} else {
 		const struct ps_candidate *c = &pl->candidates[candidate];
-		struct ps_attention_params params = {
-			.n = n, .d = pl->spec->d, .g = pl->spec->g, .normalize = pl->spec->normalize,
-		};
-		struct ps_attention att;
+		const struct ps_attention *att = planner_dag(pl, n);
 		struct ps_problem pb;
 		struct ps_plan plan;
 		struct ps_error ignored;
 
-		if (!ps_attention_init(&att, &params, &ignored)) {
+		if (att) {
 			memset(&pb, 0, sizeof(pb));
-			pb.att = &att;
+			pb.att = att;
 			pb.M = pl->spec->M;
 			pb.sizes = c->sizes;
-			made.accepts = pb.M >= ps_strategy_min_memory(c->s, &att) &&
+			made.accepts = pb.M >= ps_strategy_min_memory(c->s, att) &&
 				       !ps_strategy_plan(c->s, &pb, &plan, &ignored) && plan.predicted;
 			made.io = made.accepts ? plan.loads + plan.saves : 0;
-			ps_attention_free(&att);
 		}
 	}
 	pl->plans++;
+	if (pl->spec->progress) {
+		char name[32] = "flash";
+
+		if (candidate != FLASH)
+			ps_candidate_name(&pl->candidates[candidate], name, sizeof(name));
+		fprintf(pl->spec->progress, "%sfrontier: bisection: planned %s at n = %llu (%llu plans)%s",
+			ps_progress_lines(pl->spec->progress) ? "pebblesim: " : "\r",
+			name, (unsigned long long)n, (unsigned long long)pl->plans,
+			ps_progress_lines(pl->spec->progress) ? "\n" : "   ");
+		fflush(pl->spec->progress);
+	}
 	if (pl->used == pl->cap) {
 		size_t cap = pl->cap * 2 + 64;
 		struct planned *grown = realloc(pl->cache, cap * sizeof(*grown));
@@ -518,6 +554,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	spec.normalize = true;
 	spec.predict = true;
 	spec.jobs = 1;
+	spec.progress = cli_progress_stream(a, errout);
 	spec.labels[0] = "best";
 	spec.labels[1] = "flash";
 	spec.label_count = 2;
@@ -566,7 +603,9 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		pl.spec = &spec;
 		pl.count = ps_best_candidate_list(pl.candidates, PS_BEST_MAX_CANDIDATES);
 		refine(&pl, &cross[0]);
-		free(pl.cache);
+		if (pl.plans && spec.progress && !ps_progress_lines(spec.progress))
+			fprintf(spec.progress, "\r%*s\r", 72, "");
+		planner_free(&pl);
 		c = &cross[0];
 		for (size_t t = 0; t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++) {
 			const struct ps_sweep_interval *iv = &c->intervals[t];
@@ -690,7 +729,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 const struct cli_help frontier_help = {
 	"frontier -n LO:HI[:STEP] -d D -M M --epsilon E [--entry-bound B] [--polynomial P] [--interval BETA]\n"
 	"                   [--bound a-priori|measured [--q Q.npy --k K.npy --v V.npy | --seed S]]\n"
-	"                   [--json] [--csv FILE] [--plot FILE] [--plot-script FILE.gp]",
+	"                   [--json] [--csv FILE] [--plot FILE] [--plot-script FILE.gp] [--progress]",
 	"the least I/O at an accuracy: approximate attention against FlashAttention",
 	"Picks the least degree g whose a-priori bound 2 eta / (1 - eta) max|V|\n"
 	"(docs/VALUES.md) is within E for every input with entries in [-B, B],\n"
