@@ -159,29 +159,38 @@ static uint64_t features_between(const uint32_t *u, const uint32_t *v,
 	return m;
 }
 
-/* ps_rank_range_union for d <= 64, in time O(g + d). */
+/* The features of the ranks [lo, hi) as a mask (lo < hi, d <= 64), in
+ * time O(g). */
 static uint64_t rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
-				uint64_t hi, uint64_t *cols)
+				uint64_t hi)
 {
 	uint32_t low = mono->degree[lo], high = mono->degree[hi - 1];
 	uint32_t first[64] = { 0 }, last[64];
-	uint64_t m, found = 0;
 
-	for (uint32_t p = 0; p < mono->g; p++)
-		last[p] = mono->d - 1;
 	if (high > low + 1) /* a whole degree l >= 1: every feature */
-		m = features_from(0, mono->d);
-	else if (high == low)
-		m = features_between(ps_monomial_indices(mono, lo),
-				     ps_monomial_indices(mono, hi - 1), low, mono->d);
-	else
-		m = features_between(ps_monomial_indices(mono, lo), last, low, mono->d) |
-		    features_between(first, ps_monomial_indices(mono, hi - 1), high,
-				     mono->d);
-	for (uint32_t a = 0; a < mono->d; a++)
-		if (m >> a & 1)
-			cols[found++] = a;
-	return found;
+		return features_from(0, mono->d);
+	if (high == low)
+		return features_between(ps_monomial_indices(mono, lo),
+					ps_monomial_indices(mono, hi - 1), low, mono->d);
+	for (uint32_t p = 0; p < low; p++)
+		last[p] = mono->d - 1;
+	return features_between(ps_monomial_indices(mono, lo), last, low, mono->d) |
+	       features_between(first, ps_monomial_indices(mono, hi - 1), high, mono->d);
+}
+
+/* How many features the ranks [lo, hi) read. */
+static uint64_t rank_range_count(const struct ps_monomials *mono, uint64_t lo,
+				 uint64_t hi, uint64_t *cols, uint8_t *mark)
+{
+	uint64_t m, count = 0;
+
+	if (mono->d > 64)
+		return ps_rank_range_union(mono, lo, hi, cols, mark);
+	if (hi <= lo)
+		return 0;
+	for (m = rank_range_mask(mono, lo, hi); m; m &= m - 1)
+		count++;
+	return count;
 }
 
 uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
@@ -192,8 +201,14 @@ uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
 
 	if (hi <= lo)
 		return 0;
-	if (mono->d <= 64)
-		return rank_range_mask(mono, lo, hi, cols);
+	if (mono->d <= 64) {
+		uint64_t m = rank_range_mask(mono, lo, hi);
+
+		for (uint32_t a = 0; a < mono->d; a++)
+			if (m >> a & 1)
+				cols[found++] = a;
+		return found;
+	}
 	/* a short range is cheaper read than searched for each feature */
 	if (hi - lo < (uint64_t)mono->d * (mono->g ? mono->g : 1)) {
 		for (uint64_t m = lo; m < hi; m++) {
@@ -328,9 +343,8 @@ static void count_rank_features(struct ps_tiling *t,
 		struct ps_agg_tile *tile = &t->tiles[k];
 
 		tile->gen_first = used;
-		tile->gen_count = ps_rank_range_union(&att->mono, tile->first,
-						      tile->first + tile->count,
-						      cols, mark);
+		tile->gen_count = rank_range_count(&att->mono, tile->first,
+						   tile->first + tile->count, cols, mark);
 		used += tile->gen_count;
 	}
 }
