@@ -286,17 +286,13 @@ static int tiling_fits(const struct ps_attention *att, uint64_t count,
 			      what, err);
 }
 
-/* Each tile's features into gen, from order and tiles (both set). */
+/* Each tile's features into gen, from order and tiles (both set); cols
+ * and mark: room for d features. */
 static int fill_gen(struct ps_tiling *t, const struct ps_attention *att,
-		    struct ps_error *err)
+		    uint64_t *cols, uint8_t *mark)
 {
-	uint8_t *mark = calloc(att->d, 1);
-	uint64_t *cols = malloc(att->d * sizeof(uint64_t));
 	uint64_t used = 0, cap = 0;
-	int rc = PS_OK;
 
-	if (!mark || !cols)
-		goto oom;
 	for (uint64_t k = 0; k < t->tile_count; k++) {
 		struct ps_agg_tile *tile = &t->tiles[k];
 		uint64_t count = ps_support_union(&att->mono, t->order + tile->first,
@@ -308,7 +304,7 @@ static int fill_gen(struct ps_tiling *t, const struct ps_attention *att,
 			cap = (used + count) * 2 + 16;
 			grown = realloc(t->gen, cap * sizeof(uint64_t));
 			if (!grown)
-				goto oom;
+				return PS_ENOMEM;
 			t->gen = grown;
 		}
 		if (count)
@@ -320,14 +316,8 @@ static int fill_gen(struct ps_tiling *t, const struct ps_attention *att,
 	/* gen is never NULL, even without features (g = 0): the executors
 	 * point into it at gen_first, and NULL + 0 is undefined in C */
 	if (!t->gen && !(t->gen = malloc(sizeof(uint64_t))))
-		goto oom;
-	goto done;
-oom:
-	rc = ps_error_set(err, PS_ENOMEM, "out of memory for the tiles");
-done:
-	free(mark);
-	free(cols);
-	return rc;
+		return PS_ENOMEM;
+	return PS_OK;
 }
 
 /* Blocks of the rank order: each tile's place and count in gen, from its
@@ -385,8 +375,8 @@ static int fill_features(struct ps_tiling *t, const struct ps_attention *att,
 		goto oom;
 	if (!t->order)
 		count_rank_features(t, att, cols, mark);
-	else if ((rc = fill_gen(t, att, err)))
-		goto done;
+	else if (fill_gen(t, att, cols, mark))
+		goto oom;
 	/* the order holds every monomial: the rank order's features */
 	t->all_count = ps_rank_range_union(&att->mono, 0, att->r, cols, mark);
 	t->all = malloc((t->all_count ? t->all_count : 1) * sizeof(uint64_t));
