@@ -349,16 +349,16 @@ static uint64_t *rank_gen(const struct ps_tiling *t,
 	uint64_t *gen = malloc((size ? size : 1) * sizeof(uint64_t));
 	uint8_t *mark = calloc(att->d ? att->d : 1, 1);
 
-	if (gen && mark)
-		for (uint64_t k = 0; k < t->tile_count; k++)
-			ps_rank_range_union(&att->mono, t->tiles[k].first,
-					    t->tiles[k].first + t->tiles[k].count,
-					    gen + t->tiles[k].gen_first, mark);
-	free(mark);
-	if (!mark) {
+	if (!gen || !mark) {
 		free(gen);
+		free(mark);
 		return NULL;
 	}
+	for (uint64_t k = 0; k < t->tile_count; k++)
+		ps_rank_range_union(&att->mono, t->tiles[k].first,
+				    t->tiles[k].first + t->tiles[k].count,
+				    gen + t->tiles[k].gen_first, mark);
+	free(mark);
 	return gen;
 }
 
