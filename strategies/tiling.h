@@ -77,7 +77,9 @@ struct ps_agg_tile {
 
 struct ps_tiling {
 	/* the monomials, tile after tile (NULL: the rank order, tiles being
-	 * ranges of it), and each tile's features */
+	 * ranges of it), and each tile's features (NULL with the rank order:
+	 * the tiles' gen_first and gen_count are set, and ps_tiling_run
+	 * lists the features) */
 	uint64_t *order;
 	uint64_t *gen;
 	struct ps_agg_tile *tiles;
@@ -99,7 +101,8 @@ struct ps_tiling {
 	uint64_t *all;
 };
 
-/* Contiguous blocks of size monomials, each with its support union. */
+/* Contiguous blocks of size monomials, each with the size of its support
+ * union (order and gen NULL). */
 int ps_tiling_blocks(struct ps_tiling *t, const struct ps_attention *att,
 		     uint64_t size, struct ps_error *err);
 
