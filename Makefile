@@ -98,8 +98,8 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude $(WARN) $(OPT) -fPIC $
 	-DPS_EXPLICIT_MODULE_FILE='"$(XMOD_NAME)"' $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
-# the library; the command line (src/cli/, src/main.c) is linked into the
-# binary and the test runner only
+# the library; the command line (src/cli/) is linked into the binary, the
+# test runner, the fuzz targets and libpebblesim.so, not libpebblesim.a
 LIB_SRC := $(wildcard src/*.c dags/*.c strategies/*.c)
 LIB_SRC := $(filter-out src/main.c src/cli/% dags/explicit.c,$(LIB_SRC))
 CLI_SRC := $(wildcard src/cli/*.c)

@@ -51,6 +51,14 @@ START_TEST(test_usage_errors)
 	HAS(err_text, "pebblesim: option '-M' needs a value");
 	ck_assert_int_eq(cli("-n", "8", "--bogus", NULL), 2);
 	HAS(err_text, "pebblesim: unknown option '--bogus'");
+	/* an abbreviation of two options names both; of one, it is that one */
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "64", "--strate=generic", NULL), 2);
+	HAS(err_text, "pebblesim: ambiguous option '--strate': it abbreviates --strategy, --strategies");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "64", "--strateg", "generic",
+			     "--dry-run", NULL), 2);
+	HAS(err_text, "ambiguous option '--strateg'");
+	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "64", "--strategy", "generic",
+			     "--dry", NULL), 0);
 	ck_assert_int_eq(cli("--strategy", "nope", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
 	HAS(err_text, "pebblesim: unknown strategy 'nope'; known: generic");
 	ck_assert_int_eq(cli("list", "extra", NULL), 2);
@@ -509,7 +517,7 @@ START_TEST(test_list_columns_and_docdir)
 }
 END_TEST
 
-/* ---- issue 12: the command line as a Unix tool ------------------------ */
+/* ---- the command line as a Unix tool ----------------------------------- */
 
 /* A fresh temporary file name (the file exists, empty). */
 static void temp_path(char *path, size_t len, const char *suffix)
@@ -1082,6 +1090,49 @@ static bool schema_valid(json_t *schema, json_t *v, char *why, size_t len,
 	return true;
 }
 
+/* list --json names the DAG each strategy pebbles: every strategy's
+ * "dag" agrees with its flags, and each of the three DAGs has one. */
+static void list_dags(void)
+{
+	json_t *root = out_json(), *row;
+	size_t k, seen[3] = { 0 }, named = 0;
+
+	ck_assert_uint_eq(json_array_size(root), ps_strategy_count);
+	json_array_foreach(root, k, row) {
+		static const char *const names[3] = { "approx-attention", "exact-attention",
+						      "explicit" };
+		const struct ps_strategy *s =
+			ps_strategy_find(json_string_value(json_object_get(row, "name")));
+		const char *dag = json_string_value(json_object_get(row, "dag"));
+		int want;
+
+		ck_assert_ptr_nonnull(s);
+		want = (s->flags & PS_STRATEGY_EXPLICIT) ? 2 : (s->flags & PS_STRATEGY_EXACT) ? 1 : 0;
+		ck_assert_msg(dag && !strcmp(dag, names[want]), "%s: dag %s, not %s", s->name,
+			      dag ? dag : "(none)", names[want]);
+		seen[want]++;
+	}
+	for (int w = 0; w < 3; w++)
+		ck_assert_uint_gt(seen[w], 0);
+	/* and by name, without the flags */
+	json_array_foreach(root, k, row) {
+		const char *name = json_string_value(json_object_get(row, "name"));
+		const char *dag = json_string_value(json_object_get(row, "dag"));
+
+		if (!strcmp(name, "flash") || !strcmp(name, "exact-matmul"))
+			ck_assert_str_eq(dag, "exact-attention");
+		else if (!strcmp(name, "keylemma") || !strcmp(name, "colpass"))
+			ck_assert_str_eq(dag, "approx-attention");
+		else if (!strcmp(name, "lru") || !strcmp(name, "belady"))
+			ck_assert_str_eq(dag, "explicit");
+		else
+			continue;
+		named++;
+	}
+	ck_assert_uint_eq(named, 6);
+	json_decref(root);
+}
+
 /* The output of the last cli() is valid against definition def. */
 static void output_valid(const char *def)
 {
@@ -1153,6 +1204,7 @@ START_TEST(test_json_schema)
 	output_valid("compare");
 	ck_assert_int_eq(cli("list", "--json", NULL), 0);
 	output_valid("list");
+	list_dags();
 	ck_assert_int_eq(cli("sweep", "-n", "8:16:x2", "-d", "4", "-g", "2", "-M", "60",
 			     "--strategies", "flash,case,naive", "--json", NULL), 0);
 	output_valid("sweep");

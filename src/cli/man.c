@@ -7,6 +7,7 @@
  *   pebblesim __man                        pebblesim(1) in roff (make writes build/pebblesim.1)
  *   pebblesim __complete commands          the commands, one a line
  *   pebblesim __complete options COMMAND   COMMAND's options
+ *   pebblesim __complete operands COMMAND  __files if COMMAND takes files (help: the commands)
  *   pebblesim __complete values COMMAND OPTION
  *                                          what follows OPTION: its values, or
  *                                          __files, __number, __flag
@@ -259,14 +260,19 @@ int cli_man(FILE *out)
 	fputs(".SH EXIT STATUS\n"
 	      ".TP\n0\nvalid, and within the bounds\n"
 	      ".TP\n1\nan invalid sequence, a bound contradicted, or values further from the\n"
-	      "direct evaluation than the tolerance\n"
+	      "direct evaluation than the tolerance; for \\fBoptimal\\fR, a bug found (a\n"
+	      "strategy's valid sequence below the optimum, or a lower bound above it)\n"
 	      ".TP\n2\nbad usage or input: the message names the option, the file and its line\n"
 	      ".SH FILES\n"
 	      ".TP\n\\fIshare/doc/pebblesim/\\fR\n"
 	      "README.md and docs/ under the installation prefix: the model (MODEL.md), the\n"
 	      "bounds (BOUNDS.md), the strategies (STRATEGIES.md), the commands and the JSON\n"
 	      "schema (CLI.md, pebblesim.schema.json), traces (TRACE_FORMAT.md), DAG files\n"
-	      "(DAG_FILES.md); \\fBpebblesim \\-\\-help\\fR names the directory it finds.\n"
+	      "(DAG_FILES.md), exact attention (EXACT.md), values (VALUES.md), the exact\n"
+	      "optimum (OPTIMAL.md), maps (MAP.md), the viewer (VIEWER.md), untrusted inputs\n"
+	      "and outputs (SECURITY.md), strategies of one's own (EXTENDING.md),\n"
+	      "performance (PERFORMANCE.md), architecture (ARCHITECTURE.md);\n"
+	      "\\fBpebblesim \\-\\-help\\fR names the directory it finds.\n"
 	      ".TP\n\\fIshare/doc/pebblesim/examples/\\fR\n"
 	      "traces, DAG files, a program of one's own against libpebblesim (api/), and\n"
 	      "the scripts of a sweep in shards with GNU parallel or a Slurm array\n"

@@ -169,6 +169,28 @@ static enum cli_option_id id_of(int c)
 	return CLI_OPTION_COUNT;
 }
 
+/* The long options that "--ab..." (up to any '=') abbreviates, as
+ * "--abc, --abd" into buf; how many there are. */
+static size_t expansions(const struct option *longs, const char *arg, char *buf, size_t len)
+{
+	const size_t n = strcspn(arg + 2, "=");
+	size_t count = 0, used = 0;
+
+	buf[0] = '\0';
+	if (n == 0)
+		return 0;
+	for (const struct option *l = longs; l->name; l++)
+		if (!strncmp(l->name, arg + 2, n)) {
+			int w = snprintf(buf + used, len - used, "%s--%s", count ? ", " : "",
+					 l->name);
+
+			if (w > 0 && (size_t)w < len - used)
+				used += (size_t)w;
+			count++;
+		}
+	return count;
+}
+
 /* The option as the user wrote it, without its value: "--trace". */
 static const char *as_written(const char *arg, char *buf, size_t len)
 {
@@ -224,7 +246,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv,
 	      struct cli_args *a, FILE *errout)
 {
 	struct option longs[CLI_OPTION_COUNT + 1];
-	char shorts[2 * CLI_OPTION_COUNT + 4], name[64];
+	char shorts[2 * CLI_OPTION_COUNT + 4], name[64], names[512];
 	int c;
 
 	all_options(longs, CLI_OPTION_COUNT + 1, shorts, sizeof(shorts));
@@ -244,6 +266,11 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv,
 						       cli_option_name(id_of(optopt), name, sizeof(name)));
 			if (optopt && optopt < 256)
 				return cli_usage_error(cmd, errout, "unknown option '-%c'", optopt);
+			if (!strncmp(arg, "--", 2) &&
+			    expansions(longs, arg, names, sizeof(names)) > 1)
+				return cli_usage_error(cmd, errout,
+						       "ambiguous option '%s': it abbreviates %s",
+						       as_written(arg, name, sizeof(name)), names);
 			return cli_usage_error(cmd, errout, "unknown option '%s'",
 					       as_written(arg, name, sizeof(name)));
 		}
@@ -421,8 +448,9 @@ void cli_print_help(FILE *out)
 	      "  pebblesim run --dag examples/tree.graphml -M 5 --strategy belady\n"
 	      "      a binary tree from a GraphML file, clairvoyant eviction\n"
 	      "\n"
-	      "Exit status: 0 valid and within the bounds, 1 an invalid sequence or a\n"
-	      "bound contradicted, 2 bad usage or input.\n", out);
+	      "Exit status: 0 valid and within the bounds, 1 an invalid sequence, a\n"
+	      "bound contradicted or values further from the direct evaluation than\n"
+	      "the tolerance (optimal: a bug found), 2 bad usage or input.\n", out);
 	if (cli_doc_dir(docs, sizeof(docs)))
 		fprintf(out, "Documentation: README.md and docs/, in %s.\n", docs);
 	else
@@ -433,6 +461,8 @@ void cli_print_help(FILE *out)
 	      "epsilon (VALUES.md), the exact optimum of small instances (OPTIMAL.md),\n"
 	      "commands and JSON schema\n"
 	      "(CLI.md, pebblesim.schema.json), traces (TRACE_FORMAT.md), DAG files\n"
-	      "(DAG_FILES.md), performance (PERFORMANCE.md), architecture\n"
-	      "(ARCHITECTURE.md).\n", out);
+	      "(DAG_FILES.md), maps of the cheapest strategy (MAP.md), the viewer\n"
+	      "(VIEWER.md), untrusted inputs and outputs (SECURITY.md), strategies\n"
+	      "of one's own (EXTENDING.md), performance (PERFORMANCE.md),\n"
+	      "architecture (ARCHITECTURE.md).\n", out);
 }

@@ -724,7 +724,9 @@ void cli_list_print(bool json, FILE *out)
 					json_array_append_new(takes, json_string(options[q].option));
 			json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:o}",
 				"name", s->name, "section", s->section, "summary", s->summary,
-				"dag", (s->flags & PS_STRATEGY_EXPLICIT) ? "explicit" : "approx-attention",
+				"dag", (s->flags & PS_STRATEGY_EXPLICIT) ? "explicit"
+				       : (s->flags & PS_STRATEGY_EXACT) ? "exact-attention"
+									 : "approx-attention",
 				"baseline", (s->flags & PS_STRATEGY_BASELINE) != 0,
 				"chooser", (s->flags & PS_STRATEGY_CHOOSER) != 0,
 				"options", takes));

@@ -67,7 +67,7 @@ const struct cli_option run_options[] = {
 			   "max |A - softmax(Q K^T / sqrt d) V|"),
 	{ OPT_TRACE_LIMIT, 0, "trace-limit", CLI_SIZE, offsetof(struct cli_args, trace_limit), 0, 0, "N",
 	  "refuse a trace of more than N lines, counted before\n"
-	  "anything is written (default 20M = 20000000 lines, a\n"
+	  "anything is written (default 20000000 lines, a\n"
 	  "gigabyte or two); 0 for no limit" },
 	CLI_OPT_PROGRESS("naming the strategy and the point every 10 s\nof a long run"),
 	CLI_OPT_PLUGIN,
