@@ -1101,11 +1101,13 @@ static void list_dags(void)
 	json_array_foreach(root, k, row) {
 		static const char *const names[3] = { "approx-attention", "exact-attention",
 						      "explicit" };
-		const struct ps_strategy *s =
-			ps_strategy_find(json_string_value(json_object_get(row, "name")));
+		const char *name = json_string_value(json_object_get(row, "name"));
 		const char *dag = json_string_value(json_object_get(row, "dag"));
+		const struct ps_strategy *s;
 		int want;
 
+		ck_assert_ptr_nonnull(name);
+		s = ps_strategy_find(name);
 		ck_assert_ptr_nonnull(s);
 		want = (s->flags & PS_STRATEGY_EXPLICIT) ? 2 : (s->flags & PS_STRATEGY_EXACT) ? 1 : 0;
 		ck_assert_msg(dag && !strcmp(dag, names[want]), "%s: dag %s, not %s", s->name,

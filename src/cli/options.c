@@ -170,24 +170,35 @@ static enum cli_option_id id_of(int c)
 }
 
 /* The long options that "--ab..." (up to any '=') abbreviates, as
- * "--abc, --abd" into buf; how many there are. */
+ * "--abc, --abd" into buf (len >= 8; names that do not fit end it in
+ * ", ..."); how many there are. */
 static size_t expansions(const struct option *longs, const char *arg, char *buf, size_t len)
 {
 	const size_t n = strcspn(arg + 2, "=");
 	size_t count = 0, used = 0;
+	bool full = false;
 
 	buf[0] = '\0';
 	if (n == 0)
 		return 0;
-	for (const struct option *l = longs; l->name; l++)
-		if (!strncmp(l->name, arg + 2, n)) {
-			int w = snprintf(buf + used, len - used, "%s--%s", count ? ", " : "",
-					 l->name);
+	for (const struct option *l = longs; l->name; l++) {
+		if (strncmp(l->name, arg + 2, n))
+			continue;
+		if (!full) {
+			/* room is kept for ", ..." */
+			const size_t room = len - used - 6;
+			int w = snprintf(buf + used, room, "%s--%s", count ? ", " : "", l->name);
 
-			if (w > 0 && (size_t)w < len - used)
+			if (w > 0 && (size_t)w < room) {
 				used += (size_t)w;
-			count++;
+			} else {
+				buf[used] = '\0';
+				strcat(buf + used, ", ...");
+				full = true;
+			}
 		}
+		count++;
+	}
 	return count;
 }
 
