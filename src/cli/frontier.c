@@ -3,11 +3,11 @@
  * attention against FlashAttention (docs/EXACT.md "The frontier"). The
  * degree g is the least whose a-priori bound 2 eta / (1 - eta) max|V|
  * (docs/VALUES.md) is within epsilon, or with --bound measured the least
- * whose epsilon measured on inputs (files or random) is; approximate attention's I/O is
- * best's at that g, flash's at the same n, d and M, both by their cost
- * models over a range of n; the intervals of n where best moves less
- * have their ends found by bisection and, where the size allows,
- * confirmed by simulated runs at n* and its outer neighbour.
+ * whose epsilon measured on inputs (files or random) is; approximate
+ * attention's I/O is best's at that g, flash's at the same n, d and M,
+ * both by their cost models over a range of n; the intervals of n where
+ * best moves less have their ends found by bisection and, where the size
+ * allows, confirmed by simulated runs at n* and its outer neighbour.
  */
 #include "cli.h"
 
