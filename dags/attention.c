@@ -456,11 +456,24 @@ int ps_attention_init(struct ps_attention *att,
 	if (p->exact && p->g)
 		return ps_error_set(err, PS_EINPUT,
 				    "g does not apply to exact attention");
+	if (p->decode && !p->causal)
+		return ps_error_set(err, PS_EINPUT,
+				    "decoding (--decode) is causal: it needs --causal");
+	if (p->decode && p->decode >= p->n)
+		return ps_error_set(err, PS_EINPUT,
+				    "the prompt length P = %llu of --decode must be below n = %llu",
+				    (unsigned long long)p->decode,
+				    (unsigned long long)p->n);
+	if (p->causal)
+		return ps_error_set(err, PS_EINPUT,
+				    "causal attention is not available in this build");
 	att->n = p->n;
 	att->d = p->d;
 	att->g = p->g;
 	att->normalize = p->normalize;
 	att->exact = p->exact;
+	att->causal = p->causal;
+	att->decode = p->decode;
 	att->nb = p->d + (p->normalize ? 1 : 0);
 	rc = p->exact ? init_exact(att, err) : init_approx(att, p, err);
 	if (rc)

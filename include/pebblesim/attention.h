@@ -62,6 +62,9 @@ struct ps_attention_params {
 	uint64_t n, d, g; /* g: approximate attention only (0 for exact) */
 	bool normalize;
 	bool exact;       /* exact attention (MODEL.md section 5) */
+	bool causal;      /* row i sees keys j <= i only (MODEL.md section 7) */
+	uint64_t decode;  /* P >= 1: rows P..n-1 generated one at a time after
+			   * a prompt of P rows (section 8); 0: no decoding */
 };
 
 struct ps_attention {
@@ -70,6 +73,8 @@ struct ps_attention {
 	uint64_t nb; /* |B|: d + 1 with normalisation, d without */
 	bool normalize;
 	bool exact;
+	bool causal;     /* MODEL.md section 7 */
+	uint64_t decode; /* MODEL.md section 8: the prompt length P, or 0 */
 	struct ps_monomials mono;
 	uint64_t base[PS_KIND_COUNT];  /* first id of each kind */
 	uint64_t count[PS_KIND_COUNT]; /* nodes of each kind (0: not in this DAG) */
