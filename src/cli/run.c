@@ -128,7 +128,7 @@ static const struct ps_strategy *select_strategy(const struct cli_args *a,
  */
 static int open_trace(const struct cli_args *a, const struct ps_problem *pb,
 		      const struct ps_strategy *s, struct ps_trace_writer *writer,
-		      FILE *errout)
+		      FILE *out, FILE *errout)
 {
 	bool elementary = a->trace_detail && !strcmp(a->trace_detail, "elementary");
 	uint64_t limit = a->given[OPT_TRACE_LIMIT] ? a->trace_limit : CLI_TRACE_MAX_LINES;
@@ -155,10 +155,11 @@ static int open_trace(const struct cli_args *a, const struct ps_problem *pb,
 			return PS_EXIT_USAGE;
 		}
 	}
-	if (ps_trace_open(writer, a->trace, pb->att, pb->xdag, pb->M,
-			  plan.chosen ? plan.chosen->name : s->name, &plan,
-			  pb->xdag ? (pb->order ? pb->order : "topo") : NULL,
-			  elementary, &err)) {
+	/* "-" is the command's standard output: captured under ps_script_command */
+	if (ps_trace_open_stream(writer, a->trace, out, pb->att, pb->xdag, pb->M,
+				 plan.chosen ? plan.chosen->name : s->name, &plan,
+				 pb->xdag ? (pb->order ? pb->order : "topo") : NULL,
+				 elementary, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
@@ -314,7 +315,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 		has_values = true;
 		pb.values = &vals;
 	}
-	if (a->trace && open_trace(a, &pb, s, &writer, errout))
+	if (a->trace && open_trace(a, &pb, s, &writer, out, errout))
 		goto done;
 	pb.progress = cli_progress_stream(a, errout);
 	pb.progress_label = cli_progress_label(s, a->sizes, a->dag_file ? NULL : &att, a->M,
