@@ -533,8 +533,9 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	char plot_title[96];
 	int rc;
 
-	if (!a->given[OPT_N] || !a->given[OPT_D] || !a->given[OPT_M] || !a->given[OPT_EPSILON])
-		return cli_usage_error(cmd, errout, "frontier needs -n, -d, -M and --epsilon");
+	if ((rc = cli_require(cmd, a, errout, "frontier needs -n, -d, -M and --epsilon",
+			      (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_M, OPT_EPSILON }, 4)))
+		return rc;
 	if (a->bound && strcmp(a->bound, "a-priori") && strcmp(a->bound, "measured"))
 		return cli_usage_error(cmd, errout, "unknown --bound '%s': a-priori or measured", a->bound);
 	memset(&ch, 0, sizeof(ch));

@@ -530,11 +530,13 @@ static int check_args(const struct cli_command *cmd, const struct cli_args *a,
 		return rc;
 	if (!a->given[OPT_M])
 		return cli_usage_error(cmd, errout, "-M is required");
-	if (!explicit_dag && !(a->given[OPT_N] && a->given[OPT_D] &&
-			       (a->given[OPT_G] || cli_wants_exact(a))))
-		return cli_usage_error(cmd, errout, cli_wants_exact(a) ?
-				       "the parameters -n, -d and -M are all required" :
-				       "the parameters -n, -d, -g and -M are all required");
+	if (!explicit_dag &&
+	    (rc = cli_wants_exact(a) ?
+		  cli_require(cmd, a, errout, "the parameters -n, -d and -M are all required",
+			      (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_M }, 3) :
+		  cli_require(cmd, a, errout, "the parameters -n, -d, -g and -M are all required",
+			      (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_G, OPT_M }, 4)))
+		return rc;
 	return 0;
 }
 
