@@ -632,7 +632,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	if ((a->plot || a->plot_script) && ch.has_g &&
 	    ps_sweep_plot(a->plot, 'n', rows, count, cross, 1,
 			  &(struct ps_plot_options){ .polynomial = ps_polynomial_name(ch.p.made), .title = plot_title,
-						     .script = a->plot_script, .mark_label = "best" }, &err)) {
+						     .script = a->plot_script }, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		free(rows);
 		return PS_EXIT_USAGE;
