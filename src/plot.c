@@ -671,17 +671,21 @@ static void x_axis(FILE *gp, char param, uint64_t lo, uint64_t hi)
 		fputs("set xtics 1\n", gp);
 }
 
-/* A title of one line, or two: the second the words a command adds;
- * raised by rows of text (the marks' labels below it). */
+/* A title of one line, or two: the second the words a command adds, as
+ * a label between the title and the plot (a script holds no double-quoted
+ * string: no "\n"); raised by rows of text (the marks' labels below). */
 static void plot_title(FILE *gp, const char *title, const char *subtitle, double rows)
 {
+	bool two = subtitle && subtitle[0];
+
 	fputs("set title ", gp);
 	gnuplot_string(gp, "%s", title);
-	if (subtitle && subtitle[0]) {
-		fputs(".\"\\n\".", gp);
+	fprintf(gp, " offset 0,%.1f noenhanced\n", rows + (two ? 1.1 : 0));
+	if (two) {
+		fputs("set label ", gp);
 		gnuplot_string(gp, "%s", subtitle);
+		fprintf(gp, " at graph 0.5, graph 1 offset 0,%.1f center noenhanced\n", rows + 0.9);
 	}
-	fprintf(gp, " offset 0,%.1f noenhanced\n", rows);
 }
 
 /*

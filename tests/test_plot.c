@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "../src/cli/cli.h"
+#include "gnuplot_check.h"
 #include "pebblesim/plot.h"
 #include "pebblesim/sweep.h"
 #include "tests.h"
@@ -291,6 +292,8 @@ START_TEST(test_plot_epsilon_and_marks)
 			     "--plot", "f.svg", "--plot-script", "f.gp", NULL), 0);
 	gp = slurp("f.gp", NULL);
 	ck_assert_ptr_null(strstr(gp, "with labels"));
+	/* its two-line title: a label for the second line, no double quote */
+	ck_assert_int_eq(gnuplot_check(gp, strlen(gp), NULL, 0), 0);
 	free(gp);
 	gp = slurp("f.svg", NULL);
 	ck_assert_ptr_null(strstr(gp, ">g = "));
@@ -357,6 +360,12 @@ START_TEST(test_plot_for_a_paper)
 	/* no "g = 2" or other label on the curves, the title says cost models */
 	ck_assert_ptr_null(strstr(gp, "with labels"));
 	HAS(svg, "I/O against n (cost models)");
+	/* the marks' and the exponents' script holds no code but pebblesim's */
+	{
+		char why[160];
+
+		ck_assert_msg(gnuplot_check(gp, strlen(gp), why, sizeof(why)) == 0, "%s", why);
+	}
 	free(svg);
 	free(gp);
 	/* simulated: no such words; one label of cost models among simulated
