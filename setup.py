@@ -22,6 +22,21 @@ def version():
         return re.search(r'^#define PS_VERSION "(.*)"$', f.read(), re.M).group(1)
 
 
+def build_options():
+    """The options build/ was made with (build/flags), so that make keeps
+    the build as it is instead of making it again with the defaults."""
+    options = []
+    try:
+        with open(os.path.join(ROOT, "build", "flags")) as f:
+            for line in f:
+                name, _, value = line.rstrip("\n").partition(" = ")
+                if name in ("CC", "OPT", "CFLAGS", "LDFLAGS", "WERROR"):
+                    options.append("%s=%s" % (name, value))
+    except OSError:
+        pass
+    return options
+
+
 class BuildWithLibrary(build_py):
     """build_py, then libpebblesim.so and libpebblesim-explicit.so.MAJOR
     into the built package."""
@@ -31,7 +46,7 @@ class BuildWithLibrary(build_py):
         major, minor = version().split(".")[:2]
         shlib = "build/libpebblesim.so.%s.%s" % (major, minor)
         module = "build/libpebblesim-explicit.so.%s" % major
-        subprocess.run(["make", "-C", ROOT, shlib, module], check=True)
+        subprocess.run(["make", "-C", ROOT] + build_options() + [shlib, module], check=True)
         target = os.path.join(self.build_lib, "pebblesim")
         shutil.copyfile(os.path.join(ROOT, shlib), os.path.join(target, "libpebblesim.so"))
         shutil.copyfile(os.path.join(ROOT, module),

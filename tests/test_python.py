@@ -82,6 +82,38 @@ class Documents(unittest.TestCase):
         self.assertEqual(untimed(doc), untimed(want))
         self.assertEqual(sorted({row["value"] for row in doc["rows"]}), [64, 128, 256])
 
+    def test_shards_merged(self):
+        # sweep(shard=..., csv=...) twice, then sweep(merge=[...]): the whole sweep's rows
+        options = dict(n="64:512:x2", d=4, g=2, M=512, predict=True, strategies=["colpass", "flash"])
+        whole = pebblesim.sweep(**options)
+        with tempfile.TemporaryDirectory() as tmp:
+            shards = [os.path.join(tmp, "shard-%d.csv" % k) for k in (1, 2)]
+            for k, path in enumerate(shards, 1):
+                pebblesim.sweep(shard="%d/2" % k, csv=path, **options)
+            merged = pebblesim.sweep(merge=shards)
+            want, _ = binary("sweep", "--merge", *shards)
+            with self.assertRaises(pebblesim.PebblesimError) as e:
+                pebblesim.sweep(merge=shards[1:])
+            self.assertIn("missing", e.exception.message)
+        self.assertEqual(untimed(merged), untimed(want))
+        self.assertEqual([(r["value"], r["strategy"], r["io"]) for r in merged["rows"]],
+                         [(r["value"], r["strategy"], r["io"]) for r in whole["rows"]])
+        with self.assertRaises(TypeError):
+            pebblesim.sweep(merge="a.csv")
+
+    def test_frontier_and_optimal(self):
+        doc = pebblesim.frontier(n="16:64:x2", d=4, M=256, epsilon=0.1)
+        want, _ = binary("frontier", "-n", "16:64:x2", "-d", "4", "-M", "256", "--epsilon", "0.1")
+        self.assertEqual(untimed(doc), untimed(want))
+        doc = pebblesim.optimal(n=2, d=1, g=1, M=9)
+        want, _ = binary("optimal", "-n", "2", "-d", "1", "-g", "1", "-M", "9")
+        self.assertEqual(untimed(doc), untimed(want))
+
+    def test_jobs(self):
+        # -j has no long name: the parameter is jobs
+        self.assertEqual(untimed(pebblesim.compare(n=32, d=4, g=2, M=100, jobs=2)),
+                         untimed(pebblesim.compare(n=32, d=4, g=2, M=100)))
+
     def test_list(self):
         names = [s["name"] for s in pebblesim.list_strategies()]
         want, _ = binary("list")
@@ -309,6 +341,20 @@ class Tables(unittest.TestCase):
         t.load("Q", i=range(4), a=[0, 1])
         (row,) = pebblesim.records(t)
         self.assertEqual((row["op"], row["kind"], row["nodes"], row["io"]), ("load", "Q", 8, 8))
+
+    def test_without_pandas(self):
+        # where pandas cannot be imported: to_pandas says what to install,
+        # the other tables work
+        code = ("import sys; sys.modules['pandas'] = None\n"
+                "import pebblesim\n"
+                "doc = pebblesim.sweep(n='64:128:x2', d=4, g=2, M=512, predict=True)\n"
+                "print(len(pebblesim.to_numpy(doc)), len(pebblesim.records(doc)))\n"
+                "try:\n    pebblesim.to_pandas(doc)\nexcept ImportError as e:\n    print(e)\n")
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        counts, message = p.stdout.splitlines()[:2]
+        self.assertEqual(counts.split()[0], counts.split()[1])
+        self.assertIn("to_pandas needs pandas (Debian: python3-pandas)", message)
 
     def test_pandas_where_installed(self):
         doc = pebblesim.sweep(n="64:128:x2", d=4, g=2, M=512, predict=True,
