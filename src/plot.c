@@ -690,7 +690,8 @@ static void plot_title(FILE *gp, const char *title, const char *subtitle, double
 
 /*
  * A crossover's end inside the range: a line at its value (the refined
- * n, where the sweep refined it) and a label above the plot. Labels of
+ * n, where the sweep refined it; else the grid point, and the label says
+ * "on the grid") and a label above the plot. Labels of
  * ends at the same value join; each goes to the first row above the
  * plot where it meets no other, so that none overlaps another or a
  * curve. An end at the range's edge is no crossing: not marked.
@@ -701,6 +702,7 @@ static void plot_title(FILE *gp, const char *title, const char *subtitle, double
 struct plot_mark {
 	uint64_t at;
 	bool up_to;           /* the last value below the baseline, else the first */
+	bool refined;         /* exact (ps_sweep_refine), else a grid point */
 	char baseline[24];
 	char labels[96];
 	double x0, x1;        /* its extent, in fractions of the plot's width */
@@ -725,12 +727,13 @@ static void add_mark(struct plot_mark *m, size_t *count, uint64_t at, bool up_to
 	size_t k;
 
 	for (k = 0; k < *count; k++)
-		if (m[k].at == at && m[k].up_to == up_to && !strcmp(m[k].baseline, c->baseline))
+		if (m[k].at == at && m[k].up_to == up_to && m[k].refined == c->refined &&
+		    !strcmp(m[k].baseline, c->baseline))
 			break;
 	if (k == *count) {
 		if (*count == PLOT_MAX_MARKS)
 			return;
-		m[k] = (struct plot_mark){ .at = at, .up_to = up_to };
+		m[k] = (struct plot_mark){ .at = at, .up_to = up_to, .refined = c->refined };
 		snprintf(m[k].baseline, sizeof(m[k].baseline), "%s", c->baseline);
 		(*count)++;
 	}
@@ -760,7 +763,8 @@ static size_t sweep_marks(const struct sweep_plot *sp, struct plot_mark *m, int 
 	}
 	for (size_t k = 0; k < count; k++) {
 		double f = axis_fraction(sp, m[k].at);
-		double w = per_char * (double)(strlen(m[k].labels) + strlen(m[k].baseline) + 24);
+		double w = per_char * (double)(strlen(m[k].labels) + strlen(m[k].baseline) + 24 +
+					       (m[k].refined ? 0 : 14));
 
 		m[k].x0 = f - w / 2;
 		m[k].x1 = f + w / 2;
@@ -795,8 +799,9 @@ static void sweep_marks_script(FILE *gp, const struct sweep_plot *sp, const stru
 
 		fprintf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead back dt 2 lw 1 lc rgb '#555555'\n"
 			"set label ", (unsigned long long)m[k].at, (unsigned long long)m[k].at);
-		gnuplot_string(gp, "%s < %s %s %c = %llu", m[k].labels, m[k].baseline,
-			       m[k].up_to ? "up to" : "from", sp->param, (unsigned long long)m[k].at);
+		gnuplot_string(gp, "%s < %s %s %c = %llu%s", m[k].labels, m[k].baseline,
+			       m[k].up_to ? "up to" : "from", sp->param, (unsigned long long)m[k].at,
+			       m[k].refined ? "" : " (on the grid)");
 		fprintf(gp, " at %llu, graph 1 offset 0,%.1f %s font ',9' tc rgb '#333333' noenhanced\n",
 			(unsigned long long)m[k].at, 0.6 + 1.1 * m[k].row, anchor);
 	}

@@ -381,6 +381,9 @@ START_TEST(test_plot_for_a_paper)
 	ck_assert_uint_eq(ps_sweep_crossovers(rows, count, "flash", cross, 4), 1);
 	ck_assert_int_eq(ps_sweep_plot("m.svg", 'n', rows, count, cross, 1, NULL, &err), 0);
 	svg = slurp("m.svg", NULL);
+	/* not refined: the mark is a grid point's and says so */
+	ck_assert(cross[0].found && !cross[0].refined && cross[0].intervals[0].from > 64);
+	HAS(svg, "caseI &lt; flash from n = 128 (on the grid)</text>");
 	HAS(svg, ">flash (cost model)<");
 	HAS(svg, ">caseI<");
 	ck_assert_ptr_null(strstr(svg, "(cost models)"));
