@@ -348,7 +348,7 @@ DOCS_PLOT_DIR ?= docs
 DOCS_FIGURES := exact-crossover.svg map.svg
 docs-plot: $(BIN)
 	./$(BIN) sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict -j 1 \
-		--strategies flash,keylemma,caseI,generic,colpass,best --plot $(DOCS_PLOT_DIR)/exact-crossover.svg
+		--strategies flash,keylemma,caseI,generic,colpass,best --refine --plot $(DOCS_PLOT_DIR)/exact-crossover.svg
 	./$(BIN) map -n 4096 -d 16 -g 1:6 -M 64:1M:x4 --plot $(DOCS_PLOT_DIR)/map.svg
 
 # the figures drawn again into build/, each equal to docs/'s but for the

@@ -21,6 +21,9 @@ libjansson-dev module  jansson     JSON: traces, reports
 check          module  check       the unit tests (make check)
 gnuplot-nox    command gnuplot     sweep --plot
 python3-numpy  python  numpy       make check recomputes the polynomials with NumPy
+python3-setuptools python setuptools build backend of the Python package (pyproject.toml)
+python3-wheel  python  wheel       pip builds the Python package as a wheel
+python3-pip    python  pip         pip install --no-build-isolation . (make check-python tries it)
 parallel       command parallel    GNU parallel: make check runs examples/distributed/ with it
 '
 

@@ -208,17 +208,20 @@ static int copy_plot(int from, pid_t pid, FILE *out, unsigned char *tail, size_t
  * The terminal and the output: the script's first lines. Fonts, lines
  * and markers scale with the picture: the PNG is the SVG at twice the
  * resolution, in true colour (pngcairo writes 8-bit RGB), the PDF the
- * SVG's size at 100 pixels an inch.
+ * SVG's size at 100 pixels an inch. Enhanced text draws the tics' powers
+ * (10^{6}) as exponents; every text that names something (a title, a
+ * label, a key entry) is set noenhanced, so that its _ and ^ stay
+ * letters.
  */
 static void script_head(FILE *gp, const struct plot_form *form, int w, int h)
 {
 	if (form->format == PLOT_SVG)
-		fprintf(gp, "set terminal svg size %d,%d dynamic noenhanced font 'Sans,12' background '#ffffff'\n", w, h);
+		fprintf(gp, "set terminal svg size %d,%d dynamic enhanced font 'Sans,12' background '#ffffff'\n", w, h);
 	else if (form->format == PLOT_PNG)
-		fprintf(gp, "set terminal pngcairo size %d,%d noenhanced font 'Sans,12' fontscale 2 linewidth 2 pointscale 2 background '#ffffff'\n",
+		fprintf(gp, "set terminal pngcairo size %d,%d enhanced font 'Sans,12' fontscale 2 linewidth 2 pointscale 2 background '#ffffff'\n",
 			2 * w, 2 * h);
 	else
-		fprintf(gp, "set terminal pdfcairo size %.2fin,%.2fin noenhanced font 'Sans,12'\n", w / 100.0, h / 100.0);
+		fprintf(gp, "set terminal pdfcairo size %.2fin,%.2fin enhanced font 'Sans,12'\n", w / 100.0, h / 100.0);
 	if (form->output) {
 		fputs("set output ", gp);
 		gnuplot_string(gp, "%s", form->output);
@@ -422,8 +425,10 @@ struct sweep_plot {
 	int epsilon_same_as[PS_SWEEP_MAX_STRATEGIES]; /* the same, for epsilon */
 	int bound_block[BOUND_KINDS];         /* -1: none */
 	char bound_names[BOUND_KINDS][128];   /* the bounds that are largest somewhere */
+	bool model[PS_SWEEP_MAX_STRATEGIES];  /* some point of it from its cost model */
+	bool simulated[PS_SWEEP_MAX_STRATEGIES]; /* some point of it simulated */
 	uint64_t xmin, xmax;
-	char title[256];
+	char title[256], subtitle[160];
 };
 
 static bool row_is(const struct ps_sweep_row *r, const char *label)
@@ -487,6 +492,19 @@ static const char *bound_name(const struct ps_sweep_row *r, bool exact)
 	return name;
 }
 
+/* Every label that has points has them from its cost model only. */
+static bool sweep_all_models(const struct sweep_plot *sp)
+{
+	bool any = false;
+
+	for (size_t q = 0; q < sp->label_count; q++) {
+		if (sp->simulated[q])
+			return false;
+		any |= sp->model[q];
+	}
+	return any;
+}
+
 static void sweep_prepare(struct sweep_plot *sp)
 {
 	const struct ps_sweep_row *fixed = NULL;
@@ -505,6 +523,7 @@ static void sweep_prepare(struct sweep_plot *sp)
 			snprintf(sp->labels[sp->label_count], sizeof(sp->labels[0]), "%s", r->label);
 			sp->block[sp->label_count] = -1;
 			sp->has_epsilon[sp->label_count] = false;
+			sp->model[sp->label_count] = sp->simulated[sp->label_count] = false;
 			sp->exact[sp->label_count++] = !strcmp(r->dag, "exact-attention");
 		}
 		if (!r->ran)
@@ -520,6 +539,10 @@ static void sweep_prepare(struct sweep_plot *sp)
 			if (row_is(&sp->rows[k], sp->labels[q])) {
 				if (sp->block[q] < 0)
 					sp->block[q] = blocks++;
+				if (sp->rows[k].simulated)
+					sp->simulated[q] = true;
+				else
+					sp->model[q] = true;
 				if (sp->rows[k].has_values && sp->rows[k].epsilon > 0 &&
 				    isfinite(sp->rows[k].epsilon))
 					sp->has_epsilon[q] = true;
@@ -553,8 +576,10 @@ static void sweep_prepare(struct sweep_plot *sp)
 			}
 		}
 	}
-	/* the title: what is swept, and the parameters held fixed */
-	used = (size_t)snprintf(sp->title, sizeof(sp->title), "I/O against %c", sp->param);
+	/* the title: what is swept, whether the I/O is the cost models', and
+	 * the parameters held fixed */
+	used = (size_t)snprintf(sp->title, sizeof(sp->title), "I/O against %c%s", sp->param,
+				sweep_all_models(sp) ? " (cost models)" : "");
 	if (fixed) {
 		const struct {
 			char name;
@@ -573,8 +598,8 @@ static void sweep_prepare(struct sweep_plot *sp)
 	if (sp->opt && sp->opt->polynomial && sp->opt->polynomial[0] && used < sizeof(sp->title))
 		used += (size_t)snprintf(sp->title + used, sizeof(sp->title) - used, ", %c%s polynomial",
 					 toupper((unsigned char)sp->opt->polynomial[0]), sp->opt->polynomial + 1);
-	if (sp->opt && sp->opt->title && used < sizeof(sp->title))
-		snprintf(sp->title + used, sizeof(sp->title) - used, "; %s", sp->opt->title);
+	if (sp->opt && sp->opt->title)
+		snprintf(sp->subtitle, sizeof(sp->subtitle), "%s", sp->opt->title);
 }
 
 /*
@@ -646,62 +671,241 @@ static void x_axis(FILE *gp, char param, uint64_t lo, uint64_t hi)
 		fputs("set xtics 1\n", gp);
 }
 
-/*
- * Room below the plot for the tic labels, the x label and the key, which
- * gnuplot would otherwise draw over the x label: a row per entry in one
- * column, or per two entries in two when every title is short enough
- * for two to share the width.
- */
-static void key_margin(FILE *gp, const struct sweep_plot *sp)
+/* A title of one line, or two: the second the words a command adds, as
+ * a label between the title and the plot (a script holds no double-quoted
+ * string: no "\n"); raised by rows of text (the marks' labels below). */
+static void plot_title(FILE *gp, const char *title, const char *subtitle, double rows)
 {
-	size_t entries = 0, longest = 0, rows;
+	bool two = subtitle && subtitle[0];
+
+	fputs("set title ", gp);
+	gnuplot_string(gp, "%s", title);
+	fprintf(gp, " offset 0,%.1f noenhanced\n", rows + (two ? 1.1 : 0));
+	if (two) {
+		fputs("set label ", gp);
+		gnuplot_string(gp, "%s", subtitle);
+		fprintf(gp, " at graph 0.5, graph 1 offset 0,%.1f center noenhanced\n", rows + 0.9);
+	}
+}
+
+/*
+ * A crossover's end inside the range: a line at its value (the refined
+ * n, where the sweep refined it; else the grid point, and the label says
+ * "on the grid") and a label above the plot. Labels of
+ * ends at the same value join; each goes to the first row above the
+ * plot where it meets no other, so that none overlaps another or a
+ * curve. An end at the range's edge is no crossing: not marked.
+ */
+#define PLOT_MAX_MARKS 16
+#define PLOT_MARK_ROWS 4
+
+struct plot_mark {
+	uint64_t at;
+	bool up_to;           /* the last value below the baseline, else the first */
+	bool refined;         /* exact (ps_sweep_refine), else a grid point */
+	char baseline[24];
+	char labels[96];
+	double x0, x1;        /* its extent, in fractions of the plot's width */
+	int row;
+};
+
+/* Where value stands along the x axis, from 0 to 1. */
+static double axis_fraction(const struct sweep_plot *sp, uint64_t value)
+{
+	double lo = (double)sp->xmin, hi = (double)sp->xmax, v = (double)value;
+
+	if (hi <= lo)
+		return 0.5;
+	if (sp->param == 'n' || sp->param == 'M')
+		return log(v / lo) / log(hi / lo);
+	return (v - lo) / (hi - lo);
+}
+
+static void add_mark(struct plot_mark *m, size_t *count, uint64_t at, bool up_to,
+		     const struct ps_crossover *c)
+{
+	size_t k;
+
+	for (k = 0; k < *count; k++)
+		if (m[k].at == at && m[k].up_to == up_to && m[k].refined == c->refined &&
+		    !strcmp(m[k].baseline, c->baseline))
+			break;
+	if (k == *count) {
+		if (*count == PLOT_MAX_MARKS)
+			return;
+		m[k] = (struct plot_mark){ .at = at, .up_to = up_to, .refined = c->refined };
+		snprintf(m[k].baseline, sizeof(m[k].baseline), "%s", c->baseline);
+		(*count)++;
+	}
+	if (!strstr(m[k].labels, c->label) && strlen(m[k].labels) + strlen(c->label) + 3 < sizeof(m[k].labels))
+		snprintf(m[k].labels + strlen(m[k].labels), sizeof(m[k].labels) - strlen(m[k].labels),
+			 "%s%s", m[k].labels[0] ? ", " : "", c->label);
+}
+
+/* The marks and their rows; returns how many, *rows the rows used. */
+static size_t sweep_marks(const struct sweep_plot *sp, struct plot_mark *m, int *rows)
+{
+	/* a label's width: 5.5 px a character of the 9-point font, in a plot
+	 * about 560 px wide (the canvas less the margins and the key) */
+	const double per_char = 5.5 / 560;
+	size_t count = 0;
+
+	*rows = 0;
+	for (size_t k = 0; k < sp->cross_count; k++) {
+		const struct ps_crossover *c = &sp->cross[k];
+
+		for (size_t t = 0; c->found && t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++) {
+			if (c->intervals[t].from > sp->xmin)
+				add_mark(m, &count, c->intervals[t].from, false, c);
+			if (c->intervals[t].to < sp->xmax)
+				add_mark(m, &count, c->intervals[t].to, true, c);
+		}
+	}
+	for (size_t k = 0; k < count; k++) {
+		double f = axis_fraction(sp, m[k].at);
+		double w = per_char * (double)(strlen(m[k].labels) + strlen(m[k].baseline) + 24 +
+					       (m[k].refined ? 0 : 14));
+
+		m[k].x0 = f - w / 2;
+		m[k].x1 = f + w / 2;
+		if (m[k].x0 < 0) {
+			m[k].x0 = f;
+			m[k].x1 = f + w;
+		} else if (m[k].x1 > 1) {
+			m[k].x0 = f - w;
+			m[k].x1 = f;
+		}
+		for (m[k].row = 0; m[k].row < PLOT_MARK_ROWS - 1; m[k].row++) {
+			bool clear = true;
+
+			for (size_t p = 0; p < k; p++)
+				if (m[p].row == m[k].row && m[p].x0 < m[k].x1 + 0.01 && m[k].x0 < m[p].x1 + 0.01)
+					clear = false;
+			if (clear)
+				break;
+		}
+		*rows = m[k].row + 1 > *rows ? m[k].row + 1 : *rows;
+	}
+	return count;
+}
+
+/* The marks: a dashed line at each, its label above the plot. */
+static void sweep_marks_script(FILE *gp, const struct sweep_plot *sp, const struct plot_mark *m,
+			       size_t count)
+{
+	for (size_t k = 0; k < count; k++) {
+		double f = axis_fraction(sp, m[k].at);
+		const char *anchor = m[k].x0 >= f ? "left" : m[k].x1 <= f ? "right" : "center";
+
+		fprintf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead back dt 2 lw 1 lc rgb '#555555'\n"
+			"set label ", (unsigned long long)m[k].at, (unsigned long long)m[k].at);
+		gnuplot_string(gp, "%s < %s %s %c = %llu%s", m[k].labels, m[k].baseline,
+			       m[k].up_to ? "up to" : "from", sp->param, (unsigned long long)m[k].at,
+			       m[k].refined ? "" : " (on the grid)");
+		fprintf(gp, " at %llu, graph 1 offset 0,%.1f %s font ',9' tc rgb '#333333' noenhanced\n",
+			(unsigned long long)m[k].at, 0.6 + 1.1 * m[k].row, anchor);
+	}
+}
+
+/* A label's key entry: its name, the earlier label its points equal,
+ * and where its points are cost models while others are simulated, that
+ * it is a cost model. */
+static void series_text(const struct sweep_plot *sp, size_t q, char *buf, size_t len)
+{
+	const char *model = "";
+	int used = 0;
+
+	if (!sweep_all_models(sp) && sp->model[q])
+		model = sp->simulated[q] ? " (cost model in part)" : " (cost model)";
+	if (sp->same_as[q] >= 0)
+		used = snprintf(buf, len, "%s (= %s)", sp->labels[q], sp->labels[sp->same_as[q]]);
+	else
+		used = snprintf(buf, len, "%s", sp->labels[q]);
+	if (used >= 0 && (size_t)used < len)
+		snprintf(buf + used, len - (size_t)used, "%s", model);
+}
+
+/* A problem's lower bound's key entry. */
+static void bound_text(const struct sweep_plot *sp, int b, char *buf, size_t len)
+{
+	snprintf(buf, len, "lower bound, %s (%s)", b == BOUND_APPROX ? "approximate" : "exact",
+		 sp->bound_names[b]);
+}
+
+/* A label's epsilon's key entry. */
+static void epsilon_text(const struct sweep_plot *sp, size_t q, char *buf, size_t len)
+{
+	if (sp->epsilon_same_as[q] < 0)
+		snprintf(buf, len, "%s epsilon", sp->labels[q]);
+	else
+		snprintf(buf, len, "%s epsilon (= %s epsilon)", sp->labels[q],
+			 sp->labels[sp->epsilon_same_as[q]]);
+}
+
+/*
+ * The key beside the plot, one entry a row, at a place computed from its
+ * longest entry (gnuplot's own estimate of an outside key's width leaves
+ * the plot half the canvas): the plot ends where the key begins, less
+ * the right axis's room when epsilon is drawn.
+ */
+static void sweep_key(FILE *gp, const struct sweep_plot *sp, bool values)
+{
+	size_t longest = 0;
+	double key_width, plot_right;
+	char text[256];
 
 	for (size_t q = 0; q < sp->label_count; q++) {
-		entries += (sp->block[q] >= 0) + sp->has_epsilon[q];
-		longest = ps_max_u64(longest, strlen(sp->labels[q]) + 24);
+		if (sp->block[q] >= 0) {
+			series_text(sp, q, text, sizeof(text));
+			longest = ps_max_u64(longest, strlen(text));
+		}
+		if (sp->has_epsilon[q]) {
+			epsilon_text(sp, q, text, sizeof(text));
+			longest = ps_max_u64(longest, strlen(text));
+		}
 	}
 	for (int b = 0; b < BOUND_KINDS; b++)
 		if (sp->bound_block[b] >= 0) {
-			entries++;
-			longest = ps_max_u64(longest, strlen(sp->bound_names[b]) + 40);
+			bound_text(sp, b, text, sizeof(text));
+			longest = ps_max_u64(longest, strlen(text));
 		}
-	rows = longest <= 56 ? (entries + 1) / 2 : entries;
-	fprintf(gp, "set bmargin %zu\n", 4 + rows);
+	/* 6.8 px a character of the 10-point font, the sample and gaps 60 px,
+	 * of 960; at most half the canvas */
+	key_width = fmin(480, 60 + 6.8 * (double)longest) / 960;
+	plot_right = 1 - key_width - (values ? 0.09 : 0.01);
+	fprintf(gp, "set rmargin at screen %.3f\n"
+		"set key at screen %.3f, graph 1 top left Left reverse samplen 2.5 spacing 1.15 font ',10'\n",
+		plot_right, plot_right + (values ? 0.09 : 0.01) + 0.005);
 }
 
 /* The script: fixed text, numbers, and labels as quoted strings only. */
 static void sweep_script(FILE *gp, const struct plot_form *form, void *ctx)
 {
 	const struct sweep_plot *sp = ctx;
+	struct plot_mark marks[PLOT_MAX_MARKS];
+	char text[256];
 	bool values = false, first = true;
-	int exact_colour = -1;
+	int exact_colour = -1, rows;
+	size_t mark_count = sweep_marks(sp, marks, &rows);
 
 	for (size_t q = 0; q < sp->label_count; q++) {
 		values |= sp->has_epsilon[q];
 		if (sp->exact[q] && sp->block[q] >= 0 && exact_colour < 0)
 			exact_colour = (int)q;
 	}
-	script_head(gp, form, 900, 600);
-	fputs("set title ", gp);
-	gnuplot_string(gp, "%s", sp->title);
-	fprintf(gp, "\nset xlabel '%c'\nset ylabel 'I/O (loads + saves)'\n", sp->param);
+	script_head(gp, form, 960, 600);
+	plot_title(gp, sp->title, sp->subtitle, 1.1 * rows);
+	/* room above the plot for the title and the marks' rows */
+	fprintf(gp, "set tmargin %.1f\n", 2.5 + (sp->subtitle[0] ? 1 : 0) + 1.1 * rows);
+	sweep_key(gp, sp, values);
+	fprintf(gp, "set xlabel '%c'\nset ylabel 'I/O (loads + saves)'\n", sp->param);
 	x_axis(gp, sp->param, sp->xmin, sp->xmax);
-	fputs("set logscale y 10\nset format y '10^%L'\nset grid\n"
-	      "set key outside below center horizontal maxcols 2 font ',10'\n", gp);
-	key_margin(gp, sp);
+	/* powers of ten as exponents; the key beside the plot, one entry a row */
+	fputs("set logscale y 10\nset format y '10^{%L}'\nset grid back lc rgb '#dddddd'\n", gp);
 	if (values)
 		fputs("set logscale y2 10\nset y2label 'epsilon = max |A - softmax(Q K^T / sqrt d) V| (dotted)'\n"
-		      "set y2tics\nset ytics nomirror\nset format y2 '%.0e'\n", gp);
-	for (size_t k = 0; k < sp->cross_count; k++) {
-		if (!sp->cross[k].found)
-			continue;
-		fprintf(gp, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 3 lc rgb 'gray40'\n"
-			"set label ", (unsigned long long)sp->cross[k].at,
-			(unsigned long long)sp->cross[k].at);
-		gnuplot_string(gp, "%s < %s", sp->cross[k].label, sp->cross[k].baseline);
-		fprintf(gp, " at %llu, graph %.2f left offset 0.5,0 font ',9'\n",
-			(unsigned long long)sp->cross[k].at, 0.95 - 0.05 * (double)(k % 10));
-	}
+		      "set y2tics\nset ytics nomirror\nset format y2 '10^{%L}'\n", gp);
+	sweep_marks_script(gp, sp, marks, mark_count);
 	fputs("plot ", gp);
 	/* every label's I/O; a label whose points equal an earlier one's is
 	 * drawn dashed with larger open markers, so that both stay visible */
@@ -711,13 +915,13 @@ static void sweep_script(FILE *gp, const struct plot_form *form, void *ctx)
 		fprintf(gp, "%s'%s' index %d using 1:2 with linespoints ", first ? "" : ", \\\n     ",
 			form->data, sp->block[q]);
 		first = false;
-		if (sp->same_as[q] < 0) {
+		if (sp->same_as[q] < 0)
 			fprintf(gp, "lw 2 lc rgb '%s' pt %d ps 1.1 title ", COLOUR(q), MARKER(q));
-			gnuplot_string(gp, "%s", sp->labels[q]);
-		} else {
+		else
 			fprintf(gp, "lw 2 dt 2 lc rgb '%s' pt %d ps 2.2 title ", COLOUR(q), MARKER(q) - 1);
-			gnuplot_string(gp, "%s (= %s)", sp->labels[q], sp->labels[sp->same_as[q]]);
-		}
+		series_text(sp, q, text, sizeof(text));
+		gnuplot_string(gp, "%s", text);
+		fputs(" noenhanced", gp);
 	}
 	/* a lower bound per problem, each dashed and in its own entry: the
 	 * approximate strategies stand against approximate attention's
@@ -728,8 +932,9 @@ static void sweep_script(FILE *gp, const struct plot_form *form, void *ctx)
 		fprintf(gp, ", \\\n     '%s' index %d using 1:2 with lines lw 1.5 dt %d lc rgb '%s' title ",
 			form->data, sp->bound_block[b], b == BOUND_APPROX ? 2 : 4,
 			b == BOUND_APPROX ? "#000000" : exact_colour >= 0 ? COLOUR(exact_colour) : "#666666");
-		gnuplot_string(gp, "lower bound, %s attention (%s)", b == BOUND_APPROX ? "approximate" : "exact",
-			       sp->bound_names[b]);
+		bound_text(sp, b, text, sizeof(text));
+		gnuplot_string(gp, "%s", text);
+		fputs(" noenhanced", gp);
 	}
 	/* epsilon on the right axis, dotted, in its I/O series' colour; an
 	 * epsilon equal to an earlier label's with a larger marker, so that
@@ -744,17 +949,10 @@ static void sweep_script(FILE *gp, const struct plot_form *form, void *ctx)
 				under += sp->epsilon_same_as[q] >= 0 && sp->epsilon_same_as[p] == sp->epsilon_same_as[q];
 			fprintf(gp, ", \\\n     '%s' index %d using 1:4 axes x1y2 with linespoints lw 1.5 dt 3 lc rgb '%s' pt %d ps %.1f title ",
 				form->data, sp->block[q], COLOUR(q), MARKER(q) - 1, 0.8 + 0.7 * under);
-			if (sp->epsilon_same_as[q] < 0)
-				gnuplot_string(gp, "%s epsilon", sp->labels[q]);
-			else
-				gnuplot_string(gp, "%s epsilon (= %s epsilon)", sp->labels[q],
-					       sp->labels[sp->epsilon_same_as[q]]);
+			epsilon_text(sp, q, text, sizeof(text));
+			gnuplot_string(gp, "%s", text);
+			fputs(" noenhanced", gp);
 		}
-	/* the degree at each point of the marked label (frontier) */
-	for (size_t q = 0; sp->opt && sp->opt->mark_label && q < sp->label_count; q++)
-		if (sp->block[q] >= 0 && !strcmp(sp->labels[q], sp->opt->mark_label))
-			fprintf(gp, ", \\\n     '%s' index %d using 1:2:(sprintf('g = %%d', $5)) with labels offset 0,1.1 font ',9' tc rgb '%s' notitle",
-				form->data, sp->block[q], COLOUR(q));
 	fputc('\n', gp);
 }
 
@@ -921,9 +1119,11 @@ static void map_axes(FILE *gp, const struct ps_map *map)
 	fprintf(gp, "set xrange [%.10g:%.10g]\n", lo, hi);
 	ps_map_axis_span(map->ys, map->ny, map->y, &lo, &hi);
 	fprintf(gp, "set yrange [%.10g:%.10g]\n", lo, hi);
-	fprintf(gp, "%sset xlabel '%c'\n%sset ylabel '%c'\nset format x '%%.0f'\nset format y '%%.0f'\n",
+	/* a log axis's tics as powers of 2 (2^{10}), a linear one's as numbers */
+	fprintf(gp, "%sset xlabel '%c'\n%sset ylabel '%c'\nset format x '%s'\nset format y '%s'\n",
 		log_param(map->x) ? "set logscale x 2\n" : "", map->x,
-		log_param(map->y) ? "set logscale y 2\n" : "", map->y);
+		log_param(map->y) ? "set logscale y 2\n" : "", map->y,
+		log_param(map->x) ? "2^{%L}" : "%.0f", log_param(map->y) ? "2^{%L}" : "%.0f");
 	if (!log_param(map->x) && map->xs[map->nx - 1] - map->xs[0] <= 24)
 		fputs("set xtics 1\n", gp);
 	if (!log_param(map->y) && map->ys[map->ny - 1] - map->ys[0] <= 24)
@@ -940,6 +1140,7 @@ static void map_lines_plot(FILE *gp, const struct ps_map *map, const struct plot
 		fprintf(gp, ", \\\n     '%s' index %d using 1:2 with lines %s title ", form->data,
 			b->lines[l], styles[map->lines[l].formula[0] == 'M' && strstr(map->lines[l].formula, "g^2") ? 1 : 0]);
 		gnuplot_string(gp, "%s", map->lines[l].name);
+		fputs(" noenhanced", gp);
 	}
 }
 
@@ -947,16 +1148,26 @@ static void map_script(FILE *gp, const struct plot_form *form, void *ctx)
 {
 	const struct ps_map *map = ctx;
 	struct map_blocks b;
+	size_t entries;
 	bool first;
 
 	map_block_layout(map, &b);
 	script_head(gp, form, 1200, 660);
 	fputs("set multiplot layout 1,2 title ", gp);
 	gnuplot_string(gp, "pebblesim map: %s", map->fixed ? map->fixed : "");
-	fputs("\nset key outside below left vertical Left reverse spacing 1.1 font ',10'\n", gp);
+	/* the key below each panel, under the x label: room for the longer
+	 * of the two (an entry a row of the 10-point font) */
+	entries = 0;
+	for (int k = 0; k < 4; k++)
+		entries += b.cases[k] >= 0;
+	for (size_t q = 0, right = 0; q <= map->strategy_count; q++)
+		if ((right += b.strategies[q] >= 0) > entries)
+			entries = right;
+	fprintf(gp, " noenhanced\nset key outside below left vertical Left reverse spacing 1.1 font ',10'\n"
+		"set bmargin %.1f\n", 3.5 + 1.0 * (double)(entries + map->line_count));
 	map_axes(gp, map);
 	/* the left panel: the case at each cell, named in it when there is room */
-	fputs("set title 'the case (docs/BOUNDS.md)'\nplot ", gp);
+	fputs("set title 'the case (docs/BOUNDS.md)' noenhanced\nplot ", gp);
 	first = true;
 	for (int k = 0; k < 4; k++) {
 		if (b.cases[k] < 0)
@@ -964,6 +1175,7 @@ static void map_script(FILE *gp, const struct plot_form *form, void *ctx)
 		fprintf(gp, "%s'%s' index %d using 1:2:3:4:5:6 with boxxyerror fs solid 1.0 noborder lc rgb '%s' title ",
 			first ? "" : ", \\\n     ", form->data, b.cases[k], case_colours[k]);
 		gnuplot_string(gp, "%s", case_words[k]);
+		fputs(" noenhanced", gp);
 		if (map->nx * map->ny <= 400)
 			fprintf(gp, ", \\\n     '%s' index %d using 1:2:('%s') with labels font ',9' notitle",
 				form->data, b.cases[k], case_names[k]);
@@ -973,7 +1185,7 @@ static void map_script(FILE *gp, const struct plot_form *form, void *ctx)
 		fputs("NaN notitle", gp);
 	map_lines_plot(gp, map, form, &b);
 	/* the right panel: the cheapest strategy */
-	fputs("\nset title 'the cheapest strategy (cost models)'\nplot ", gp);
+	fputs("\nset title 'the cheapest strategy (cost models)' noenhanced\nplot ", gp);
 	first = true;
 	for (size_t q = 0; q <= map->strategy_count; q++) {
 		if (b.strategies[q] < 0)
@@ -985,6 +1197,7 @@ static void map_script(FILE *gp, const struct plot_form *form, void *ctx)
 			gnuplot_string(gp, "%s", map->strategies[q]);
 		else
 			gnuplot_string(gp, "none of them applies");
+		fputs(" noenhanced", gp);
 		first = false;
 	}
 	map_lines_plot(gp, map, form, &b);

@@ -161,6 +161,16 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 		  uint64_t M, const char *strategy, const struct ps_plan *plan,
 		  const char *order, bool elementary, struct ps_error *err)
 {
+	return ps_trace_open_stream(w, path, stdout, att, xdag, M, strategy, plan,
+				    order, elementary, err);
+}
+
+int ps_trace_open_stream(struct ps_trace_writer *w, const char *path,
+			 FILE *standard_output, const struct ps_attention *att,
+			 const struct ps_explicit *xdag, uint64_t M,
+			 const char *strategy, const struct ps_plan *plan,
+			 const char *order, bool elementary, struct ps_error *err)
+{
 	json_t *header, *params = json_object(), *dag;
 	int rc;
 
@@ -173,7 +183,7 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 		json_decref(params);
 		return rc;
 	}
-	w->file = w->out.file;
+	w->file = w->out.file == stdout ? standard_output : w->out.file;
 	if (plan && plan->param_name)
 		json_object_set_new(params, plan->param_name,
 				    json_integer((json_int_t)plan->param));

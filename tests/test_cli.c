@@ -32,6 +32,74 @@ static int cli(const char *first, ...)
 	return rc;
 }
 
+/* A mistyped option, command or strategy: the nearest one named; the
+ * missing parameters named. */
+START_TEST(test_did_you_mean)
+{
+	static const struct {
+		const char *args[12], *message;
+	} cases[] = {
+		{ { "--statregy", "keylemma", "-n", "64", "-d", "4", "-g", "2", "-M", "100" },
+		  "pebblesim: unknown option '--statregy'; did you mean '--strategy'?\n" },
+		{ { "compare", "--predcit=1" },
+		  "pebblesim: unknown option '--predcit'; did you mean '--predict'?\n" },
+		{ { "swep", "-n", "64" }, "pebblesim: unknown command 'swep'; did you mean 'sweep'?\n" },
+		{ { "help", "frontir" },
+		  "pebblesim: unknown command 'frontir'; did you mean 'frontier'?\n" },
+		{ { "--strategy", "keylema", "-n", "64", "-d", "4", "-g", "2", "-M", "100" },
+		  "pebblesim: unknown strategy 'keylema'; did you mean 'keylemma'? known: generic, " },
+		{ { "sweep", "-n", "64:128", "-d", "4", "-g", "2", "-M", "100", "--strategies", "flash,colpas" },
+		  "pebblesim: unknown strategy 'colpas' in --strategies; did you mean 'colpass'?\n" },
+		{ { "sweep", "-n", "64:128", "-d", "4", "-g", "2", "-M", "100", "--strategies", "cse,flash" },
+		  "pebblesim: unknown strategy 'cse' in --strategies; did you mean 'case'?\n" },
+		{ { "compare", "-n", "64", "-d", "4", "-g", "2", "-M", "100", "--strategies", "flsah" },
+		  "pebblesim: unknown strategy 'flsah' in --strategies; did you mean 'flash'?\n" },
+		/* nothing near: no guess */
+		{ { "--bogus" }, "pebblesim: unknown option '--bogus'\n" },
+		{ { "xyzzy" }, "pebblesim: unknown command 'xyzzy'\n" },
+		{ { "--strategy", "nope", "-n", "64", "-d", "4", "-g", "2", "-M", "100" },
+		  "pebblesim: unknown strategy 'nope'; known: generic, " },
+		/* the missing parameters, by name */
+		{ { "-n", "64", "-d", "4", "-M", "100" },
+		  "pebblesim: the parameters -n, -d, -g and -M are all required: -g is missing\n" },
+		{ { "-n", "64", "-M", "100" },
+		  "pebblesim: the parameters -n, -d, -g and -M are all required: -d and -g are missing\n" },
+		{ { "compare", "-d", "4" },
+		  "pebblesim: the parameters -n, -d, -g and -M are all required: -n, -g and -M are missing\n" },
+		{ { "--attention", "exact", "-n", "64", "-M", "100" },
+		  "pebblesim: exact attention needs -n, -d and -M: -d is missing\n" },
+		{ { "optimal", "-M", "9", "-n", "2", "-g", "1" },
+		  "pebblesim: the parameters -n, -d, -g and -M are all required: -d is missing\n" },
+		{ { "dag", "-n", "4" },
+		  "pebblesim: dag needs -n, -d and -g (exact attention: -n and -d): -d and -g are missing\n" },
+		{ { "frontier", "-n", "16:64:x2", "-d", "4", "-M", "256" },
+		  "pebblesim: frontier needs -n, -d, -M and --epsilon: --epsilon is missing\n" },
+		{ { "sweep", "-n", "64:128", "-g", "2", "-M", "100" },
+		  "pebblesim: sweep needs -n, -d and -M (and -g for approximate attention): -d is missing\n" },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const char *const *v = cases[k].args;
+
+		ck_assert_int_eq(cli(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
+				     v[10], v[11], NULL), 2);
+		ck_assert_msg(!strncmp(err_text, cases[k].message, strlen(cases[k].message)),
+			      "case %zu: '%s', not '%s'", k, err_text, cases[k].message);
+	}
+	/* the distance: a swap of two letters is one edit; a tie is no guess */
+	{
+		const char *words[] = { "strategy", "strategies", "sizes" };
+		const char *tie[] = { "abcd", "abce" };
+
+		ck_assert_str_eq(cli_nearest("stratgey", words, 3), "strategy");
+		ck_assert_str_eq(cli_nearest("strategis", words, 3), "strategies");
+		ck_assert_ptr_null(cli_nearest("tiles", words, 3));
+		ck_assert_ptr_null(cli_nearest("abcf", tie, 2));
+		ck_assert_ptr_null(cli_nearest("", words, 3));
+	}
+}
+END_TEST
+
 START_TEST(test_usage_errors)
 {
 	ck_assert_int_eq(cli(NULL), 2);
@@ -1867,6 +1935,7 @@ Suite *cli_suite(void)
 
 	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
 	tcase_add_test(tc, test_usage_errors);
+	tcase_add_test(tc, test_did_you_mean);
 	tcase_add_test(tc, test_too_small_and_too_large);
 	tcase_add_test(tc, test_text_report);
 	tcase_add_test(tc, test_colpass_report);

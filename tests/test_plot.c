@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "../src/cli/cli.h"
+#include "gnuplot_check.h"
 #include "pebblesim/plot.h"
 #include "pebblesim/sweep.h"
 #include "tests.h"
@@ -85,7 +86,7 @@ static void predict_spec(struct ps_sweep_spec *spec, uint64_t lo, uint64_t hi, u
 #define SMALL_SWEEP "sweep", "-n", "1k:4k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict", \
 	"--strategies", "flash,caseI,keylemma"
 
-/* Each format, whole: an SVG that closes, a PNG of 1800 x 1200 in true
+/* Each format, whole: an SVG that closes, a PNG of 1920 x 1200 in true
  * colour ending in IEND, a PDF ending in %%EOF; another ending refused. */
 START_TEST(test_plot_formats)
 {
@@ -96,14 +97,14 @@ START_TEST(test_plot_formats)
 	ck_assert_int_eq(cli(SMALL_SWEEP, "--plot", "p.svg", NULL), 0);
 	svg = slurp("p.svg", &len);
 	HAS(svg, "<svg");
-	HAS(svg, "width=\"900\"");
+	HAS(svg, "width=\"960\"");
 	HAS(svg + len - 8, "</svg>");
 	free(svg);
 	ck_assert_int_eq(cli(SMALL_SWEEP, "--plot", "p.png", NULL), 0);
 	png = slurp("p.png", &len);
 	ck_assert_int_eq(memcmp(png, png_sig, sizeof(png_sig)), 0);
 	ck_assert_int_eq(memcmp(png + 12, "IHDR", 4), 0);
-	ck_assert_uint_eq(be32((unsigned char *)png + 16), 1800);
+	ck_assert_uint_eq(be32((unsigned char *)png + 16), 1920);
 	ck_assert_uint_eq(be32((unsigned char *)png + 20), 1200);
 	ck_assert_int_eq(png[24], 8);                   /* bits a sample */
 	ck_assert_msg(png[25] == 2 || png[25] == 6, "colour type %d is not true colour", png[25]);
@@ -140,14 +141,17 @@ START_TEST(test_plot_legend)
 		ck_assert(row.ran);
 		ck_assert_double_eq(row.lower, 4.0 * (double)n * 16);
 	}
-	snprintf(label, sizeof(label), "lower bound, approximate attention (trivial)");
+	/* each key entry once as text (the SVG names its series again in a
+	 * <title>) */
+	snprintf(label, sizeof(label), "<text>lower bound, approximate (trivial)</text>");
 	ck_assert_uint_eq(occurrences(svg, label), 1);
-	ck_assert_uint_eq(occurrences(svg, "lower bound, exact attention ("), 1);
+	ck_assert_uint_eq(occurrences(svg, "<text>lower bound, exact ("), 1);
 	ck_assert_uint_eq(occurrences(svg, "lower bounds"), 0);
 	/* both dashed, each in its own style */
-	HAS(gp, "with lines lw 1.5 dt 2 lc rgb '#000000' title 'lower bound, approximate attention (trivial)'");
+	HAS(gp, "with lines lw 1.5 dt 2 lc rgb '#000000' title 'lower bound, approximate (trivial)' noenhanced");
 	HAS(gp, "with lines lw 1.5 dt 4");
-	HAS(svg, "I/O against n: d = 16, g = 3, M = 8192, Taylor polynomial");
+	/* drawn from the cost models (--predict): the title says so */
+	HAS(svg, "I/O against n (cost models): d = 16, g = 3, M = 8192, Taylor polynomial");
 	HAS(gp, "set xrange [1024:4096]");
 	HAS(gp, "set logscale x 2");
 	free(svg);
@@ -172,10 +176,10 @@ START_TEST(test_plot_legend)
 		ck_assert_str_ne(name, "trivial");
 		if (!strstr(label, name))
 			snprintf(label + strlen(label), sizeof(label) - strlen(label), "%s%s",
-				 label[0] ? ", " : "lower bound, approximate attention (", name);
+				 label[0] ? ", " : "<text>lower bound, approximate (", name);
 		json_decref(dry);
 	}
-	snprintf(label + strlen(label), sizeof(label) - strlen(label), ")");
+	snprintf(label + strlen(label), sizeof(label) - strlen(label), ")</text>");
 	ck_assert_uint_eq(occurrences(svg, label), 1);
 	free(svg);
 	/* g and d on linear axes */
@@ -211,7 +215,7 @@ START_TEST(test_plot_coincide)
 	}
 	ck_assert_int_eq(ps_sweep_plot("c.svg", 'n', rows, count, NULL, 0, NULL, &err), 0);
 	svg = slurp("c.svg", NULL);
-	ck_assert_uint_eq(occurrences(svg, "case (= caseI)"), 1);
+	ck_assert_uint_eq(occurrences(svg, "<text>case (= caseI)</text>"), 1);
 	HAS(svg, ">caseI<");
 	free(svg);
 	/* one point apart: no longer the same series */
@@ -263,7 +267,7 @@ START_TEST(test_plot_script)
 END_TEST
 
 /* With values, each epsilon series takes its I/O series' colour, on the
- * right axis; frontier marks its chosen g. */
+ * right axis; frontier's points carry no "g = G" (the title names g). */
 START_TEST(test_plot_epsilon_and_marks)
 {
 	/* the small grid (sanitizers) stops the frontier at n = 2k: its
@@ -287,11 +291,117 @@ START_TEST(test_plot_epsilon_and_marks)
 	ck_assert_int_eq(cli("frontier", "-n", ns, "-d", "16", "-M", "8k", "--epsilon", "1e-1", "--entry-bound", "0.5",
 			     "--plot", "f.svg", "--plot-script", "f.gp", NULL), 0);
 	gp = slurp("f.gp", NULL);
-	HAS(gp, "(sprintf('g = %d', $5)) with labels");
+	ck_assert_ptr_null(strstr(gp, "with labels"));
+	/* its two-line title: a label for the second line, no double quote */
+	ck_assert_int_eq(gnuplot_check(gp, strlen(gp), NULL, 0), 0);
 	free(gp);
 	gp = slurp("f.svg", NULL);
-	HAS(gp, ">g = ");
+	ck_assert_ptr_null(strstr(gp, ">g = "));
+	HAS(gp, "best at the least g whose a-priori bound is &lt;= 0.1");
 	free(gp);
+}
+END_TEST
+
+/* The tics of a log axis are powers as exponents: in the SVG, "10" then
+ * its power raised in a smaller tspan; never the text "10^". */
+static void exponents(const char *svg, const char *base, const char *power)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "<text><tspan font-family=\"Sans\" >%s</tspan><tspan font-family=\"Sans\"  font-size=\"9.6\" dy=\"-6.00px\">%s</tspan>",
+		 base, power);
+	ck_assert_msg(strstr(svg, want) != NULL, "no tic %s^%s in the SVG", base, power);
+	snprintf(want, sizeof(want), "%s^", base);
+	ck_assert_ptr_null(strstr(svg, want));
+}
+
+/* A paper's figure: exponents on the log axes, crossovers marked by a
+ * line at the refined n and labelled above the plot in rows that do not
+ * overlap, the cost models said in the title or each key entry. */
+START_TEST(test_plot_for_a_paper)
+{
+	struct ps_sweep_spec spec;
+	struct ps_sweep_row *rows;
+	struct ps_crossover cross[4];
+	struct ps_error err;
+	size_t count, marks = 0;
+	char *svg, *gp;
+	const char *p;
+	double offsets[8];
+
+	ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "flash,keylemma,caseI,generic", "--refine", "--json",
+			     "--plot", "r.svg", "--plot-script", "r.gp", NULL), 0);
+	svg = slurp("r.svg", NULL);
+	gp = slurp("r.gp", NULL);
+	exponents(svg, "10", "4");
+	exponents(svg, "10", "9");
+	/* the refined ends, as the sweep's JSON gives them: 7410, 2152, 2869 */
+	for (const char *const *t = (const char *const[]){ "<text>keylemma &lt; flash from n = 7410</text>",
+							   "<text>caseI &lt; flash from n = 2152</text>",
+							   "<text>generic &lt; flash from n = 2869</text>", NULL }; *t; t++) {
+		char line[96], at[8];
+
+		ck_assert_uint_eq(occurrences(svg, *t), 1);
+		snprintf(at, sizeof(at), "%.4s", strrchr(*t, ' ') + 1);
+		snprintf(line, sizeof(line), "set arrow from %s, graph 0 to %s, graph 1 nohead", at, at);
+		HAS(gp, line);
+	}
+	HAS(out_text, "\"from\":7410");
+	HAS(out_text, "\"from\":2152");
+	/* an end at the range's edge is no crossing: 65536 is not marked */
+	ck_assert_ptr_null(strstr(gp, "set arrow from 65536"));
+	ck_assert_ptr_null(strstr(svg, "up to n = 65536"));
+	/* 2152 and 2869 are too near for one row: the labels' rows differ */
+	for (p = gp; (p = strstr(p, "graph 1 offset 0,")) && marks < 8; p++)
+		offsets[marks++] = atof(p + strlen("graph 1 offset 0,"));
+	ck_assert_uint_eq(marks, 3);
+	ck_assert(offsets[1] != offsets[2]);
+	/* no "g = 2" or other label on the curves, the title says cost models */
+	ck_assert_ptr_null(strstr(gp, "with labels"));
+	HAS(svg, "I/O against n (cost models)");
+	/* the marks' and the exponents' script holds no code but pebblesim's */
+	{
+		char why[160];
+
+		ck_assert_msg(gnuplot_check(gp, strlen(gp), why, sizeof(why)) == 0, "%s", why);
+	}
+	free(svg);
+	free(gp);
+	/* simulated: no such words; one label of cost models among simulated
+	 * ones: its key entry says so */
+	predict_spec(&spec, 64, 256, 4, 2, 1024);
+	spec.labels[0] = "caseI";
+	spec.labels[1] = "flash";
+	spec.label_count = 2;
+	ps_error_clear(&err);
+	ck_assert_int_eq(ps_sweep_run(&spec, &rows, &count, &err), 0);
+	for (size_t k = 0; k < count; k++)
+		rows[k].simulated = !strcmp(rows[k].label, "caseI");
+	ck_assert_uint_eq(ps_sweep_crossovers(rows, count, "flash", cross, 4), 1);
+	ck_assert_int_eq(ps_sweep_plot("m.svg", 'n', rows, count, cross, 1, NULL, &err), 0);
+	svg = slurp("m.svg", NULL);
+	/* not refined: the mark is a grid point's and says so */
+	ck_assert(cross[0].found && !cross[0].refined && cross[0].intervals[0].from > 64);
+	HAS(svg, "caseI &lt; flash from n = 128 (on the grid)</text>");
+	HAS(svg, ">flash (cost model)<");
+	HAS(svg, ">caseI<");
+	ck_assert_ptr_null(strstr(svg, "(cost models)"));
+	free(svg);
+	for (size_t k = 0; k < count; k++)
+		rows[k].simulated = true;
+	ck_assert_int_eq(ps_sweep_plot("s.svg", 'n', rows, count, cross, 1, NULL, &err), 0);
+	svg = slurp("s.svg", NULL);
+	ck_assert_ptr_null(strstr(svg, "cost model"));
+	free(svg);
+	free(rows);
+	/* a map's log axis: powers of 2 as exponents */
+	ck_assert_int_eq(cli("map", "-n", "256", "-d", "4", "-g", "1:3", "-M", "64:1k:x4", "--plot", "m.svg", NULL), 0);
+	svg = slurp("m.svg", NULL);
+	exponents(svg, "2", "6");
+	exponents(svg, "2", "10");
+	HAS(svg, "the cheapest strategy (cost models)");
+	free(svg);
 }
 END_TEST
 
@@ -353,6 +463,7 @@ Suite *plot_suite(void)
 	tcase_add_test(tc, test_plot_coincide);
 	tcase_add_test(tc, test_plot_script);
 	tcase_add_test(tc, test_plot_epsilon_and_marks);
+	tcase_add_test(tc, test_plot_for_a_paper);
 	tcase_add_test(tc, test_map_cases);
 	suite_add_tcase(s, tc);
 	return s;

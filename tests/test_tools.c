@@ -2,10 +2,12 @@
  * the command table, compare narrowed (--strategies, --predict, -j),
  * progress lines off a terminal, sweep --merge's checks, -V, and -n and
  * -d from the .npy shapes. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -168,9 +170,17 @@ START_TEST(test_completion_from_the_tables)
 		{ "sweep --csv shard", "shard-1.csv " },
 		{ "sweep --merge sh", "shard-1.csv " },
 		{ "help sw", "sweep " },
+		/* the files of an option's or the command's extension, and directories */
+		{ "run --plugin ext-", "ext-dir ext-2.so " },
+		{ "validate ext-", "ext-dir ext-3.jsonl " },
+		{ "view ext-", "ext-dir ext-3.jsonl " },
+		{ "run --trace ext-3", "ext-3.jsonl " },
 	};
 
 	fclose(fopen("shard-1.csv", "w"));
+	fclose(fopen("ext-2.so", "w"));
+	fclose(fopen("ext-3.jsonl", "w"));
+	ck_assert(mkdir("ext-dir", 0700) == 0 || errno == EEXIST);
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		complete(words, sizeof(words), cases[k].line);
 		ck_assert_msg(!strcmp(words, cases[k].words), "completing '%s': '%s', not '%s'",
@@ -181,7 +191,44 @@ START_TEST(test_completion_from_the_tables)
 	ck_assert_str_eq(out_text, "__flag\n");
 	ck_assert_int_eq(cli("__complete", "values", "run", "--trace", NULL), 0);
 	ck_assert_str_eq(out_text, "__files\n");
+	ck_assert_int_eq(cli("__complete", "values", "run", "--plugin", NULL), 0);
+	ck_assert_str_eq(out_text, "__files .so\n");
+	ck_assert_int_eq(cli("__complete", "operands", "validate", NULL), 0);
+	ck_assert_str_eq(out_text, "__files .jsonl\n");
 	ck_assert_int_eq(cli("__complete", "bogus", NULL), 2);
+	{
+		/* the table as JSON (the Python module's signatures): sweep's
+		 * options in its order, --plugin's extension */
+		json_error_t jerr;
+		json_t *table, *command, *option;
+		size_t c, k = 0;
+
+		ck_assert_int_eq(cli("__complete", "table", NULL), 0);
+		table = json_loads(out_text, 0, &jerr);
+		ck_assert_msg(table != NULL, "%s", jerr.text);
+		ck_assert_uint_eq(json_array_size(table), cli_command_count);
+		json_array_foreach(table, c, command) {
+			if (strcmp(json_string_value(json_object_get(command, "name")), "sweep"))
+				continue;
+			json_array_foreach(json_object_get(command, "options"), k, option) {
+				const struct cli_option *o = &sweep->options[k];
+				json_t *name = json_object_get(option, "long");
+
+				ck_assert(o->help != NULL);
+				ck_assert_str_eq(json_string_value(json_object_get(option, "help")), o->help);
+				ck_assert(o->long_name ? !strcmp(json_string_value(name), o->long_name)
+						       : json_is_null(name));
+				if (o->id == OPT_PLUGIN)
+					ck_assert_str_eq(json_string_value(json_object_get(option, "extension")),
+							 ".so");
+			}
+			ck_assert_ptr_null(sweep->options[json_array_size(json_object_get(command, "options"))].help);
+		}
+		json_decref(table);
+	}
+	unlink("ext-2.so");
+	unlink("ext-3.jsonl");
+	rmdir("ext-dir");
 }
 END_TEST
 

@@ -21,7 +21,6 @@ struct ps_plot_options {
 	const char *polynomial; /* named in the title ("taylor"), or NULL */
 	const char *title;      /* words added to the title, or NULL */
 	const char *script;     /* also write FILE.gp and FILE.dat, or NULL */
-	const char *mark_label; /* rows of this label: each point marked "g = G" */
 };
 
 /*

@@ -59,6 +59,14 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 		  uint64_t M, const char *strategy, const struct ps_plan *plan,
 		  const char *order, bool elementary, struct ps_error *err);
 
+/* As ps_trace_open, with "-" written to standard_output: the stream a
+ * command's report goes to (a memory stream under ps_script_command). */
+int ps_trace_open_stream(struct ps_trace_writer *w, const char *path,
+			 FILE *standard_output, const struct ps_attention *att,
+			 const struct ps_explicit *xdag, uint64_t M,
+			 const char *strategy, const struct ps_plan *plan,
+			 const char *order, bool elementary, struct ps_error *err);
+
 /*
  * Writes the end line (when counts is not NULL) and makes the file appear
  * under its name; with keep false, or after a failed write, removes it.

@@ -31,25 +31,21 @@ const struct cli_command cli_commands[] = {
 
 const size_t cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
 
-static const struct cli_command *find_command(const char *name)
-{
-	for (size_t k = 0; k < cli_command_count; k++)
-		if (!strcmp(cli_commands[k].name, name))
-			return &cli_commands[k];
-	return NULL;
-}
-
 /* pebblesim help [COMMAND]: the top-level help, or a command's. */
 int cmd_help(const struct cli_command *cmd, const struct cli_args *a,
 	     FILE *out, FILE *errout)
 {
 	const struct cli_command *of;
+	const char *near;
 
 	if (!a->operand_count) {
 		cli_print_help(out);
 		return PS_EXIT_VALID;
 	}
-	of = find_command(a->operands[0]);
+	of = cli_find_command(a->operands[0], &near);
+	if (!of && near)
+		return cli_usage_error(cmd, errout, "unknown command '%s'; did you mean '%s'?",
+				       a->operands[0], near);
 	if (!of)
 		return cli_usage_error(cmd, errout, "unknown command '%s'", a->operands[0]);
 	cli_print_command_help(of, out);
@@ -144,9 +140,14 @@ static int dispatch(int argc, char **argv, FILE *out, FILE *errout)
 		return PS_EXIT_VALID;
 	}
 	if (argc >= 2 && argv[1][0] != '-') {
-		cmd = find_command(argv[1]);
+		const char *near;
+
+		cmd = cli_find_command(argv[1], &near);
 		if (!cmd) {
-			fprintf(errout, "pebblesim: unknown command '%s'\n", argv[1]);
+			fprintf(errout, "pebblesim: unknown command '%s'", argv[1]);
+			if (near)
+				fprintf(errout, "; did you mean '%s'?", near);
+			fputc('\n', errout);
 			fprintf(errout, "Try 'pebblesim --help' for the list of commands.\n");
 			return PS_EXIT_USAGE;
 		}

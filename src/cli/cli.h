@@ -248,6 +248,32 @@ const struct cli_option *cli_find_option(const struct cli_command *cmd,
 int cli_check_when(const struct cli_command *cmd, const struct cli_args *a,
 		   bool dag, FILE *errout);
 
+/* 0 when every option of ids[0..count) is given; else PS_EXIT_USAGE
+ * after "RULE: -g is missing" ("-d and -g are missing"). */
+int cli_require(const struct cli_command *cmd, const struct cli_args *a,
+		FILE *errout, const char *rule, const enum cli_option_id *ids,
+		size_t count);
+
+/* The word of words[0..count) nearest to word, as git's "did you mean":
+ * within an edit distance of about a third of its length (a swap of two
+ * letters is one edit); NULL when none is that near. */
+const char *cli_nearest(const char *word, const char *const *words, size_t count);
+
+/* The strategy name nearest to name (cli_nearest over the registry's,
+ * and "case" when with_case), or NULL. */
+const char *cli_nearest_strategy(const char *name, bool with_case);
+
+/* 0 when each of labels[0..count) is a strategy or "case"; else, for the
+ * first that is not and has a near name, PS_EXIT_USAGE after "unknown
+ * strategy 'X' in OPTION; did you mean 'Y'?" (the others are left to
+ * ps_sweep_check's message). */
+int cli_check_labels(const struct cli_command *cmd, const char *option,
+		     const char *const *labels, size_t count, FILE *errout);
+
+/* The command named name, or NULL; near: the command nearest to name
+ * when none is, or NULL. */
+const struct cli_command *cli_find_command(const char *name, const char **near);
+
 /* "pebblesim: " fmt, the command's usage line, and where help is; returns
  * PS_EXIT_USAGE. */
 int cli_usage_error(const struct cli_command *cmd, FILE *errout,

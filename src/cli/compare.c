@@ -349,6 +349,7 @@ static int read_pick(const struct cli_command *cmd, const struct cli_args *a,
 	snprintf(buf, sizeof(buf), "%s", a->strategies);
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		const struct ps_strategy *s = ps_strategy_find(tok);
+		const char *near;
 		char known[512];
 		size_t used = 0;
 
@@ -357,6 +358,9 @@ static int read_pick(const struct cli_command *cmd, const struct cli_args *a,
 				pick->s[pick->count++] = s;
 			continue;
 		}
+		if (!s && (near = cli_nearest_strategy(tok, false)))
+			return cli_usage_error(cmd, errout, "unknown strategy '%.64s' in --strategies; did you mean '%s'?",
+					       tok, near);
 		known[0] = '\0';
 		for (size_t k = 0; k < ps_strategy_count && used < sizeof(known); k++)
 			if (has_rows(ps_strategies[k], att))
@@ -458,10 +462,10 @@ int cmd_compare(const struct cli_command *cmd, const struct cli_args *a,
 		return rc;
 	if (explicit_dag && !a->given[OPT_M])
 		return cli_usage_error(cmd, errout, "-M is required");
-	if (!explicit_dag && !(a->given[OPT_N] && a->given[OPT_D] && a->given[OPT_G] &&
-			       a->given[OPT_M]))
-		return cli_usage_error(cmd, errout,
-				       "the parameters -n, -d, -g and -M are all required");
+	if (!explicit_dag &&
+	    (rc = cli_require(cmd, a, errout, "the parameters -n, -d, -g and -M are all required",
+			      (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_G, OPT_M }, 4)))
+		return rc;
 	if (explicit_dag && a->predict)
 		return cli_usage_error(cmd, errout,
 				       "--predict does not apply to compare --dag: the policies for DAG files have no cost model");

@@ -37,8 +37,10 @@ int cmd_dag(const struct cli_command *cmd, const struct cli_args *a,
 
 	if ((rc = cli_check_attention(cmd, a, errout)))
 		return rc;
-	if (!(a->given[OPT_N] && a->given[OPT_D] && (a->given[OPT_G] || cli_wants_exact(a))))
-		return cli_usage_error(cmd, errout, "dag needs -n, -d and -g (exact attention: -n and -d)");
+	if ((rc = cli_require(cmd, a, errout, "dag needs -n, -d and -g (exact attention: -n and -d)",
+			      (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_G },
+			      cli_wants_exact(a) ? 2 : 3)))
+		return rc;
 	if (strcmp(format, "graphml") && strcmp(format, "gml") &&
 	    strcmp(format, "dot") && strcmp(format, "edgelist"))
 		return cli_usage_error(cmd, errout,

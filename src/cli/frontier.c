@@ -533,8 +533,9 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	char plot_title[96];
 	int rc;
 
-	if (!a->given[OPT_N] || !a->given[OPT_D] || !a->given[OPT_M] || !a->given[OPT_EPSILON])
-		return cli_usage_error(cmd, errout, "frontier needs -n, -d, -M and --epsilon");
+	if ((rc = cli_require(cmd, a, errout, "frontier needs -n, -d, -M and --epsilon",
+			      (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_M, OPT_EPSILON }, 4)))
+		return rc;
 	if (a->bound && strcmp(a->bound, "a-priori") && strcmp(a->bound, "measured"))
 		return cli_usage_error(cmd, errout, "unknown --bound '%s': a-priori or measured", a->bound);
 	memset(&ch, 0, sizeof(ch));
@@ -631,7 +632,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	if ((a->plot || a->plot_script) && ch.has_g &&
 	    ps_sweep_plot(a->plot, 'n', rows, count, cross, 1,
 			  &(struct ps_plot_options){ .polynomial = ps_polynomial_name(ch.p.made), .title = plot_title,
-						     .script = a->plot_script, .mark_label = "best" }, &err)) {
+						     .script = a->plot_script }, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		free(rows);
 		return PS_EXIT_USAGE;

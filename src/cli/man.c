@@ -11,9 +11,12 @@
  *   pebblesim __complete values COMMAND OPTION
  *                                          what follows OPTION: its values, or
  *                                          __files, __number, __flag
+ *   pebblesim __complete table             every command's options as JSON
  *
- * Neither is listed in --help: they serve the build and the completion
- * script (scripts/pebblesim.bash-completion).
+ * __files may name the files' extension ("__files .so"): the script then
+ * offers those files and directories. None is listed in --help: they
+ * serve the build, the completion script (scripts/pebblesim.bash-completion)
+ * and the Python module's signatures (src/python/gen_commands.py).
  */
 #include "cli.h"
 
@@ -44,6 +47,26 @@ static bool takes_file(const struct cli_option *o)
 {
 	return o->kind == CLI_STRING && o->arg &&
 	       (strstr(o->arg, "FILE") || strstr(o->arg, ".npy"));
+}
+
+/* The extension its value's name gives a file option ("FILE.so": ".so"),
+ * or "". */
+static const char *file_extension(const struct cli_option *o)
+{
+	const char *dot = takes_file(o) ? strrchr(o->arg, '.') : NULL;
+
+	return dot ? dot : "";
+}
+
+/* The extension of a command's operands: validate's and view's traces,
+ * sweep --merge's CSV files. */
+static const char *operand_extension(const struct cli_command *cmd)
+{
+	if (!strcmp(cmd->name, "validate") || !strcmp(cmd->name, "view"))
+		return ".jsonl";
+	if (!strcmp(cmd->name, "sweep"))
+		return ".csv";
+	return "";
 }
 
 static const struct cli_command *command_named(const char *name)
@@ -108,8 +131,64 @@ static int complete_values(const struct cli_command *cmd, const char *word, FILE
 			fputc('\n', out);
 			return PS_EXIT_VALID;
 		}
-	fputs(takes_file(o) ? "__files\n" : "__number\n", out);
+	if (takes_file(o))
+		fprintf(out, "__files%s%s\n", *file_extension(o) ? " " : "", file_extension(o));
+	else
+		fputs("__number\n", out);
 	return PS_EXIT_VALID;
+}
+
+static const char *const kind_names[] = {
+	[CLI_FLAG] = "flag", [CLI_STRING] = "string", [CLI_COUNT] = "count",
+	[CLI_SIZE] = "size", [CLI_REAL] = "real",
+};
+
+/* One option as JSON: its names, kind, value's name, help, and the words
+ * its value takes where the table knows them. */
+static json_t *option_json(const struct cli_option *o)
+{
+	char letter[2] = { (char)o->short_name, '\0' };
+	json_t *values = json_null();
+
+	for (size_t k = 0; k < sizeof(option_values) / sizeof(option_values[0]); k++)
+		if (option_values[k].id == o->id) {
+			char words[128], *save = NULL;
+
+			values = json_array();
+			snprintf(words, sizeof(words), "%s", option_values[k].values);
+			for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+				json_array_append_new(values, json_string(w));
+		}
+	return json_pack("{s:s?, s:s?, s:s, s:s?, s:s, s:o, s:b, s:s?, s:b}",
+			 "short", o->short_name ? letter : NULL, "long", o->long_name,
+			 "kind", kind_names[o->kind], "arg", o->arg, "help", o->help,
+			 "values", values, "file", takes_file(o),
+			 "extension", *file_extension(o) ? file_extension(o) : NULL,
+			 "range", (o->when & CLI_RANGE) != 0);
+}
+
+/* Every command, its usage, summary and options. */
+static int print_table(FILE *out)
+{
+	json_t *commands = json_array();
+	int rc;
+
+	for (size_t k = 0; k < cli_command_count; k++) {
+		const struct cli_command *cmd = &cli_commands[k];
+		json_t *options = json_array();
+
+		for (const struct cli_option *o = cmd->options; o->help; o++)
+			json_array_append_new(options, option_json(o));
+		json_array_append_new(commands,
+				      json_pack("{s:s, s:s, s:s, s:i, s:i, s:o}", "name", cmd->name,
+						"usage", cmd->help->usage, "summary", cmd->help->summary,
+						"min_operands", cmd->min_operands,
+						"max_operands", cmd->max_operands, "options", options));
+	}
+	rc = json_dumpf(commands, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(commands);
+	fputc('\n', out);
+	return rc ? PS_EXIT_USAGE : PS_EXIT_VALID;
 }
 
 int cli_complete(int argc, char **argv, FILE *out, FILE *errout)
@@ -130,17 +209,21 @@ int cli_complete(int argc, char **argv, FILE *out, FILE *errout)
 		}
 		return PS_EXIT_VALID;
 	}
+	if (argc == 1 && !strcmp(argv[0], "table"))
+		return print_table(out);
 	if (argc == 3 && cmd && !strcmp(argv[0], "values"))
 		return complete_values(cmd, argv[2], out);
 	if (argc == 2 && cmd && !strcmp(argv[0], "operands")) {
 		/* validate's trace, sweep --merge's CSV files */
-		fputs(cmd->max_operands && strcmp(cmd->name, "help") ? "__files\n" : "", out);
+		if (cmd->max_operands && strcmp(cmd->name, "help"))
+			fprintf(out, "__files%s%s\n", *operand_extension(cmd) ? " " : "",
+				operand_extension(cmd));
 		if (!strcmp(cmd->name, "help"))
 			for (size_t k = 0; k < cli_command_count; k++)
 				fprintf(out, "%s\n", cli_commands[k].name);
 		return PS_EXIT_VALID;
 	}
-	fputs("pebblesim: __complete commands | options COMMAND | operands COMMAND | values COMMAND OPTION\n",
+	fputs("pebblesim: __complete commands | options COMMAND | operands COMMAND | values COMMAND OPTION | table\n",
 	      errout);
 	return PS_EXIT_USAGE;
 }

@@ -445,6 +445,8 @@ int cmd_map(const struct cli_command *cmd, const struct cli_args *a,
 		}
 		m->labels[m->label_count++] = tok;
 	}
+	if ((rc = cli_check_labels(cmd, "--strategies", m->labels, m->label_count, errout)))
+		goto done;
 	/* the strategies known, the sizes sane: as a sweep checks them */
 	memset(&check, 0, sizeof(check));
 	check.n = m->base.n;

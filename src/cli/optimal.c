@@ -375,15 +375,16 @@ static int print_json(json_t *obj, FILE *out)
 /* The best sequence as a trace: the search's moves, or, when the best is
  * a strategy's, that strategy run again into the trace. */
 static int write_trace(const struct cli_args *a, struct optimal_job *job,
-		       const struct ps_problem *pb, struct ps_error *err)
+		       const struct ps_problem *pb, FILE *out, struct ps_error *err)
 {
 	struct ps_trace_writer w;
 	const struct ps_optimal_result *res = &job->res;
 	int rc = PS_OK;
 
 	if (res->move_count) {
-		if ((rc = ps_trace_open(&w, a->trace, pb->att, pb->xdag, pb->M, "optimal",
-					NULL, NULL, true, err)))
+		/* "-": the command's standard output (captured in a library) */
+		if ((rc = ps_trace_open_stream(&w, a->trace, out, pb->att, pb->xdag, pb->M,
+					       "optimal", NULL, NULL, true, err)))
 			return rc;
 		for (size_t k = 0; k < res->move_count && !rc; k++) {
 			struct ps_op op = {
@@ -402,8 +403,8 @@ static int write_trace(const struct cli_args *a, struct optimal_job *job,
 		struct ps_report rep;
 
 		with_order.order = row->order;
-		if ((rc = ps_trace_open(&w, a->trace, pb->att, pb->xdag, pb->M, row->s->name,
-					NULL, row->order, false, err)))
+		if ((rc = ps_trace_open_stream(&w, a->trace, out, pb->att, pb->xdag, pb->M,
+					       row->s->name, NULL, row->order, false, err)))
 			return rc;
 		rc = ps_run(&with_order, row->s, &w.sink, &rep, err);
 		if (!rc && !rep.valid)
@@ -529,11 +530,13 @@ static int check_args(const struct cli_command *cmd, const struct cli_args *a,
 		return rc;
 	if (!a->given[OPT_M])
 		return cli_usage_error(cmd, errout, "-M is required");
-	if (!explicit_dag && !(a->given[OPT_N] && a->given[OPT_D] &&
-			       (a->given[OPT_G] || cli_wants_exact(a))))
-		return cli_usage_error(cmd, errout, cli_wants_exact(a) ?
-				       "the parameters -n, -d and -M are all required" :
-				       "the parameters -n, -d, -g and -M are all required");
+	if (!explicit_dag &&
+	    (rc = cli_wants_exact(a) ?
+		  cli_require(cmd, a, errout, "the parameters -n, -d and -M are all required",
+			      (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_M }, 3) :
+		  cli_require(cmd, a, errout, "the parameters -n, -d, -g and -M are all required",
+			      (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_G, OPT_M }, 4)))
+		return rc;
 	return 0;
 }
 
@@ -588,7 +591,7 @@ int cmd_optimal(const struct cli_command *cmd, const struct cli_args *a,
 		goto out;
 	}
 	status = job->bug_count ? PS_EXIT_INVALID : PS_EXIT_VALID;
-	if (a->trace && (rc = write_trace(a, job, &pb, &err))) {
+	if (a->trace && (rc = write_trace(a, job, &pb, out, &err))) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		status = rc == PS_EINVALID ? PS_EXIT_INVALID : PS_EXIT_USAGE;
 	}

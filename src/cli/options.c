@@ -69,6 +69,149 @@ int cli_usage_error(const struct cli_command *cmd, FILE *errout,
 	return PS_EXIT_USAGE;
 }
 
+int cli_require(const struct cli_command *cmd, const struct cli_args *a,
+		FILE *errout, const char *rule, const enum cli_option_id *ids,
+		size_t count)
+{
+	char missing[128] = "", name[64];
+	size_t used = 0, absent = 0, left = 0;
+
+	for (size_t k = 0; k < count; k++)
+		left += !a->given[ids[k]];
+	for (size_t k = 0; k < count; k++) {
+		if (a->given[ids[k]])
+			continue;
+		absent++;
+		used += (size_t)snprintf(missing + used, sizeof(missing) - used, "%s%s",
+					 absent == 1 ? "" : absent == left ? " and " : ", ",
+					 cli_option_name(ids[k], name, sizeof(name)));
+		if (used >= sizeof(missing))
+			used = sizeof(missing) - 1;
+	}
+	if (!absent)
+		return 0;
+	return cli_usage_error(cmd, errout, "%s: %s %s missing", rule, missing,
+			       absent == 1 ? "is" : "are");
+}
+
+/* The optimal string alignment distance of a and b (insertions,
+ * deletions, substitutions, and swaps of two neighbours, one each),
+ * counted up to limit + 1. */
+static size_t edit_distance(const char *a, const char *b, size_t limit)
+{
+	enum { LONGEST = 63 };
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[3][LONGEST + 2];
+
+	if (la > LONGEST || lb > LONGEST)
+		return limit + 1;
+	if ((la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	for (size_t j = 0; j <= lb; j++)
+		row[1][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *cur = row[(i + 1) % 3], *prev = row[i % 3], *prev2 = row[(i + 2) % 3];
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t best = prev[j - 1] + cost;
+
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
+			cur[j] = best;
+		}
+	}
+	return row[(la + 1) % 3][lb];
+}
+
+const char *cli_nearest(const char *word, const char *const *words, size_t count)
+{
+	/* a third of the word's length, at least 1, at most 3 */
+	size_t len = strlen(word), limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
+	size_t best = limit + 1;
+	const char *nearest = NULL;
+	bool tie = false;
+
+	if (!len)
+		return NULL;
+	for (size_t k = 0; k < count; k++) {
+		size_t dist = edit_distance(word, words[k], limit);
+
+		if (dist < best) {
+			best = dist;
+			nearest = words[k];
+			tie = false;
+		} else if (dist == best && nearest && strcmp(nearest, words[k])) {
+			tie = true;
+		}
+	}
+	/* two words as near: no guess */
+	return tie ? NULL : nearest;
+}
+
+const char *cli_nearest_strategy(const char *name, bool with_case)
+{
+	const char *names[256];
+	size_t count = 0;
+
+	if (with_case)
+		names[count++] = "case";
+	for (size_t k = 0; k < ps_strategy_count && count < sizeof(names) / sizeof(names[0]); k++)
+		names[count++] = ps_strategies[k]->name;
+	return cli_nearest(name, names, count);
+}
+
+int cli_check_labels(const struct cli_command *cmd, const char *option,
+		     const char *const *labels, size_t count, FILE *errout)
+{
+	for (size_t k = 0; k < count; k++) {
+		const char *near;
+
+		if (!strcmp(labels[k], "case") || ps_strategy_find(labels[k]))
+			continue;
+		if ((near = cli_nearest_strategy(labels[k], true)))
+			return cli_usage_error(cmd, errout, "unknown strategy '%.64s' in %s; did you mean '%s'?",
+					       labels[k], option, near);
+	}
+	return 0;
+}
+
+const struct cli_command *cli_find_command(const char *name, const char **near)
+{
+	const char *names[32];
+	size_t count = 0;
+
+	*near = NULL;
+	for (size_t k = 0; k < cli_command_count; k++) {
+		if (!strcmp(cli_commands[k].name, name))
+			return &cli_commands[k];
+		if (count < sizeof(names) / sizeof(names[0]))
+			names[count++] = cli_commands[k].name;
+	}
+	*near = cli_nearest(name, names, count);
+	return NULL;
+}
+
+/* The long option of cmd nearest to "--word" (up to any '='). */
+static const char *nearest_option(const struct cli_command *cmd, const char *arg)
+{
+	const char *names[CLI_OPTION_COUNT + 1];
+	char word[64];
+	size_t count = 0;
+
+	for (const struct cli_option *o = cmd->options; o->help && count < CLI_OPTION_COUNT; o++)
+		if (o->long_name)
+			names[count++] = o->long_name;
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+	return cli_nearest(word, names, count);
+}
+
 int cli_parse_count(const char *text, bool sizes, uint64_t min, uint64_t *out,
 		    char *why, size_t len)
 {
@@ -267,7 +410,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv,
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		const struct cli_option *o;
-		const char *arg = argv[optind - 1];
+		const char *arg = argv[optind - 1], *near;
 		enum cli_option_id id;
 		int rc;
 
@@ -282,6 +425,9 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv,
 				return cli_usage_error(cmd, errout,
 						       "ambiguous option '%s': it abbreviates %s",
 						       as_written(arg, name, sizeof(name)), names);
+			if (!strncmp(arg, "--", 2) && (near = nearest_option(cmd, arg)))
+				return cli_usage_error(cmd, errout, "unknown option '%s'; did you mean '--%s'?",
+						       as_written(arg, name, sizeof(name)), near);
 			return cli_usage_error(cmd, errout, "unknown option '%s'",
 					       as_written(arg, name, sizeof(name)));
 		}

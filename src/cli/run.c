@@ -91,9 +91,12 @@ static const struct ps_strategy *select_strategy(const struct cli_args *a,
 	if (a->strategy) {
 		s = ps_strategy_find(a->strategy);
 		if (!s) {
+			const char *near = cli_nearest_strategy(a->strategy, false);
+
 			ps_strategy_names(names, sizeof(names));
-			fprintf(errout, "pebblesim: unknown strategy '%s'; known: %s\n",
-				a->strategy, names);
+			fprintf(errout, "pebblesim: unknown strategy '%s'; %s%s%sknown: %s\n",
+				a->strategy, near ? "did you mean '" : "", near ? near : "",
+				near ? "'? " : "", names);
 		}
 		return s;
 	}
@@ -128,7 +131,7 @@ static const struct ps_strategy *select_strategy(const struct cli_args *a,
  */
 static int open_trace(const struct cli_args *a, const struct ps_problem *pb,
 		      const struct ps_strategy *s, struct ps_trace_writer *writer,
-		      FILE *errout)
+		      FILE *out, FILE *errout)
 {
 	bool elementary = a->trace_detail && !strcmp(a->trace_detail, "elementary");
 	uint64_t limit = a->given[OPT_TRACE_LIMIT] ? a->trace_limit : CLI_TRACE_MAX_LINES;
@@ -155,10 +158,11 @@ static int open_trace(const struct cli_args *a, const struct ps_problem *pb,
 			return PS_EXIT_USAGE;
 		}
 	}
-	if (ps_trace_open(writer, a->trace, pb->att, pb->xdag, pb->M,
-			  plan.chosen ? plan.chosen->name : s->name, &plan,
-			  pb->xdag ? (pb->order ? pb->order : "topo") : NULL,
-			  elementary, &err)) {
+	/* "-" is the command's standard output: captured under ps_script_command */
+	if (ps_trace_open_stream(writer, a->trace, out, pb->att, pb->xdag, pb->M,
+				 plan.chosen ? plan.chosen->name : s->name, &plan,
+				 pb->xdag ? (pb->order ? pb->order : "topo") : NULL,
+				 elementary, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
@@ -213,13 +217,13 @@ static int check_args(const struct cli_command *cmd, const struct cli_args *a,
 	if ((rc = cli_check_attention(cmd, a, errout)))
 		return rc;
 	if (!dag && cli_wants_exact(a) &&
-	    !(a->given[OPT_N] && a->given[OPT_D] && a->given[OPT_M]))
-		return cli_usage_error(cmd, errout,
-				       "exact attention needs -n, -d and -M");
+	    (rc = cli_require(cmd, a, errout, "exact attention needs -n, -d and -M",
+			      (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_M }, 3)))
+		return rc;
 	if (!dag && !cli_wants_exact(a) &&
-	    !(a->given[OPT_N] && a->given[OPT_D] && a->given[OPT_G] && a->given[OPT_M]))
-		return cli_usage_error(cmd, errout,
-				       "the parameters -n, -d, -g and -M are all required");
+	    (rc = cli_require(cmd, a, errout, "the parameters -n, -d, -g and -M are all required",
+			      (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_G, OPT_M }, 4)))
+		return rc;
 	if (!a->trace && (a->given[OPT_TRACE_DETAIL] || a->given[OPT_TRACE_LIMIT]))
 		return cli_usage_error(cmd, errout, "option '%s' applies only with --trace FILE",
 				       a->given[OPT_TRACE_DETAIL] ? "--trace-detail" : "--trace-limit");
@@ -314,7 +318,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 		has_values = true;
 		pb.values = &vals;
 	}
-	if (a->trace && open_trace(a, &pb, s, &writer, errout))
+	if (a->trace && open_trace(a, &pb, s, &writer, out, errout))
 		goto done;
 	pb.progress = cli_progress_stream(a, errout);
 	pb.progress_label = cli_progress_label(s, a->sizes, a->dag_file ? NULL : &att, a->M,

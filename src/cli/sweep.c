@@ -118,7 +118,8 @@ static int read_spec(const struct cli_command *cmd, const struct cli_args *a,
 		const char *text = a->text[params[k].id];
 
 		if (!a->given[params[k].id] && params[k].id != OPT_G)
-			return cli_usage_error(cmd, errout, "sweep needs -n, -d and -M (and -g for approximate attention)");
+			return cli_require(cmd, a, errout, "sweep needs -n, -d and -M (and -g for approximate attention)",
+					   (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_M }, 3);
 		if (!text || !strchr(text, ':'))
 			continue;
 		ranges++;
@@ -281,6 +282,9 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 		return rc;
 	spec.jobs = a->given[OPT_JOBS] ? (unsigned)ps_min_u64(a->jobs, 64) : 0;
 	spec.progress = cli_progress_stream(a, errout);
+	if ((rc = cli_check_labels(cmd, "--strategies", spec.labels, spec.label_count, errout)) ||
+	    (a->baseline && (rc = cli_check_labels(cmd, "--baseline", &a->baseline, 1, errout))))
+		return rc;
 	ps_error_clear(&err);
 	if (ps_sweep_check(&spec, &err))
 		return cli_usage_error(cmd, errout, "%s", err.msg);

@@ -337,8 +337,6 @@
 
 	/* ---- drawing ---- */
 
-	/* pixels a cell: the tallest array about 320 pixels high */
-	var PX = Math.max(1, Math.min(4, Math.floor(320 / Math.max.apply(null, arrays.map(function (arr) { return arr.cellRows; })))));
 	var grids = el('grids');
 	arrays.forEach(function (arr) {
 		var box = document.createElement('div');
@@ -355,9 +353,9 @@
 		var canvas = document.createElement('canvas');
 		canvas.width = arr.cellCols;
 		canvas.height = arr.cellRows;
-		canvas.style.width = (arr.cellCols * PX) + 'px';
-		canvas.style.height = (arr.cellRows * PX) + 'px';
 		canvas.setAttribute('data-array', arr.name);
+		arr.box = box;
+		arr.canvas = canvas;
 		box.appendChild(name);
 		box.appendChild(shape);
 		box.appendChild(canvas);
@@ -365,6 +363,94 @@
 		arr.ctx = canvas.getContext('2d');
 		arr.image = arr.ctx.createImageData(arr.cellCols, arr.cellRows);
 	});
+
+	/*
+	 * The grids' scale, from the window: a cell of the long axes (i, j, m)
+	 * LONG px, of the short (a, b) SHORT px, so that arrays that share an
+	 * axis line up. The short axes are widened until the widest array's
+	 * columns span 120 px (16 columns are not 16 px wide), and LONG is the
+	 * largest that lays every grid out, in rows as the page wraps them,
+	 * within the window's height below the chart (within the window's
+	 * height where that leaves too little): the tallest grid at least
+	 * 160 px, at most 10 px a cell.
+	 */
+	function isLong(letter) { return letter === 'i' || letter === 'j' || letter === 'm'; }
+	var shortCells = 1, longCells = 1;
+	arrays.forEach(function (arr) {
+		[arr.cellRows, arr.cellCols].forEach(function (cells, c) {
+			if (isLong(arr.coords[c]))
+				longCells = Math.max(longCells, cells);
+			else
+				shortCells = Math.max(shortCells, cells);
+		});
+	});
+	function gridSize(arr, long, short) {
+		return [arr.cellCols * (isLong(arr.coords[1]) ? long : short),
+			arr.cellRows * (isLong(arr.coords[0]) ? long : short)];
+	}
+	function layoutGrids() {
+		/* the window's height below the grids' top, or, when the page
+		 * above leaves less than 320 px, the window's */
+		var width = Math.max(200, grids.clientWidth), gap = 14;
+		var below = window.innerHeight - (grids.getBoundingClientRect().top + window.scrollY) - 16;
+		var height = below >= 320 ? below : Math.max(320, window.innerHeight - 24);
+		arrays.forEach(function (arr) {
+			arr.canvas.style.width = arr.canvas.style.height = '1px';
+		});
+		var labels = arrays.map(function (arr) {
+			return [arr.box.getBoundingClientRect().width, arr.box.getBoundingClientRect().height];
+		});
+		/* the height the grids take at a scale, wrapped as flex-wrap does */
+		function laidOut(long, short) {
+			var total = 0, row = 0, rowHeight = 0;
+			arrays.forEach(function (arr, k) {
+				var size = gridSize(arr, long, short);
+				var w = Math.max(size[0] + 2, labels[k][0]), h = size[1] + 2 + labels[k][1];
+				if (row > 0 && row + gap + w > width) {
+					total += rowHeight + gap;
+					row = 0;
+					rowHeight = 0;
+				}
+				row += (row > 0 ? gap : 0) + w;
+				rowHeight = Math.max(rowHeight, h);
+			});
+			return total + rowHeight;
+		}
+		var least = 160 / longCells, long = Math.max(least, 10), short;
+		for (;;) {
+			short = Math.max(long, 120 / shortCells);
+			if (long <= least || laidOut(long, short) <= height)
+				break;
+			long = Math.max(least, long * 0.94);
+		}
+		arrays.forEach(function (arr) {
+			var size = gridSize(arr, long, short);
+			arr.canvas.style.width = size[0].toFixed(1) + 'px';
+			arr.canvas.style.height = size[1].toFixed(1) + 'px';
+		});
+	}
+	layoutGrids();
+	window.addEventListener('resize', layoutGrids);
+
+	/*
+	 * A cell's colour: the mean of its nodes', except that red pebbles
+	 * (red, or red and blue) weigh at least a third of it when the cell
+	 * holds any: one red node among 26 of a cell would leave it grey.
+	 */
+	function cellWeights(counts, at) {
+		var w = [], total = 0;
+		for (var c = 0; c < CATS; c++) {
+			w.push(counts[at + c]);
+			total += w[c];
+		}
+		var red = w[CAT_RED] + w[CAT_BOTH];
+		if (red > 0 && 3 * red < total) {
+			var f = (total - red) / (2 * red);
+			w[CAT_RED] *= f;
+			w[CAT_BOTH] *= f;
+		}
+		return w;
+	}
 
 	function drawArray(arr) {
 		if (!arr.anyDirty)
@@ -374,9 +460,9 @@
 			if (!arr.dirty[cell])
 				continue;
 			arr.dirty[cell] = 0;
-			var total = 0, rgb = [0, 0, 0];
+			var total = 0, rgb = [0, 0, 0], w = cellWeights(arr.counts, cell * CATS);
 			for (var c = 0; c < CATS; c++) {
-				var n = arr.counts[cell * CATS + c];
+				var n = w[c];
 				total += n;
 				rgb[0] += n * COLOURS[c][0];
 				rgb[1] += n * COLOURS[c][1];
@@ -450,13 +536,32 @@
 
 	/* ---- the text around ---- */
 
+	/*
+	 * A coordinate's set in one notation: runs of consecutive values as
+	 * "lo..hi" (both included), a single value alone, runs apart by
+	 * commas; past eight runs, the first six and how many more. A range {lo, hi} is
+	 * the run lo..hi-1; a list, its runs.
+	 */
+	function runText(lo, hi) { return lo === hi ? String(lo) : lo + '..' + hi; }
 	function coordText(v) {
 		if (typeof v === 'number')
 			return String(v);
-		if (Array.isArray(v))
-			return v.length <= 12 ? '[' + v.join(',') + ']'
-				: '[' + v.slice(0, 10).join(',') + ', \u2026 ' + fmt(v.length) + ' values]';
-		return '[' + v.lo + ',' + v.hi + ')';
+		if (!Array.isArray(v))
+			return v.hi <= v.lo ? '(none)' : runText(v.lo, v.hi - 1) +
+				(v.hi - v.lo > 1 ? ' (' + fmt(v.hi - v.lo) + ')' : '');
+		var runs = [], k = 0;
+		while (k < v.length) {
+			var start = k;
+			while (k + 1 < v.length && v[k + 1] === v[k] + 1)
+				k++;
+			runs.push(runText(v[start], v[k]));
+			k++;
+		}
+		if (!runs.length)
+			return '(none)';
+		var text = runs.length <= 8 ? runs.join(',')
+			: runs.slice(0, 6).join(',') + ', \u2026 ' + fmt(runs.length - 6) + ' runs more';
+		return v.length > 1 ? text + ' (' + fmt(v.length) + ')' : text;
 	}
 
 	function opText(k) {
@@ -567,7 +672,7 @@
 	});
 	var coarse = arrays.some(function (arr) { return arr.br > 1 || arr.bc > 1; });
 	el('scale').textContent = (coarse
-		? 'Large arrays are drawn coarser than a cell a node: a cell of r \u00d7 c nodes (written under each array) has the mean colour of its nodes. '
+		? 'Large arrays are drawn coarser than a cell a node: a cell of r \u00d7 c nodes (written under each array) has the mean colour of its nodes, red pebbles weighing at least a third of a cell that holds any. '
 		: 'One cell a node. ') +
 		'Axes i, j and m share one scale, the columns a and b another, so arrays that share an axis line up. ' +
 		'Set operations are played whole; the chart shows the red pebbles after each, ' +
