@@ -2957,3 +2957,35 @@ void ps_engine_block_counted(struct ps_engine *e, const struct ps_block_counts *
 	e->c.red = e->c.red + add->red - red_removed;
 	note_peak(e, peak);
 }
+
+/* Two records of the same set, each NULL (none) or held in the same form. */
+static bool records_equal(const struct ps_partial *a, const struct ps_partial *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->count != b->count || a->in_degree != b->in_degree ||
+	    !a->bits != !b->bits)
+		return false;
+	if (!a->bits)
+		return a->lo == b->lo && a->hi == b->hi;
+	return !memcmp(a->bits, b->bits, (a->in_degree + 63) / 64 * sizeof(uint64_t));
+}
+
+bool ps_rows_same_records(const struct ps_engine *e, ps_node first, uint64_t width,
+			  uint64_t r0, uint64_t r1, uint64_t c)
+{
+	struct index_cursor ix = { e->st, UINT64_MAX, NULL };
+	const struct ps_partial *want, *last;
+
+	if (r0 >= r1 || !e->st->partial_count)
+		return true;
+	want = last = index_find(&ix, first + r0 * width + c);
+	for (uint64_t r = r0 + 1; r < r1; r++) {
+		const struct ps_partial *p = index_find(&ix, first + r * width + c);
+
+		if (p != last && !records_equal(p, want))
+			return false;
+		last = p;
+	}
+	return true;
+}
