@@ -268,7 +268,8 @@ static size_t job_index(const char *name)
  * baselines (whose tables exceed memory from n = 4096 on: they run at
  * n = 1024) from n = 4096 to 131072, where its run takes at most about a
  * minute (resident's moves grow as n^2, subtile's and Case IV's set
- * operations are the slowest per move; exact-matmul stores n^2 E). */
+ * operations are the slowest per move; exact-matmul stores n^2 E), and
+ * colpass and Case II further, to n = 2^20, in a few seconds each. */
 #define APPROX(s, n) { "--strategy", s, "-n", n, "-d", "16", "-g", "3", "-M", "8192", "--json", NULL }
 #define EXACT(s, n) { "--attention", "exact", "--strategy", s, "-n", n, "-d", "16", "-M", "8192", \
 		      "--json", NULL }
@@ -290,6 +291,11 @@ static const struct job dry_run_grid[] = {
 	{ "matmul", "131072", APPROX("matmul", "131072"), false, 0, false },
 	{ "colpass", "4096", APPROX("colpass", "4096"), false, 0, false },
 	{ "colpass", "65536", APPROX("colpass", "65536"), false, 0, false },
+	{ "colpass", "262144", APPROX("colpass", "262144"), false, 0, false },
+	{ "colpass", "1048576", APPROX("colpass", "1048576"), false, 0, false },
+	{ "Case II (keylemma)", "1048576",
+	  { "--case", "II", "-n", "1048576", "-d", "16", "-g", "3", "-M", "8192", "--json", NULL },
+	  false, 0, false },
 	{ "best", "4096", APPROX("best", "4096"), false, 0, false },
 	{ "best", "131072", APPROX("best", "131072"), false, 0, false },
 	{ "resident", "4096", APPROX("resident", "4096"), false, 0, false },

@@ -4,6 +4,7 @@
  * baselines), and the algorithm each case of the paper runs (`--case`).
  * Candidates are planned, not run: every candidate has an exact cost model.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,9 +17,63 @@ extern const struct ps_strategy ps_strategy_keylemma;
 extern const struct ps_strategy ps_strategy_subtile;
 extern const struct ps_strategy ps_strategy_matmul;
 
+/*
+ * Candidates' predictions, kept by their parameters: a run that chooses
+ * (best plans its candidates for its plan, again for the check of its
+ * memory and again to run) and then names the cheapest strategy in its
+ * report plans each candidate once. A plan depends on its problem's
+ * parameters alone, so an entry answers any later request with the same
+ * ones; the oldest entry goes first. Shared by threads, under a lock.
+ */
+#define MEMO_SIZE 32
+#define MEMO_TEXT 24
+
+struct memo {
+	const struct ps_strategy *s;
+	uint64_t n, d, g, M, w;
+	bool normalize, exact, element_only;
+	char sizes[MEMO_TEXT], tiles[MEMO_TEXT], layout[MEMO_TEXT];
+	bool accepted;
+	uint64_t io;
+};
+
+static struct memo memos[MEMO_SIZE];
+static unsigned memo_next, memo_used;
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The memo of s on pb (its accepted and io left out); false when a text
+ * parameter is too long to keep. */
+static bool memo_key(const struct ps_strategy *s, const struct ps_problem *pb, struct memo *m)
+{
+	const char *texts[3] = { pb->sizes, pb->tiles, pb->layout };
+	char *into[3];
+
+	memset(m, 0, sizeof(*m));
+	*m = (struct memo){ .s = s, .n = pb->att->n, .d = pb->att->d, .g = pb->att->g, .M = pb->M,
+			    .w = pb->w, .normalize = pb->att->normalize, .exact = pb->att->exact,
+			    .element_only = pb->element_only };
+	into[0] = m->sizes;
+	into[1] = m->tiles;
+	into[2] = m->layout;
+	for (int k = 0; k < 3; k++) {
+		if (texts[k] && strlen(texts[k]) >= MEMO_TEXT)
+			return false;
+		/* NULL and "" differ: "\1" stands for NULL */
+		snprintf(into[k], MEMO_TEXT, "%s", texts[k] ? texts[k] : "\1");
+	}
+	return true;
+}
+
+static bool memo_same(const struct memo *a, const struct memo *b)
+{
+	return a->s == b->s && a->n == b->n && a->d == b->d && a->g == b->g && a->M == b->M &&
+	       a->w == b->w && a->normalize == b->normalize && a->exact == b->exact &&
+	       a->element_only == b->element_only && !strcmp(a->sizes, b->sizes) &&
+	       !strcmp(a->tiles, b->tiles) && !strcmp(a->layout, b->layout);
+}
+
 /* The predicted I/O of s on pb, or false when s does not accept pb. */
-static bool predicted_io(const struct ps_strategy *s,
-			 const struct ps_problem *pb, uint64_t *io)
+static bool predict(const struct ps_strategy *s, const struct ps_problem *pb, uint64_t *io)
 {
 	struct ps_plan plan;
 	struct ps_error ignored;
@@ -28,6 +83,36 @@ static bool predicted_io(const struct ps_strategy *s,
 		return false;
 	*io = plan.loads + plan.saves;
 	return true;
+}
+
+/* predict, each problem's answer kept (memos). */
+static bool predicted_io(const struct ps_strategy *s,
+			 const struct ps_problem *pb, uint64_t *io)
+{
+	struct memo key;
+	bool found = false;
+
+	if (!pb->att || !memo_key(s, pb, &key))
+		return predict(s, pb, io);
+	pthread_mutex_lock(&memo_lock);
+	for (unsigned k = 0; k < memo_used && !found; k++)
+		if (memo_same(&memos[k], &key)) {
+			found = true;
+			key = memos[k];
+		}
+	pthread_mutex_unlock(&memo_lock);
+	if (found) {
+		*io = key.io;
+		return key.accepted;
+	}
+	key.accepted = predict(s, pb, &key.io);
+	pthread_mutex_lock(&memo_lock);
+	memos[memo_next] = key;
+	memo_next = (memo_next + 1) % MEMO_SIZE;
+	memo_used = memo_used < MEMO_SIZE ? memo_used + 1 : MEMO_SIZE;
+	pthread_mutex_unlock(&memo_lock);
+	*io = key.io;
+	return key.accepted;
 }
 
 int ps_choose_cheapest(const struct ps_problem *pb,
