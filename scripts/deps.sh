@@ -22,6 +22,7 @@ check          module  check       the unit tests (make check)
 gnuplot-nox    command gnuplot     sweep --plot
 python3-numpy  python  numpy       make check recomputes the polynomials with NumPy
 parallel       command parallel    GNU parallel: make check runs examples/distributed/ with it
+jq             command jq          make bench times jq parsing the headline trace, beside validate
 '
 
 if [ "${1-}" = --list ]; then
