@@ -44,9 +44,11 @@
  * machine's floor). Beside validate and values, in the same rounds: jq
  * parsing the headline's trace (`jq empty`, PS_BENCH_JQ) and NumPy
  * evaluating the headline's values (bench/values_numpy.py, with
- * PS_BENCH_PYTHON), each set as a ratio to pebblesim doing the same work
- * (bytes parsed; macs computed, --values' time over the run without
- * them). Every table names the commit measured (PS_BENCH_COMMIT).
+ * PS_BENCH_PYTHON: the DAG's macs and the two direct evaluations
+ * --values sets them beside), each set as a ratio to pebblesim doing the
+ * same work (the trace's bytes parsed; the same values, --values' time
+ * over the run without them). Every table names the commit measured
+ * (PS_BENCH_COMMIT).
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
@@ -764,17 +766,14 @@ int main(int argc, char **argv)
 		qsort(numpy_seconds, (size_t)runs, sizeof(double), by_double);
 		validate_over_jq = median[2] / jq_wall[runs / 2];
 		values_seconds = median[VALUES_ROW] - median[0];
-		values_over_numpy = values_macs && numpy_macs && values_seconds > 0 ?
-				    (values_seconds / (double)values_macs) /
-				    (numpy_seconds[runs / 2] / (double)numpy_macs) : 0;
+		values_over_numpy = values_macs == numpy_macs && values_seconds > 0 ?
+				    values_seconds / numpy_seconds[runs / 2] : 0;
 		printf("validate / jq, parsing the headline's trace (%ld bytes), commit %s: %.2f (validate %.3f s, %.1f MB/s; jq empty %.3f s, %.1f MB/s)\n",
 		       bytes, commit(), validate_over_jq, median[2], (double)bytes / median[2] / 1e6,
 		       jq_wall[runs / 2], (double)bytes / jq_wall[runs / 2] / 1e6);
-		printf("values / NumPy, time a mac, the headline's values, commit %s: %.2f (--values adds %.3f s for %lld macs, %.2f ns a mac; NumPy %.3f s for %lld, %.2f ns a mac)\n",
-		       commit(), values_over_numpy, values_seconds, (long long)values_macs,
-		       values_macs ? values_seconds * 1e9 / (double)values_macs : 0,
-		       numpy_seconds[runs / 2], (long long)numpy_macs,
-		       numpy_macs ? numpy_seconds[runs / 2] * 1e9 / (double)numpy_macs : 0);
+		printf("values / NumPy, the headline's values (the DAG's %lld macs and both direct evaluations), commit %s: %.2f (--values adds %.3f s to the run; NumPy %.3f s)\n",
+		       (long long)values_macs, commit(), values_over_numpy, values_seconds,
+		       numpy_seconds[runs / 2]);
 	}
 	printf("GraphML, pebblesim's reader / igraph: %.1f times faster\n",
 	       median[job_index("read GraphML: igraph")] /

@@ -1,20 +1,22 @@
 #!/usr/bin/python3
-"""make bench: the values of the headline's DAG evaluated with NumPy.
+"""make bench: the values of the headline's run evaluated with NumPy.
 
     values_numpy.py N D G [RUNS]
 
-U1 and U2 (every monomial of degree at most G in the D features of Q and
-of K, each degree's columns at once as the products of the degree below's
-and a feature),
-H = U2^T [V 1], N = U1 H and A = N[:, :D] / N[:, D], on random inputs:
-the polynomial attention whose DAG pebblesim pebbles, with no pebbling.
-Prints {"seconds": ..., "macs": ...} as JSON: the median of RUNS
-evaluations (5 by default) and the macs of H and N (2 N r (D + 1)), the
-products pebblesim's --values computes once each. The evaluation alone
-is timed, not Python's start or NumPy's import.
+What `--values` computes beside the pebbling (docs/VALUES.md), on random
+inputs: the outputs through the DAG, U1 and U2 (every monomial of degree
+at most G in the D features of Q and of K, each degree's columns at once
+as the products of the degree below's and a feature), H = U2^T [V 1],
+N = U1 H and A = N[:, :D] / N[:, D]; and the two direct evaluations it
+sets them beside, D~^-1 P(Q K^T / sqrt D) V (P of degree G, by Horner)
+and softmax(Q K^T / sqrt D) V, each of order N^2 D. Prints {"seconds":
+..., "macs": ...} as JSON: the median of RUNS evaluations (5 by default)
+and the DAG's macs (2 N r (D + 1)). The evaluation alone is timed, not
+Python's start or NumPy's import.
 """
 import itertools
 import json
+import math
 import sys
 import time
 
@@ -49,11 +51,20 @@ def features(x, tree):
     return ut
 
 
-def evaluate(q, k, v, tree):
+def evaluate(q, k, v, tree, g):
     u1t, u2t = features(q, tree), features(k, tree)
     h = u2t @ np.hstack([v, np.ones((v.shape[0], 1))])
     n = u1t.T @ h
-    return n[:, :-1] / n[:, -1:]
+    a = n[:, :-1] / n[:, -1:]
+    # the direct evaluations: P(S) and exp(S), S = Q K^T / sqrt d
+    s = q @ k.T / np.sqrt(q.shape[1])
+    p = np.full_like(s, 1.0 / math.factorial(g))
+    for l in range(g - 1, -1, -1):
+        p = p * s + 1.0 / math.factorial(l)
+    direct = (p @ v) / p.sum(axis=1, keepdims=True)
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    softmax = (e @ v) / e.sum(axis=1, keepdims=True)
+    return a, direct, softmax
 
 
 def main():
@@ -65,7 +76,7 @@ def main():
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        evaluate(q, k, v, tree)
+        evaluate(q, k, v, tree, g)
         times.append(time.perf_counter() - start)
     times.sort()
     print(json.dumps({"seconds": times[len(times) // 2], "macs": 2 * n * tree[1] * (d + 1)}))
