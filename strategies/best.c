@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pebblesim/bounds.h"
+#include "pebblesim/limits.h"
 #include "pebblesim/strategy.h"
 
 extern const struct ps_strategy ps_strategy_generic;
@@ -24,8 +25,9 @@ extern const struct ps_strategy ps_strategy_matmul;
  * its "cheaper strategy" line; each of them is planned once. A built-in
  * strategy's plan depends on its problem's parameters alone (the DAG's n,
  * d, g, normalisation and kind, M, w, the tiles, sizes and layout asked
- * for, the path), so an entry answers any later request with the same
- * ones; the oldest entry goes first. Shared by threads, under a lock.
+ * for, the path) and on the memory limit, which may refuse it, so an
+ * entry answers any later request with the same ones; the oldest entry
+ * goes first. Shared by threads, under a lock.
  */
 #define KEPT_SIZE 32
 #define KEPT_TEXT 24
@@ -33,6 +35,7 @@ extern const struct ps_strategy ps_strategy_matmul;
 struct kept_key {
 	const struct ps_strategy *s;
 	uint64_t n, d, g, M, w;
+	uint64_t limit; /* the memory limit: a plan may be refused by it */
 	bool normalize, exact, element_only;
 	char sizes[KEPT_TEXT], tiles[KEPT_TEXT], layout[KEPT_TEXT];
 };
@@ -72,6 +75,7 @@ static bool kept_key(const struct ps_strategy *s, const struct ps_attention *att
 	k->g = att->g;
 	k->normalize = att->normalize;
 	k->exact = att->exact;
+	k->limit = ps_memory_limit(NULL);
 	if (pb) {
 		k->M = pb->M;
 		k->w = pb->w;
@@ -92,9 +96,10 @@ static bool kept_key(const struct ps_strategy *s, const struct ps_attention *att
 static bool kept_same(const struct kept_key *a, const struct kept_key *b)
 {
 	return a->s == b->s && a->n == b->n && a->d == b->d && a->g == b->g && a->M == b->M &&
-	       a->w == b->w && a->normalize == b->normalize && a->exact == b->exact &&
-	       a->element_only == b->element_only && !strcmp(a->sizes, b->sizes) &&
-	       !strcmp(a->tiles, b->tiles) && !strcmp(a->layout, b->layout);
+	       a->w == b->w && a->limit == b->limit && a->normalize == b->normalize &&
+	       a->exact == b->exact && a->element_only == b->element_only &&
+	       !strcmp(a->sizes, b->sizes) && !strcmp(a->tiles, b->tiles) &&
+	       !strcmp(a->layout, b->layout);
 }
 
 int ps_strategy_plan_kept(const struct ps_strategy *s, const struct ps_problem *pb,
