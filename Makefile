@@ -386,7 +386,16 @@ docs-view: $(BIN) | browser-deps
 # make bench BASELINE=path/to/pebblesim: rows marked for it also timed
 # with that binary, in the same rounds (bench/bench.c)
 BENCH_RUNS ?= 5
-bench: $(BIN) $(BENCH)
+# beside it: jq parsing the headline's trace, NumPy evaluating its values,
+# and an empty dynamically linked program starting; every table stamped
+# with the commit measured (-dirty: with changes not committed)
+BENCH_EMPTY := $(BUILD)/bench-empty
+BENCH_COMMIT = $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+$(BENCH_EMPTY): bench/empty.c | $(BUILD)
+	$(CC) -O2 -o $@ bench/empty.c
+bench: $(BIN) $(BENCH) $(BENCH_EMPTY)
+	PS_BENCH_COMMIT='$(BENCH_COMMIT)' PS_BENCH_JQ='$(shell command -v jq)' \
+	PS_BENCH_PYTHON=/usr/bin/python3 PS_BENCH_EMPTY='$(abspath $(BENCH_EMPTY))' \
 	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json $(BENCH_RUNS) $(BASELINE)
 
 # pebblesim.pc: libdir and includedir relative to prefix where they lie under it

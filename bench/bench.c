@@ -38,8 +38,17 @@
  * small explicit DAG (which opens igraph), STARTUP_RUNS times each, in
  * turn, with the median wall time and the median processor time (user
  * and system, from wait4: the figure that other jobs on the machine
- * disturb least). --startup sets other binaries beside one (an earlier
- * build, empty C programs for the machine's floor).
+ * disturb least), beside an empty dynamically linked program
+ * (PS_BENCH_EMPTY), with the ratio of the two. --startup sets other
+ * binaries beside one (an earlier build, empty C programs for the
+ * machine's floor). Beside validate and values, in the same rounds: jq
+ * parsing the headline's trace (`jq empty`, PS_BENCH_JQ) and NumPy
+ * evaluating the headline's values (bench/values_numpy.py, with
+ * PS_BENCH_PYTHON: the DAG's macs and the two direct evaluations
+ * --values sets them beside), each set as a ratio to pebblesim doing the
+ * same work (the trace's bytes parsed; the same values, --values' time
+ * over the run without them). Every table names the commit measured
+ * (PS_BENCH_COMMIT).
  */
 #define _DEFAULT_SOURCE /* wait4, for the child's own peak RSS */
 
@@ -145,6 +154,22 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The commit measured, as make bench names it (PS_BENCH_COMMIT). */
+static const char *commit(void)
+{
+	const char *c = getenv("PS_BENCH_COMMIT");
+
+	return c && *c ? c : "unknown";
+}
+
+/* A tool make bench passes by its environment (its path), or NULL. */
+static const char *tool(const char *name)
+{
+	const char *t = getenv(name);
+
+	return t && *t ? t : NULL;
 }
 
 /* Runs bin with args (plus extra, if any); its JSON output in *out. */
@@ -268,7 +293,8 @@ static size_t job_index(const char *name)
  * baselines (whose tables exceed memory from n = 4096 on: they run at
  * n = 1024) from n = 4096 to 131072, where its run takes at most about a
  * minute (resident's moves grow as n^2, subtile's and Case IV's set
- * operations are the slowest per move; exact-matmul stores n^2 E). */
+ * operations are the slowest per move; exact-matmul stores n^2 E), and
+ * colpass and Case II further, to n = 2^20, in a few seconds each. */
 #define APPROX(s, n) { "--strategy", s, "-n", n, "-d", "16", "-g", "3", "-M", "8192", "--json", NULL }
 #define EXACT(s, n) { "--attention", "exact", "--strategy", s, "-n", n, "-d", "16", "-M", "8192", \
 		      "--json", NULL }
@@ -290,6 +316,11 @@ static const struct job dry_run_grid[] = {
 	{ "matmul", "131072", APPROX("matmul", "131072"), false, 0, false },
 	{ "colpass", "4096", APPROX("colpass", "4096"), false, 0, false },
 	{ "colpass", "65536", APPROX("colpass", "65536"), false, 0, false },
+	{ "colpass", "262144", APPROX("colpass", "262144"), false, 0, false },
+	{ "colpass", "1048576", APPROX("colpass", "1048576"), false, 0, false },
+	{ "Case II (keylemma)", "1048576",
+	  { "--case", "II", "-n", "1048576", "-d", "16", "-g", "3", "-M", "8192", "--json", NULL },
+	  false, 0, false },
 	{ "best", "4096", APPROX("best", "4096"), false, 0, false },
 	{ "best", "131072", APPROX("best", "131072"), false, 0, false },
 	{ "resident", "4096", APPROX("resident", "4096"), false, 0, false },
@@ -312,7 +343,8 @@ static int dry_run_check(const char *bin, json_t *rows)
 {
 	int off = 0;
 
-	printf("--dry-run against the peak       n   est. MiB   RSS MiB    error\n");
+	printf("--dry-run against the peak, commit %s\n", commit());
+	printf("                                 n   est. MiB   RSS MiB    error\n");
 	for (size_t j = 0; j < DRY_RUN_JOBS; j++) {
 		const struct job *job = &dry_run_grid[j];
 		struct sample s;
@@ -434,7 +466,8 @@ static int startup(const char *const *bins, int count, int runs, json_t *rows)
 				}
 			}
 	if (!rc) {
-		printf("start-up, median of %d runs each: wall ms / cpu ms\n", runs);
+		printf("start-up on commit %s, median of %d runs each: wall ms / cpu ms%s\n", commit(),
+		       runs, count > 1 ? "; then [1] over the last, wall / cpu" : "");
 		for (int b = 0; b < count; b++)
 			printf("  [%d] %s\n", b + 1, bins[b]);
 		printf("  %-32s", "");
@@ -442,21 +475,28 @@ static int startup(const char *const *bins, int count, int runs, json_t *rows)
 			printf("  %13s%-2d", "[", b + 1);
 		printf("\n");
 		for (size_t j = 0; j < STARTUP_JOBS; j++) {
+			double first_w = 0, first_c = 0, w = 0, c = 0;
+
 			printf("  %-32s", startup_jobs[j].name);
 			for (int b = 0; b < count; b++) {
 				size_t at = ((size_t)j * (size_t)count + (size_t)b) * (size_t)runs;
-				double w, c;
 
 				qsort(wall + at, (size_t)runs, sizeof(double), by_double);
 				qsort(cpu + at, (size_t)runs, sizeof(double), by_double);
 				w = wall[at + (size_t)runs / 2] * 1e3;
 				c = cpu[at + (size_t)runs / 2] * 1e3;
+				if (!b) {
+					first_w = w;
+					first_c = c;
+				}
 				printf("  %7.2f / %5.2f", w, c);
-				json_array_append_new(rows, json_pack("{s:s, s:s, s:i, s:f, s:f}", "run",
+				json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:i, s:f, s:f}", "run",
 								      startup_jobs[j].name, "binary", bins[b],
-								      "runs", runs, "median_wall_ms", w,
-								      "median_cpu_ms", c));
+								      "commit", commit(), "runs", runs,
+								      "median_wall_ms", w, "median_cpu_ms", c));
 			}
+			if (count > 1 && w > 0 && c > 0)
+				printf("  %5.2f / %4.2f", first_w / w, first_c / c);
 			printf("\n");
 		}
 	}
@@ -526,6 +566,12 @@ int main(int argc, char **argv)
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
 	json_t *table = json_array(), *startup_rows = json_array(), *dry_rows = json_array(), *doc;
 	int dry_off;
+	const char *jq = tool("PS_BENCH_JQ"), *python = tool("PS_BENCH_PYTHON");
+	static const char *const jq_args[] = { "empty", TRACE_PATH, NULL };
+	static const char *const numpy_args[] = { "bench/values_numpy.py", "4096", "16", "3", NULL };
+	static double jq_wall[MAX_RUNS], numpy_seconds[MAX_RUNS];
+	json_int_t numpy_macs = 0, values_macs = 0;
+	double validate_over_jq, values_seconds, values_over_numpy;
 
 	static const char *const dag_args[] = {
 		"dag", "-n", "64", "-d", "8", "-g", "2", "-o", DAG_PATH, NULL
@@ -584,8 +630,28 @@ int main(int argc, char **argv)
 			json_object_get(doc, "estimated_peak_rss_bytes")) / (1 << 20);
 		json_decref(doc);
 	}
+	if (!jq || !python) {
+		fprintf(stderr, "pebblesim-bench: %s is missing (make bench passes PS_BENCH_JQ and PS_BENCH_PYTHON; apt-get install jq python3-numpy)\n",
+			!jq ? "jq" : "Python");
+		return 1;
+	}
 	fprintf(stderr, "pebblesim-bench: %d runs of %zu jobs...\n", runs, JOBS);
-	for (int r = 0; r < runs; r++)
+	for (int r = 0; r < runs; r++) {
+		double cpu;
+
+		/* beside validate and values, in the same rounds: jq parsing the
+		 * same trace, NumPy evaluating the same values */
+		if (run_quiet(jq, jq_args, &jq_wall[r], &cpu)) {
+			fprintf(stderr, "pebblesim-bench: '%s empty %s' failed\n", jq, TRACE_PATH);
+			return 1;
+		}
+		if (run(python, false, numpy_args, NULL, NULL, &doc)) {
+			fprintf(stderr, "pebblesim-bench: bench/values_numpy.py failed (NumPy: apt-get install python3-numpy)\n");
+			return 1;
+		}
+		numpy_seconds[r] = json_real_value(json_object_get(doc, "seconds"));
+		numpy_macs = json_integer_value(json_object_get(doc, "macs"));
+		json_decref(doc);
 		for (size_t j = 0; j < JOBS; j++) {
 			if (run(argv[1], jobs[j].self, jobs[j].args, NULL, &samples[j][r], &doc)) {
 				fprintf(stderr, "pebblesim-bench: '%s' n = %s failed\n",
@@ -613,8 +679,12 @@ int main(int argc, char **argv)
 					(unsigned long long)jobs[j].io_max);
 				return 1;
 			}
+			if (j == VALUES_ROW)
+				values_macs = json_integer_value(json_object_get(doc, "macs"));
 			json_decref(doc);
 		}
+	}
+	printf("make bench on commit %s, %d runs, medians\n", commit(), runs);
 	printf("%-26s %7s %9s %9s %9s %12s %9s %8s\n", "run", "n", "median s",
 	       "RSS MiB", "est. MiB", "moves", "Mmoves/s", "ns/move");
 	for (size_t j = 0; j < JOBS; j++) {
@@ -686,16 +756,42 @@ int main(int argc, char **argv)
 	}
 	printf("validate / direct run, headline:     %.2f\n", median[2] / median[0]);
 	printf("with values / without, headline:     %.2f\n", median[VALUES_ROW] / median[0]);
+	{
+		FILE *f = fopen(TRACE_PATH, "rb");
+		long bytes = f && !fseek(f, 0, SEEK_END) ? ftell(f) : 0;
+
+		if (f)
+			fclose(f);
+		qsort(jq_wall, (size_t)runs, sizeof(double), by_double);
+		qsort(numpy_seconds, (size_t)runs, sizeof(double), by_double);
+		validate_over_jq = median[2] / jq_wall[runs / 2];
+		values_seconds = median[VALUES_ROW] - median[0];
+		values_over_numpy = values_macs == numpy_macs && values_seconds > 0 ?
+				    values_seconds / numpy_seconds[runs / 2] : 0;
+		printf("validate / jq, parsing the headline's trace (%ld bytes), commit %s: %.2f (validate %.3f s, %.1f MB/s; jq empty %.3f s, %.1f MB/s)\n",
+		       bytes, commit(), validate_over_jq, median[2], (double)bytes / median[2] / 1e6,
+		       jq_wall[runs / 2], (double)bytes / jq_wall[runs / 2] / 1e6);
+		printf("values / NumPy, the headline's values (the DAG's %lld macs and both direct evaluations), commit %s: %.2f (--values adds %.3f s to the run; NumPy %.3f s)\n",
+		       (long long)values_macs, commit(), values_over_numpy, values_seconds,
+		       numpy_seconds[runs / 2]);
+	}
 	printf("GraphML, pebblesim's reader / igraph: %.1f times faster\n",
 	       median[job_index("read GraphML: igraph")] /
 	       median[job_index("read GraphML: pebblesim")]);
 	printf("elementary trace, fast lines / jansson: %.1f times faster\n",
 	       median[job_index("elementary: jansson")] /
 	       median[job_index("elementary: fast lines")]);
-	if ((dry_off = dry_run_check(argv[1], dry_rows)) < 0 || startup((const char *const *)argv + 1, 1, STARTUP_RUNS, startup_rows))
-		return 1;
-	doc = json_pack("{s:o, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f}", "rows", table,
-			"dry_run", dry_rows, "startup", startup_rows, "block_speedup",
+	{
+		const char *bins[2] = { argv[1], tool("PS_BENCH_EMPTY") };
+
+		if ((dry_off = dry_run_check(argv[1], dry_rows)) < 0 ||
+		    startup(bins, bins[1] ? 2 : 1, STARTUP_RUNS, startup_rows))
+			return 1;
+	}
+	doc = json_pack("{s:s, s:o, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "commit",
+			commit(), "rows", table, "dry_run", dry_rows, "startup", startup_rows,
+			"validate_over_jq", validate_over_jq, "values_over_numpy", values_over_numpy,
+			"block_speedup",
 			median[1] / median[0], "validate_over_run", median[2] / median[0],
 			"values_overhead", median[VALUES_ROW] / median[0],
 			"sweep_seconds", sweep_seconds,

@@ -25,6 +25,7 @@ python3-setuptools python setuptools build backend of the Python package (pyproj
 python3-wheel  python  wheel       pip builds the Python package as a wheel
 python3-pip    python  pip         pip install --no-build-isolation . (make check-python tries it)
 parallel       command parallel    GNU parallel: make check runs examples/distributed/ with it
+jq             command jq          make bench times jq parsing the headline trace, beside validate
 '
 
 if [ "${1-}" = --list ]; then

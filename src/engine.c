@@ -957,6 +957,45 @@ static inline int settle_node(struct ps_engine *e, ps_node v)
 	return ps_tiles_settle(e, v, v + 1);
 }
 
+/* A page table's bytes resident: all of one the heap holds (below
+ * DIRECTORY_MAPPED), else the system's pages of it that entries in use
+ * lie on: of used entries, spread over a few runs of node ids (kinds). */
+#define DIRECTORY_MAPPED (UINT64_C(128) << 10)
+#define SYSTEM_PAGE UINT64_C(4096)
+#define DIRECTORY_RUNS 8
+
+static uint64_t directory_bytes(uint64_t entries, uint64_t used, uint64_t size)
+{
+	const uint64_t all = entries * size;
+
+	if (all < DIRECTORY_MAPPED)
+		return all;
+	return ps_min_u64(all, (used * size + SYSTEM_PAGE - 1) / SYSTEM_PAGE * SYSTEM_PAGE +
+				       DIRECTORY_RUNS * SYSTEM_PAGE);
+}
+
+/* The same of a page table in the state: its system pages with an entry
+ * in use. */
+static uint64_t directory_held(const void *table, uint64_t entries, uint64_t size)
+{
+	const unsigned char *bytes = table;
+	const uint64_t all = entries * size;
+	uint64_t held = 0;
+
+	if (all < DIRECTORY_MAPPED)
+		return all;
+	for (uint64_t at = 0; at < all; at += SYSTEM_PAGE) {
+		const uint64_t end = ps_min_u64(all, at + SYSTEM_PAGE);
+
+		for (uint64_t b = at; b < end; b++)
+			if (bytes[b]) {
+				held += end - at;
+				break;
+			}
+	}
+	return held;
+}
+
 uint64_t ps_engine_state_bytes_of(uint64_t nodes, uint64_t inputs, uint64_t plain,
 				  uint64_t sums, uint64_t outputs)
 {
@@ -968,9 +1007,16 @@ uint64_t ps_engine_state_bytes_of(uint64_t nodes, uint64_t inputs, uint64_t plai
 	 * plane's page table covers every node. */
 	const uint64_t pages = (nodes + PS_PAGE_BITS - 1) >> PS_PAGE_SHIFT;
 	const uint64_t bits = plain + (inputs + sums + outputs) + (inputs + outputs) + sums;
+	const uint64_t touched = inputs + plain + sums + outputs;
+	const uint64_t index = (nodes >> PS_INDEX_SHIFT) + 1;
 
-	return bits / 8 + 4 * pages * sizeof(uint64_t *) +
-	       ((nodes >> PS_INDEX_SHIFT) + 1) * (sizeof(uint32_t *) + sizeof(uint32_t)) +
+	/* the page tables: resident where the nodes a pebbling touches lie
+	 * (the sums, for the index), once they are too large to come from
+	 * the heap */
+	return bits / 8 +
+	       4 * directory_bytes(pages, (touched >> PS_PAGE_SHIFT) + 1, sizeof(uint64_t *)) +
+	       directory_bytes(index, (sums >> PS_INDEX_SHIFT) + 1, sizeof(uint32_t *)) +
+	       directory_bytes(index, (sums >> PS_INDEX_SHIFT) + 1, sizeof(uint32_t)) +
 	       5 * zone_words(nodes) * sizeof(uint64_t);
 }
 
@@ -1019,11 +1065,13 @@ uint64_t ps_engine_state_held(const struct ps_engine *e)
 	const struct ps_engine_state *s = e->st;
 	const struct ps_plane *planes[4] = { &s->red, &s->blue, &s->computed, &s->complete };
 	const uint64_t nodes = e->dag->state_count;
-	uint64_t bytes = ((nodes >> PS_INDEX_SHIFT) + 1) * (sizeof(uint32_t *) + sizeof(uint32_t)) +
+	uint64_t bytes = directory_held(s->index, s->index_pages, sizeof(*s->index)) +
+			 directory_held(s->index_live, s->index_pages, sizeof(*s->index_live)) +
 			 (uint64_t)s->rec_cap * sizeof(struct ps_partial);
 
 	for (int k = 0; k < 4; k++) {
-		bytes += planes[k]->pages * sizeof(uint64_t *) + zone_words(nodes) * sizeof(uint64_t);
+		bytes += directory_held(planes[k]->page, planes[k]->pages, sizeof(uint64_t *)) +
+			 zone_words(nodes) * sizeof(uint64_t);
 		for (uint64_t pg = 0; pg < planes[k]->pages; pg++)
 			bytes += planes[k]->page[pg] ? PS_PAGE_WORDS * sizeof(uint64_t) : 0;
 	}
@@ -2956,4 +3004,36 @@ void ps_engine_block_counted(struct ps_engine *e, const struct ps_block_counts *
 	e->c.moves += add->moves;
 	e->c.red = e->c.red + add->red - red_removed;
 	note_peak(e, peak);
+}
+
+/* Two records of the same set, each NULL (none) or held in the same form. */
+static bool records_equal(const struct ps_partial *a, const struct ps_partial *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->count != b->count || a->in_degree != b->in_degree ||
+	    !a->bits != !b->bits)
+		return false;
+	if (!a->bits)
+		return a->lo == b->lo && a->hi == b->hi;
+	return !memcmp(a->bits, b->bits, (a->in_degree + 63) / 64 * sizeof(uint64_t));
+}
+
+bool ps_rows_same_records(const struct ps_engine *e, ps_node first, uint64_t width,
+			  uint64_t r0, uint64_t r1, uint64_t c)
+{
+	struct index_cursor ix = { e->st, UINT64_MAX, NULL };
+	const struct ps_partial *want, *last;
+
+	if (r0 >= r1 || !e->st->partial_count)
+		return true;
+	want = last = index_find(&ix, first + r0 * width + c);
+	for (uint64_t r = r0 + 1; r < r1; r++) {
+		const struct ps_partial *p = index_find(&ix, first + r * width + c);
+
+		if (p != last && !records_equal(p, want))
+			return false;
+		last = p;
+	}
+	return true;
 }

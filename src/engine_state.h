@@ -292,6 +292,13 @@ bool ps_rows_sums_open(const struct ps_engine *e, const struct ps_rows *b,
 int ps_rows_sums_add(struct ps_engine *e, const struct ps_rows *b, const struct ps_edges *ed,
 		     uint64_t in_degree);
 
+/* Do the sums first + r width + c of the rows [r0, r1), at column c,
+ * hold equal sets: no record at all, or records in the same form (a run,
+ * or a bitset) with the same in-edges? (false may also answer equal sets
+ * held in different forms.) */
+bool ps_rows_same_records(const struct ps_engine *e, ps_node first, uint64_t width,
+			  uint64_t r0, uint64_t r1, uint64_t c);
+
 /*
  * Tiles, for the block path on exact attention (MODEL.md section 5): a
  * tile of S aggregated whole is held as red, complete sums; the tile of E

@@ -442,19 +442,52 @@ void ps_repeat_op(const struct ps_repeat *r, uint64_t t, size_t k, struct ps_op 
 static int engine_repeat(struct ps_engine_sink *s, const struct ps_repeat *r,
 			 struct ps_error *err)
 {
+	struct ps_engine *e = s->engine;
+	uint64_t t = 0;
 	int rc;
 
-	if (!s->engine->element_only && s->att) {
-		rc = ps_block_repeat(s->att, s->engine, r);
+	if (!e->element_only && s->att) {
+		rc = ps_block_repeat(s->att, e, r);
 		if (rc < 0)
 			return rc; /* out of memory */
 		if (rc == PS_BLOCK_APPLIED) {
 			s->ops += r->count * r->len;
-			ps_engine_set_position(s->engine, s->ops);
+			ps_engine_set_position(e, s->ops);
 			return PS_OK;
 		}
+		if (ps_block_rows_loop(s->att, e, r)) {
+			/* the first iteration op by op, its own peak noted; the
+			 * others alike, shifted by its net change each */
+			const uint64_t red0 = e->c.red, before = e->c.peak_red;
+			uint64_t first_peak, grow, peak;
+
+			e->c.peak_red = red0;
+			for (size_t k = 0; k < r->len; k++) {
+				struct ps_op op;
+
+				ps_repeat_op(r, 0, k, &op);
+				if ((rc = engine_emit(&s->sink, &op, err))) {
+					e->c.peak_red = ps_max_u64(e->c.peak_red, before);
+					return rc;
+				}
+			}
+			first_peak = e->c.peak_red;
+			e->c.peak_red = ps_max_u64(first_peak, before);
+			t = 1;
+			grow = e->c.red > red0 ? e->c.red - red0 : 0;
+			if (ps_mul_u64(grow, r->count - 1, &peak) || ps_add_u64(peak, first_peak, &peak))
+				peak = UINT64_MAX;
+			if (peak <= e->M) {
+				rc = ps_block_rows_rest(s->att, e, r, peak, err);
+				if (rc != PS_BLOCK_APPLIED)
+					return rc;
+				s->ops += (r->count - 1) * r->len;
+				ps_engine_set_position(e, s->ops);
+				return PS_OK;
+			}
+		}
 	}
-	for (uint64_t t = 0; t < r->count; t++)
+	for (; t < r->count; t++)
 		for (size_t k = 0; k < r->len; k++) {
 			struct ps_op op;
 

@@ -897,6 +897,240 @@ out:
 	return rc;
 }
 
+/* Does op k of the loop lie on rows moving by their count, from rows? (A
+ * range of rows, every other coordinate fixed.) */
+static bool rows_move(const struct ps_repeat *r, size_t k, const struct ps_coordset *rows)
+{
+	const struct ps_op *op = &r->body[k];
+
+	return !op->by_id && !op->c[0].list && op->c[0].lo == rows->lo &&
+	       op->c[0].hi == rows->hi && r->step[k][0] == rows->hi - rows->lo &&
+	       !r->step[k][1] && !r->step[k][2];
+}
+
+/* Is every value of a (increasing) among those of b (increasing)? */
+static bool subset_of(const struct ps_coordset *a, const struct ps_coordset *b)
+{
+	const uint64_t na = ps_coordset_size(a), nb = ps_coordset_size(b);
+	uint64_t y = 0;
+
+	for (uint64_t x = 0; x < na; x++) {
+		const uint64_t v = ps_coordset_at(a, x);
+
+		while (y < nb && ps_coordset_at(b, y) < v)
+			y++;
+		if (y == nb || ps_coordset_at(b, y) != v)
+			return false;
+	}
+	return true;
+}
+
+/* Do two increasing sets share no value? */
+static bool apart(const struct ps_coordset *a, const struct ps_coordset *b)
+{
+	const uint64_t na = ps_coordset_size(a), nb = ps_coordset_size(b);
+
+	for (uint64_t x = 0, y = 0; x < na && y < nb;) {
+		const uint64_t u = ps_coordset_at(a, x), v = ps_coordset_at(b, y);
+
+		if (u == v)
+			return false;
+		x += u < v;
+		y += v < u;
+	}
+	return true;
+}
+
+/* The block of kind k at rows x cols (below limit), judged none red. */
+static int none_red(const struct ps_attention *att, const struct ps_engine *e, enum ps_kind k,
+		    const struct ps_coordset *rows, const struct ps_coordset *cols,
+		    uint64_t limit, bool *none)
+{
+	struct ps_rows b;
+
+	if (ps_rows_init(&b, row_of(att, k, 0), att->ext[k][1], rows, cols, limit))
+		return PS_ENOMEM;
+	*none = ps_rows_none(e, PS_PLANE_RED, &b);
+	ps_rows_free(&b);
+	return PS_OK;
+}
+
+/*
+ * A pass of fused macs into H over blocks of key rows (colpass's phase
+ * 1): for every block J,
+ *
+ *   load K[J, F], load V[J, W], fused macs into H over (J, M_q, B_q) for
+ *   q = 1, 2, ..., delete K[J, F], delete V[J, W]
+ *
+ * (either load absent with its delete, the deletes in either order), J a
+ * range moving by its length, everything else fixed. Each iteration loads
+ * rows no other touches and leaves them as it found them (inputs: always
+ * blue), regenerates U2[J, M_q] and drops it, and its macs aggregate
+ * edges J into sums that stay. So every move succeeds exactly when K[., F]
+ * and V[., W] over the union of J are none red, every M_q reads only
+ * features of F and every column of B_q below d is in W, U2 over the
+ * union and each M_q is none red, the macs' sums are apart (or an
+ * iteration would aggregate an edge twice), each H[M_q, B_q] may take the
+ * union of J, and the peak (the red pebbles before, one iteration's
+ * loads, every sum made red, the entry and the product, at the first
+ * iteration's last mac) fits; then the sums take the union and U2 over
+ * it is computed.
+ */
+static int repeat_fused_h(const struct ps_attention *att, struct ps_engine *e,
+			  const struct ps_repeat *r)
+{
+	const struct ps_coordset *js = &r->body[0].c[0];
+	const struct ps_op *load[2] = { NULL, NULL }; /* of K, of V */
+	size_t k = 0, first_mac, macs;
+	unsigned deleted = 0;
+	uint64_t s, fresh = 0, recomputed = 0, peak, per_load = 0, moves = 0, macs_each = 0,
+		 computes_each = 0;
+	struct ps_coordset ju;
+	struct ps_edges ed;
+	bool ok;
+	int rc;
+
+	if (js->list)
+		return PS_BLOCK_DECLINED;
+	s = ps_coordset_size(js);
+	for (; k < r->len && r->body[k].code == PS_OP_LOAD; k++) {
+		const struct ps_op *op = &r->body[k];
+		const int at = op->kind == PS_KIND_K ? 0 : op->kind == PS_KIND_V ? 1 : -1;
+
+		if (at < 0 || load[at] || !rows_move(r, k, js) || !increasing(&op->c[1]))
+			return PS_BLOCK_DECLINED;
+		load[at] = op;
+	}
+	for (first_mac = k; k < r->len && r->body[k].code == PS_OP_MAC; k++) {
+		const struct ps_op *op = &r->body[k];
+
+		if (op->kind != PS_KIND_H || !op->fuse || !rows_move(r, k, js) ||
+		    !ps_coordset_size(&op->c[1]) || !increasing(&op->c[1]) || op->c[2].list ||
+		    op->c[2].lo >= op->c[2].hi)
+			return PS_BLOCK_DECLINED;
+	}
+	macs = k - first_mac;
+	for (; k < r->len; k++) {
+		const struct ps_op *op = &r->body[k];
+		const int at = op->kind == PS_KIND_K ? 0 : op->kind == PS_KIND_V ? 1 : -1;
+
+		if (op->code != PS_OP_DELETE || at < 0 || !load[at] || (deleted >> at & 1) ||
+		    !rows_move(r, k, js) || !same_set(&op->c[1], &load[at]->c[1]))
+			return PS_BLOCK_DECLINED;
+		deleted |= 1u << at;
+	}
+	if (!s || !macs || deleted != ((load[0] ? 1u : 0) | (load[1] ? 2u : 0)) ||
+	    r->count > UINT64_MAX / s || !repeat_checked(att, r))
+		return PS_BLOCK_DECLINED;
+	ju = ps_range(js->lo, js->lo + r->count * s);
+	/* the parents each mac needs are those loaded; the sums apart */
+	for (size_t q = first_mac; q < first_mac + macs; q++) {
+		const struct ps_op *op = &r->body[q];
+		const struct ps_coordset below_d = ps_range(op->c[2].lo, ps_min_u64(op->c[2].hi, att->d));
+		struct features f;
+
+		if ((rc = features_find(att, &op->c[1], &f)))
+			return rc;
+		ok = ps_coordset_size(&f.set) ? load[0] && subset_of(&f.set, &load[0]->c[1]) : true;
+		features_free(&f);
+		if (!ok || (below_d.lo < below_d.hi && (!load[1] || !subset_of(&below_d, &load[1]->c[1]))))
+			return PS_BLOCK_DECLINED;
+		for (size_t p = first_mac; p < q; p++) {
+			const struct ps_op *o = &r->body[p];
+
+			if (o->c[2].lo < op->c[2].hi && op->c[2].lo < o->c[2].hi &&
+			    !apart(&o->c[1], &op->c[1]))
+				return PS_BLOCK_DECLINED;
+		}
+		if ((rc = none_red(att, e, PS_KIND_U2, &ju, &op->c[1], UINT64_MAX, &ok)) || !ok)
+			return rc ? rc : PS_BLOCK_DECLINED;
+		macs_each += s * ps_coordset_size(&op->c[1]) * ps_coordset_size(&op->c[2]);
+		computes_each += s * ps_coordset_size(&op->c[1]);
+	}
+	for (int at = 0; at < 2; at++) {
+		if (!load[at])
+			continue;
+		if ((rc = none_red(att, e, load[at]->kind, &ju, &load[at]->c[1], UINT64_MAX, &ok)) ||
+		    !ok)
+			return rc ? rc : PS_BLOCK_DECLINED;
+		per_load += s * ps_coordset_size(&load[at]->c[1]);
+	}
+	/* the sums may take the union of J */
+	if (ps_edges_init(&ed, &ju))
+		return PS_ENOMEM;
+	for (size_t q = first_mac; q < first_mac + macs; q++) {
+		const struct ps_op *op = &r->body[q];
+		struct ps_rows sums;
+
+		if (ps_rows_init(&sums, row_of(att, PS_KIND_H, 0), att->ext[PS_KIND_H][1], &op->c[1],
+				 &op->c[2], UINT64_MAX)) {
+			ps_edges_free(&ed);
+			return PS_ENOMEM;
+		}
+		ok = sums.run && ps_rows_sums_open(e, &sums, &ed, &fresh);
+		ps_rows_free(&sums);
+		if (!ok) {
+			ps_edges_free(&ed);
+			return PS_BLOCK_DECLINED;
+		}
+	}
+	peak = e->c.red + per_load + fresh + 2;
+	if (peak > e->M) {
+		ps_edges_free(&ed);
+		return PS_BLOCK_DECLINED;
+	}
+
+	/* every move would succeed: the sums take the union, U2 over it is
+	 * computed; K and V are as they were */
+	rc = PS_OK;
+	for (size_t q = first_mac; !rc && q < first_mac + macs; q++) {
+		const struct ps_op *op = &r->body[q];
+		struct ps_rows sums, entries;
+
+		if (ps_rows_init(&sums, row_of(att, PS_KIND_H, 0), att->ext[PS_KIND_H][1], &op->c[1],
+				 &op->c[2], UINT64_MAX)) {
+			rc = PS_ENOMEM;
+			break;
+		}
+		rc = ps_rows_sums_add(e, &sums, &ed, att->n);
+		ps_rows_free(&sums);
+		if (rc)
+			break;
+		if (ps_rows_init(&entries, row_of(att, PS_KIND_U2, 0), att->ext[PS_KIND_U2][1], &ju,
+				 &op->c[1], UINT64_MAX)) {
+			rc = PS_ENOMEM;
+			break;
+		}
+		rc = mark_entries(att, e, PS_KIND_U2, &ju, &op->c[1], &entries, &recomputed);
+		ps_rows_free(&entries);
+	}
+	ps_edges_free(&ed);
+	if (rc)
+		return rc;
+	for (size_t q = 0; q < r->len; q++)
+		moves += ps_op_moves(&r->body[q]);
+	{
+		enum ps_kind kinds[2];
+		uint64_t loads[2];
+		unsigned count = 0;
+		const struct ps_block_counts add = {
+			.moves = r->count * moves,
+			.macs = r->count * macs_each,
+			.computes = r->count * computes_each,
+			.recomputations = recomputed,
+			.red = fresh,
+		};
+
+		for (int at = 0; at < 2; at++)
+			if (load[at]) {
+				kinds[count] = load[at]->kind;
+				loads[count++] = r->count * s * ps_coordset_size(&load[at]->c[1]);
+			}
+		loop_counted(e, kinds, loads, count, &add, peak);
+	}
+	return PS_BLOCK_APPLIED;
+}
+
 int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 		    const struct ps_repeat *r)
 {
@@ -910,10 +1144,15 @@ int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 	struct ps_edges ed;
 	int rc = PS_BLOCK_DECLINED;
 
-	if (e->failed || !r->count || !r->len || r->len > 8)
+	if (e->failed || !r->count || !r->len)
 		return PS_BLOCK_DECLINED;
 	if (att->exact)
-		return repeat_flash(att, e, r);
+		return r->len == 7 ? repeat_flash(att, e, r) : PS_BLOCK_DECLINED;
+	for (size_t k = 0; k < r->len; k++)
+		if (r->body[k].code == PS_OP_MAC && r->body[k].kind == PS_KIND_H && r->body[k].fuse)
+			return repeat_fused_h(att, e, r);
+	if (r->len > 8)
+		return PS_BLOCK_DECLINED;
 	if (r->len == 3 && r->body[0].code == PS_OP_COMPUTE)
 		return repeat_checked(att, r) ? repeat_stored_u(att, e, r) : PS_BLOCK_DECLINED;
 	/* loads, one mac, deletes */
@@ -1143,4 +1382,172 @@ int ps_block_compute(const struct ps_attention *att, struct ps_engine *e,
 		ps_engine_block_counted(e, &add, 0, e->c.red + count);
 	}
 	return rc;
+}
+
+/* ---- loops of blocks of query rows -------------------------------------- */
+
+/* The planes whose bits decide a move's verdict (computed only counts
+ * recomputations, which the moves themselves count). */
+static const enum ps_plane_id verdict_planes[] = { PS_PLANE_RED, PS_PLANE_BLUE,
+						   PS_PLANE_COMPLETE };
+
+/* Are the bits of each plane of verdict_planes, at each column of cols,
+ * the same in every row of rows? (The whole block all or none set, or
+ * else, for rows of at most 64 nodes, column by column.) */
+static int rows_alike(const struct ps_attention *att, const struct ps_engine *e, enum ps_kind k,
+		      const struct ps_coordset *rows, const struct ps_coordset *cols, bool *alike)
+{
+	const uint64_t width = att->ext[k][1];
+	struct ps_rows b;
+
+	*alike = true;
+	if (ps_rows_init(&b, row_of(att, k, 0), width, rows, cols, UINT64_MAX))
+		return PS_ENOMEM;
+	for (size_t p = 0; *alike && p < sizeof(verdict_planes) / sizeof(verdict_planes[0]); p++) {
+		const enum ps_plane_id id = verdict_planes[p];
+
+		if (ps_rows_none(e, id, &b) || ps_rows_all(e, id, &b))
+			continue;
+		*alike = width <= 64;
+		for (uint64_t x = 0; *alike && x < ps_coordset_size(cols); x++) {
+			const struct ps_coordset one = ps_one(ps_coordset_at(cols, x));
+			struct ps_rows c;
+
+			if (ps_rows_init(&c, row_of(att, k, 0), width, rows, &one, UINT64_MAX)) {
+				ps_rows_free(&b);
+				return PS_ENOMEM;
+			}
+			*alike = ps_rows_none(e, id, &c) || ps_rows_all(e, id, &c);
+			ps_rows_free(&c);
+		}
+	}
+	ps_rows_free(&b);
+	return PS_OK;
+}
+
+/*
+ * The nodes of the rows that op (on the query rows I, coordinate 0)
+ * touches besides H, as blocks of kinds at columns: up to three, into
+ * kinds and cols; 0 when op is of no kind a loop of query rows may hold.
+ * A compute of U1 reads Q, one of A reads N (every feature, every column:
+ * more than it reads, which only asks more rows to be alike); a mac into
+ * N reads U1 (and, fused, Q) and aggregates into N; H, its other parent,
+ * no operation of such a loop changes.
+ */
+static unsigned query_blocks(const struct ps_attention *att, const struct ps_op *op,
+			     enum ps_kind *kinds, struct ps_coordset *cols)
+{
+	const struct ps_coordset every_feature = ps_range(0, att->d),
+				 every_column = ps_range(0, att->nb);
+	const enum ps_kind k = op->kind;
+
+	switch (op->code) {
+	case PS_OP_LOAD:
+	case PS_OP_SAVE:
+	case PS_OP_DELETE:
+		if (k != PS_KIND_Q && k != PS_KIND_U1 && k != PS_KIND_N && k != PS_KIND_A)
+			return 0;
+		kinds[0] = k;
+		cols[0] = op->c[1];
+		return 1;
+	case PS_OP_COMPUTE:
+		if (k != PS_KIND_U1 && k != PS_KIND_A)
+			return 0;
+		kinds[0] = k;
+		cols[0] = op->c[1];
+		kinds[1] = k == PS_KIND_U1 ? PS_KIND_Q : PS_KIND_N;
+		cols[1] = k == PS_KIND_U1 ? every_feature : every_column;
+		return 2;
+	case PS_OP_MAC:
+		if (k != PS_KIND_N)
+			return 0;
+		kinds[0] = PS_KIND_N;
+		cols[0] = op->c[2];
+		kinds[1] = PS_KIND_U1;
+		cols[1] = op->c[1];
+		kinds[2] = PS_KIND_Q;
+		cols[2] = every_feature;
+		return op->fuse ? 3 : 2;
+	default:
+		return 0;
+	}
+}
+
+bool ps_block_rows_loop(const struct ps_attention *att, const struct ps_engine *e,
+			const struct ps_repeat *r)
+{
+	const struct ps_coordset *is = &r->body[0].c[0];
+	uint64_t s, narrow[PS_KIND_COUNT] = { 0 }; /* the columns of rows of at most 64 */
+	struct ps_coordset all;
+
+	if (e->failed || att->exact || !r->len || r->count < 2 || is->list)
+		return false;
+	s = ps_coordset_size(is);
+	if (!s || r->count > (att->n - is->lo) / s || !repeat_checked(att, r))
+		return false;
+	all = ps_range(is->lo, is->lo + r->count * s);
+	for (size_t k = 0; k < r->len; k++) {
+		enum ps_kind kinds[3];
+		struct ps_coordset cols[3];
+		const unsigned blocks = rows_move(r, k, is) ?
+					query_blocks(att, &r->body[k], kinds, cols) : 0;
+
+		if (!blocks)
+			return false;
+		for (unsigned q = 0; q < blocks; q++) {
+			bool alike;
+
+			if (att->ext[kinds[q]][1] <= 64) {
+				for (uint64_t x = 0; x < ps_coordset_size(&cols[q]); x++)
+					narrow[kinds[q]] |= UINT64_C(1) << ps_coordset_at(&cols[q], x);
+				continue;
+			}
+			if (!increasing(&cols[q]) || rows_alike(att, e, kinds[q], &all, &cols[q], &alike) ||
+			    !alike)
+				return false;
+		}
+	}
+	/* the narrow kinds column by column; every sum's record alike */
+	for (unsigned k = 0; k < PS_KIND_COUNT; k++) {
+		uint64_t list[64];
+		size_t len = 0;
+		bool alike;
+
+		for (uint64_t w = narrow[k]; w; w &= w - 1)
+			list[len++] = ps_lowest_bit64(w);
+		if (!len)
+			continue;
+		{
+			const struct ps_coordset cols = ps_list(list, len);
+
+			if (rows_alike(att, e, (enum ps_kind)k, &all, &cols, &alike) || !alike)
+				return false;
+		}
+		for (size_t x = 0; ps_kinds[k].role == PS_ROLE_SUM && x < len; x++)
+			if (!ps_rows_same_records(e, row_of(att, (enum ps_kind)k, 0), att->ext[k][1],
+						  all.lo, all.hi, list[x]))
+				return false;
+	}
+	return true;
+}
+
+int ps_block_rows_rest(const struct ps_attention *att, struct ps_engine *e,
+		       const struct ps_repeat *r, uint64_t peak, struct ps_error *err)
+{
+	const struct ps_coordset *is = &r->body[0].c[0];
+	const uint64_t s = ps_coordset_size(is), M = e->M, before = e->c.peak_red;
+	int rc = PS_OK;
+
+	/* the rows of iterations 1 to count - 1, each operation over them
+	 * all; capacity is the loop's, judged by the caller */
+	e->M = UINT64_MAX;
+	for (size_t k = 0; !rc && k < r->len; k++) {
+		struct ps_op op = r->body[k];
+
+		op.c[0] = ps_range(is->lo + s, is->lo + r->count * s);
+		rc = ps_op_apply(att, e, &op, err);
+	}
+	e->M = M;
+	e->c.peak_red = ps_max_u64(before, peak);
+	return rc ? rc : PS_BLOCK_APPLIED;
 }

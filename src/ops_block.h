@@ -32,4 +32,30 @@ int ps_block_compute(const struct ps_attention *att, struct ps_engine *e,
 int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 		    const struct ps_repeat *r);
 
+/*
+ * Loops of blocks of query rows (colpass's phase 2): every operation of
+ * the body on the rows I of its iteration (coordinate 0), I a range moving
+ * by its length, and of kinds whose nodes lie in those rows: loads,
+ * saves, deletes and computes of Q, U1, N and A, and macs into N, whose
+ * other parents H[M, B] no operation of the loop changes. Iterations then
+ * touch disjoint nodes besides H, and a row's moves depend only on its
+ * own nodes, H and the count of red pebbles. When every row starts alike
+ * (each flag that decides a verdict the same at each column in every
+ * row, each sum's record of in-edges the same), every iteration does what
+ * the first does, shifted: the same verdicts, and at each move the red
+ * pebbles of the first plus (its index) x (the first's net change). So
+ * the engine's sink applies the first iteration op by op (a violation
+ * there is exact), and then, when the rest fits M, every other iteration
+ * at once: each operation over the union of their rows, row by row the
+ * same moves in the same order as the loop's.
+ *
+ * ps_block_rows_loop: is r such a loop, its rows alike (judged before the
+ * first iteration)? ps_block_rows_rest: after the first iteration, applies
+ * the others with the loop's peak; PS_BLOCK_APPLIED, or an error.
+ */
+bool ps_block_rows_loop(const struct ps_attention *att, const struct ps_engine *e,
+			const struct ps_repeat *r);
+int ps_block_rows_rest(const struct ps_attention *att, struct ps_engine *e,
+		       const struct ps_repeat *r, uint64_t peak, struct ps_error *err);
+
 #endif

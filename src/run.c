@@ -198,7 +198,7 @@ int ps_run_fits(const struct ps_problem *pb, const struct ps_strategy *s, bool v
 		struct ps_error *err)
 {
 	struct ps_plan plan;
-	int rc = ps_strategy_plan(s, pb, &plan, err);
+	int rc = ps_strategy_plan_kept(s, pb, &plan, err);
 
 	return rc ? rc : plan_fits(pb, s, &plan, values, err);
 }
@@ -223,7 +223,7 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 		ps_report_init_explicit(rep, pb->xdag, NULL, pb->M);
 	rep->strategy = s->name;
 	rep->section = s->section;
-	rc = ps_strategy_plan(s, pb, &rep->plan, err);
+	rc = ps_strategy_plan_kept(s, pb, &rep->plan, err);
 	if (rc)
 		return rc;
 	rep->has_plan = true;

@@ -4,10 +4,12 @@
  * baselines), and the algorithm each case of the paper runs (`--case`).
  * Candidates are planned, not run: every candidate has an exact cost model.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pebblesim/bounds.h"
+#include "pebblesim/limits.h"
 #include "pebblesim/strategy.h"
 
 extern const struct ps_strategy ps_strategy_generic;
@@ -16,15 +18,157 @@ extern const struct ps_strategy ps_strategy_keylemma;
 extern const struct ps_strategy ps_strategy_subtile;
 extern const struct ps_strategy ps_strategy_matmul;
 
+/*
+ * Plans kept by their parameters: a run plans its strategy for the check
+ * of its memory and again to run it, best plans its candidates for its
+ * plan, its check and its run, and the report plans every candidate for
+ * its "cheaper strategy" line; each of them is planned once. A built-in
+ * strategy's plan depends on its problem's parameters alone (the DAG's n,
+ * d, g, normalisation and kind, M, w, the tiles, sizes and layout asked
+ * for, the path) and on the memory limit, which may refuse it, so an
+ * entry answers any later request with the same ones; the oldest entry
+ * goes first. Shared by threads, under a lock.
+ */
+#define KEPT_SIZE 32
+#define KEPT_TEXT 24
+
+struct kept_key {
+	const struct ps_strategy *s;
+	uint64_t n, d, g, M, w;
+	uint64_t limit; /* the memory limit: a plan may be refused by it */
+	bool normalize, exact, element_only;
+	char sizes[KEPT_TEXT], tiles[KEPT_TEXT], layout[KEPT_TEXT];
+};
+
+static struct kept {
+	struct kept_key key;
+	int rc;
+	struct ps_plan plan;
+	struct ps_error err;
+} kept[KEPT_SIZE];
+
+static struct kept_least {
+	struct kept_key key;
+	uint64_t least;
+} kept_least[KEPT_SIZE];
+
+static unsigned kept_next, kept_used, least_next, least_used;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The key of s on pb (M and the options left 0 for min_memory's); false
+ * when it is not to be kept: a plugin's strategy (its code may be
+ * unloaded, another's loaded at its address), an explicit DAG, a text
+ * parameter too long to hold. */
+static bool kept_key(const struct ps_strategy *s, const struct ps_attention *att,
+		     const struct ps_problem *pb, struct kept_key *k)
+{
+	const char *texts[3] = { pb ? pb->sizes : NULL, pb ? pb->tiles : NULL,
+				 pb ? pb->layout : NULL };
+	char *into[3];
+
+	memset(k, 0, sizeof(*k));
+	if (!att || !ps_strategy_builtin(s))
+		return false;
+	k->s = s;
+	k->n = att->n;
+	k->d = att->d;
+	k->g = att->g;
+	k->normalize = att->normalize;
+	k->exact = att->exact;
+	k->limit = ps_memory_limit(NULL);
+	if (pb) {
+		k->M = pb->M;
+		k->w = pb->w;
+		k->element_only = pb->element_only;
+	}
+	into[0] = k->sizes;
+	into[1] = k->tiles;
+	into[2] = k->layout;
+	for (int q = 0; q < 3; q++) {
+		if (texts[q] && strlen(texts[q]) >= KEPT_TEXT)
+			return false;
+		/* NULL and "" differ: "\1" stands for NULL */
+		snprintf(into[q], KEPT_TEXT, "%s", texts[q] ? texts[q] : "\1");
+	}
+	return true;
+}
+
+static bool kept_same(const struct kept_key *a, const struct kept_key *b)
+{
+	return a->s == b->s && a->n == b->n && a->d == b->d && a->g == b->g && a->M == b->M &&
+	       a->w == b->w && a->limit == b->limit && a->normalize == b->normalize &&
+	       a->exact == b->exact && a->element_only == b->element_only &&
+	       !strcmp(a->sizes, b->sizes) && !strcmp(a->tiles, b->tiles) &&
+	       !strcmp(a->layout, b->layout);
+}
+
+int ps_strategy_plan_kept(const struct ps_strategy *s, const struct ps_problem *pb,
+			  struct ps_plan *plan, struct ps_error *err)
+{
+	struct kept_key key;
+	int rc;
+
+	if (pb->xdag || !kept_key(s, pb->att, pb, &key))
+		return ps_strategy_plan(s, pb, plan, err);
+	pthread_mutex_lock(&kept_lock);
+	for (unsigned q = 0; q < kept_used; q++)
+		if (kept_same(&kept[q].key, &key)) {
+			*plan = kept[q].plan;
+			rc = kept[q].rc;
+			if (rc && err)
+				*err = kept[q].err;
+			pthread_mutex_unlock(&kept_lock);
+			return rc;
+		}
+	pthread_mutex_unlock(&kept_lock);
+	{
+		struct ps_error mine;
+
+		ps_error_clear(&mine);
+		rc = ps_strategy_plan(s, pb, plan, &mine);
+		if (rc && err)
+			*err = mine;
+		pthread_mutex_lock(&kept_lock);
+		kept[kept_next] = (struct kept){ key, rc, *plan, mine };
+		kept_next = (kept_next + 1) % KEPT_SIZE;
+		kept_used = kept_used < KEPT_SIZE ? kept_used + 1 : KEPT_SIZE;
+		pthread_mutex_unlock(&kept_lock);
+	}
+	return rc;
+}
+
+uint64_t ps_strategy_min_memory_kept(const struct ps_strategy *s, const struct ps_attention *att)
+{
+	struct kept_key key;
+	uint64_t least;
+
+	if (!kept_key(s, att, NULL, &key))
+		return ps_strategy_min_memory(s, att);
+	pthread_mutex_lock(&kept_lock);
+	for (unsigned q = 0; q < least_used; q++)
+		if (kept_same(&kept_least[q].key, &key)) {
+			least = kept_least[q].least;
+			pthread_mutex_unlock(&kept_lock);
+			return least;
+		}
+	pthread_mutex_unlock(&kept_lock);
+	least = ps_strategy_min_memory(s, att);
+	pthread_mutex_lock(&kept_lock);
+	kept_least[least_next] = (struct kept_least){ key, least };
+	least_next = (least_next + 1) % KEPT_SIZE;
+	least_used = least_used < KEPT_SIZE ? least_used + 1 : KEPT_SIZE;
+	pthread_mutex_unlock(&kept_lock);
+	return least;
+}
+
 /* The predicted I/O of s on pb, or false when s does not accept pb. */
 static bool predicted_io(const struct ps_strategy *s,
 			 const struct ps_problem *pb, uint64_t *io)
 {
 	struct ps_plan plan;
-	struct ps_error ignored;
 
-	if (pb->M < ps_strategy_min_memory(s, pb->att) ||
-	    ps_strategy_plan(s, pb, &plan, &ignored) || !plan.predicted)
+	if (pb->M < ps_strategy_min_memory_kept(s, pb->att) ||
+	    ps_strategy_plan_kept(s, pb, &plan, NULL) || !plan.predicted)
 		return false;
 	*io = plan.loads + plan.saves;
 	return true;
@@ -136,7 +280,7 @@ static uint64_t best_min_memory(const struct ps_attention *att)
 
 	for (size_t k = 0; k < ps_strategy_count; k++)
 		if (best_considers(ps_strategies[k]))
-			least = ps_min_u64(least, ps_strategy_min_memory(ps_strategies[k], att));
+			least = ps_min_u64(least, ps_strategy_min_memory_kept(ps_strategies[k], att));
 	return least;
 }
 
@@ -151,7 +295,7 @@ static int best_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	if (rc)
 		return rc;
 	chosen_pb.sizes = best.sizes;
-	if ((rc = ps_strategy_plan(best.s, &chosen_pb, plan, err)))
+	if ((rc = ps_strategy_plan_kept(best.s, &chosen_pb, plan, err)))
 		return rc;
 	memcpy(chosen, plan->summary, sizeof(chosen));
 	ps_candidate_name(&best, name, sizeof(name));
@@ -227,7 +371,7 @@ const struct ps_strategy *ps_case_algorithm(const char *case_name,
 			continue;
 		for (size_t q = 0; q < 2 && cases[k].candidates[q]; q++) {
 			const struct ps_strategy *s = cases[k].candidates[q];
-			uint64_t least = ps_strategy_min_memory(s, pb->att);
+			uint64_t least = ps_strategy_min_memory_kept(s, pb->att);
 			char premise[96];
 
 			if (q == 1 && cases[k].premised &&

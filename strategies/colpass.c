@@ -847,7 +847,10 @@ out:
  * together. A class's set is a run of in-edges while its monomials are one
  * range of the rank order, else a bitset of r bits. Live classes are
  * counted after each pass and, while a pass runs, with the classes it
- * loads; the rows of the block in progress hold one more record each.
+ * loads; the rows of the block in progress hold one more record each. On
+ * the block path the rows of a class share its records: one for the first
+ * block of a phase's loop, one for the others, taken at once, and one for
+ * the last, shorter block.
  */
 struct cp_class {
 	uint64_t from, lo, hi; /* the class it extends (0: none), the range */
@@ -857,7 +860,8 @@ struct cp_class {
 	uint64_t seen;         /* the last count that met it */
 };
 
-static uint64_t partial_state_bytes(const struct cp_schedule *s, const struct ps_attention *att)
+static uint64_t partial_state_bytes(const struct cp_schedule *s, const struct ps_attention *att,
+				    bool element_only)
 {
 	uint64_t *cls = calloc(att->nb, sizeof(uint64_t)); /* 1 + class, 0: none */
 	uint64_t *done = calloc(att->nb, sizeof(uint64_t));
@@ -940,9 +944,17 @@ out:
 	if (!counted)
 		return ps_engine_partial_bytes(att->n * att->nb, att->n * att->nb, att->r,
 					       att->n * att->nb);
-	/* and a record for each row of the block in progress */
-	return most ? ps_engine_partial_bytes(att->n * most + block, att->n * most_bits, att->r,
-					       att->n * att->nb) : 0;
+	if (!most)
+		return 0;
+	/* the block path: a phase's loop over its blocks of rows takes the
+	 * first block, the others at once and the last, shorter one: three
+	 * records a class */
+	if (!element_only)
+		return ps_engine_partial_bytes(3 * most, 3 * most_bits, att->r, att->n * att->nb);
+	/* move by move, a record a row, and one for each row of the block in
+	 * progress */
+	return ps_engine_partial_bytes(att->n * most + block, att->n * most_bits, att->r,
+				       att->n * att->nb);
 }
 
 /* ---- choosing the layout ---------------------------------------------- */
@@ -1122,11 +1134,38 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 
 /* ---- emission --------------------------------------------------------- */
 
+/*
+ * A block of rows of a phase is emitted into a body (struct cp_body, a
+ * sink that keeps the operations), and the phase's blocks of the same
+ * size are one loop of that body (struct ps_repeat), every operation's
+ * rows moving by the block: the engine judges a pass's phase as a unit
+ * (src/ops_block.c), and every other sink sees the same operations one by
+ * one. The last block, when shorter, follows on its own.
+ */
+struct cp_body {
+	struct ps_sink sink;
+	struct ps_op *ops;
+	uint64_t (*step)[3];
+	size_t len, cap;
+};
+
+static int body_emit(struct ps_sink *sink, const struct ps_op *op, struct ps_error *err)
+{
+	struct cp_body *b = (struct cp_body *)sink;
+
+	if (b->len == b->cap)
+		return ps_error_set(err, PS_ENOMEM, "colpass: a block of rows has more operations than its body holds");
+	b->ops[b->len++] = *op;
+	return PS_OK;
+}
+
 struct cp_emitter {
 	const struct cp_schedule *s;
 	const struct ps_attention *att;
-	struct ps_sink *sink;
+	struct ps_sink *sink; /* the operations go here: the run's sink or a body */
 	struct ps_error *err;
+	uint64_t *cols[4];    /* the V, loaded, finished and partial columns */
+	bool finishes_d;
 };
 
 /* Part 0 or 1 of a segment's positions [lo, hi): in the tail's order
@@ -1202,71 +1241,119 @@ static size_t pass_columns(const struct cp_emitter *e, const struct cp_pass *p,
 	return count;
 }
 
-static int emit_pass(const struct cp_emitter *e, const struct cp_pass *p,
-		     uint64_t *done, uint64_t *cols)
-{
-	const struct ps_attention *att = e->att;
-	const struct cp_seg *seg = e->s->segs + p->seg_first;
-	struct ps_coordset feats = ps_list(e->s->feats + p->feat_first, p->feat_count);
-	size_t v = pass_columns(e, p, done, 'V', cols);
-	struct ps_coordset vs = ps_list(cols, v);
-	bool finishes_d = false;
-	int rc;
-
-	for (uint64_t q = 0; q < p->seg_count; q++)
-		if (att->normalize && seg[q].b == att->d &&
-		    done[att->d] + seg[q].hi - seg[q].lo == att->r)
-			finishes_d = true;
 #define EMIT(code, kind, c0, c1) \
 	if ((rc = ps_emit(e->sink, (code), (kind), (c0), (c1), e->err))) \
 		return rc
-	/* phase 1: H over the pass's cells, key rows a block at a time */
-	for (uint64_t jk = 0; jk < ps_block_count(att->n, p->key_rows); jk++) {
-		struct ps_coordset js = ps_range(ps_block_lo(jk, p->key_rows),
-						 ps_block_hi(jk, p->key_rows, att->n));
 
-		if (p->feat_count)
-			EMIT(PS_OP_LOAD, PS_KIND_K, js, feats);
-		if (v)
-			EMIT(PS_OP_LOAD, PS_KIND_V, js, vs);
-		if ((rc = emit_macs(e, p, PS_KIND_H, js)))
-			return rc;
-		if (p->feat_count)
-			EMIT(PS_OP_DELETE, PS_KIND_K, js, feats);
-		if (v)
-			EMIT(PS_OP_DELETE, PS_KIND_V, js, vs);
-	}
-	/* phase 2: N over the pass's cells, query rows a block at a time */
-	for (uint64_t ik = 0; ik < ps_block_count(att->n, p->query_rows); ik++) {
-		struct ps_coordset is = ps_range(ps_block_lo(ik, p->query_rows),
-						 ps_block_hi(ik, p->query_rows, att->n));
-		size_t count;
+/* Phase 1 over the key rows js: H over the pass's cells. */
+static int emit_key_rows(const struct cp_emitter *e, const struct cp_pass *p,
+			 const uint64_t *done, struct ps_coordset js)
+{
+	const struct ps_coordset feats = ps_list(e->s->feats + p->feat_first, p->feat_count);
+	const size_t v = pass_columns(e, p, done, 'V', e->cols[0]);
+	const struct ps_coordset vs = ps_list(e->cols[0], v);
+	int rc;
 
-		if (p->feat_count)
-			EMIT(PS_OP_LOAD, PS_KIND_Q, is, feats);
-		if ((count = pass_columns(e, p, done, 'L', cols)))
-			EMIT(PS_OP_LOAD, PS_KIND_N, is, ps_list(cols, count));
-		if (p->delta)
-			EMIT(PS_OP_LOAD, PS_KIND_N, is, ps_one(att->d));
-		if ((rc = emit_macs(e, p, PS_KIND_N, is)))
+	if (p->feat_count)
+		EMIT(PS_OP_LOAD, PS_KIND_K, js, feats);
+	if (v)
+		EMIT(PS_OP_LOAD, PS_KIND_V, js, vs);
+	if ((rc = emit_macs(e, p, PS_KIND_H, js)))
+		return rc;
+	if (p->feat_count)
+		EMIT(PS_OP_DELETE, PS_KIND_K, js, feats);
+	if (v)
+		EMIT(PS_OP_DELETE, PS_KIND_V, js, vs);
+	return PS_OK;
+}
+
+/* Phase 2 over the query rows is: N over the pass's cells, then the
+ * columns it finishes and the partial sums it saves. */
+static int emit_query_rows(const struct cp_emitter *e, const struct cp_pass *p,
+			   const uint64_t *done, struct ps_coordset is)
+{
+	const struct ps_attention *att = e->att;
+	const struct ps_coordset feats = ps_list(e->s->feats + p->feat_first, p->feat_count);
+	size_t count;
+	int rc;
+
+	if (p->feat_count)
+		EMIT(PS_OP_LOAD, PS_KIND_Q, is, feats);
+	if ((count = pass_columns(e, p, done, 'L', e->cols[1])))
+		EMIT(PS_OP_LOAD, PS_KIND_N, is, ps_list(e->cols[1], count));
+	if (p->delta)
+		EMIT(PS_OP_LOAD, PS_KIND_N, is, ps_one(att->d));
+	if ((rc = emit_macs(e, p, PS_KIND_N, is)))
+		return rc;
+	if (p->feat_count)
+		EMIT(PS_OP_DELETE, PS_KIND_Q, is, feats);
+	count = pass_columns(e, p, done, 'F', e->cols[2]);
+	for (size_t q = 0; q < count; q++)
+		if ((rc = ps_emit_finish_n(e->sink, att, is, e->cols[2][q], e->cols[2][q] + 1,
+					   e->err)))
 			return rc;
-		if (p->feat_count)
-			EMIT(PS_OP_DELETE, PS_KIND_Q, is, feats);
-		count = pass_columns(e, p, done, 'F', cols);
-		for (size_t q = 0; q < count; q++)
-			if ((rc = ps_emit_finish_n(e->sink, att, is, cols[q],
-						   cols[q] + 1, e->err)))
-				return rc;
-		if ((count = pass_columns(e, p, done, 'P', cols))) {
-			EMIT(PS_OP_SAVE, PS_KIND_N, is, ps_list(cols, count));
-			EMIT(PS_OP_DELETE, PS_KIND_N, is, ps_list(cols, count));
-		}
-		if (finishes_d && p->eps)
-			EMIT(PS_OP_SAVE, PS_KIND_N, is, ps_one(att->d));
-		if (finishes_d || p->delta)
-			EMIT(PS_OP_DELETE, PS_KIND_N, is, ps_one(att->d));
+	if ((count = pass_columns(e, p, done, 'P', e->cols[3]))) {
+		EMIT(PS_OP_SAVE, PS_KIND_N, is, ps_list(e->cols[3], count));
+		EMIT(PS_OP_DELETE, PS_KIND_N, is, ps_list(e->cols[3], count));
 	}
+	if (e->finishes_d && p->eps)
+		EMIT(PS_OP_SAVE, PS_KIND_N, is, ps_one(att->d));
+	if (e->finishes_d || p->delta)
+		EMIT(PS_OP_DELETE, PS_KIND_N, is, ps_one(att->d));
+	return PS_OK;
+}
+
 #undef EMIT
+
+typedef int (*cp_rows_fn)(const struct cp_emitter *e, const struct cp_pass *p,
+			  const uint64_t *done, struct ps_coordset rows);
+
+/* A phase over every block of rows: the blocks of `rows` rows one loop of
+ * the body of the first, the last block after it when shorter. */
+static int emit_phase(const struct cp_emitter *e, const struct cp_pass *p, const uint64_t *done,
+		      uint64_t rows, cp_rows_fn fn, struct cp_body *body)
+{
+	const uint64_t n = e->att->n, full = n / rows;
+	struct cp_emitter into = *e;
+	struct ps_repeat r;
+	int rc;
+
+	if (full) {
+		body->len = 0;
+		into.sink = &body->sink;
+		if ((rc = fn(&into, p, done, ps_range(0, rows))))
+			return rc;
+		for (size_t k = 0; k < body->len; k++) {
+			body->step[k][0] = rows;
+			body->step[k][1] = body->step[k][2] = 0;
+		}
+		r.body = body->ops;
+		r.step = (const uint64_t (*)[3])body->step;
+		r.len = body->len;
+		r.count = full;
+		if ((rc = ps_sink_repeat(e->sink, &r, e->err)))
+			return rc;
+	}
+	return full * rows < n ? fn(e, p, done, ps_range(full * rows, n)) : PS_OK;
+}
+
+static int emit_pass(struct cp_emitter *e, const struct cp_pass *p, uint64_t *done,
+		     struct cp_body *body)
+{
+	const struct ps_attention *att = e->att;
+	const struct cp_seg *seg = e->s->segs + p->seg_first;
+	int rc;
+
+	e->finishes_d = false;
+	for (uint64_t q = 0; q < p->seg_count; q++)
+		if (att->normalize && seg[q].b == att->d &&
+		    done[att->d] + seg[q].hi - seg[q].lo == att->r)
+			e->finishes_d = true;
+	/* phase 1: H over the pass's cells, key rows a block at a time;
+	 * phase 2: N over them, query rows a block at a time */
+	if ((rc = emit_phase(e, p, done, p->key_rows, emit_key_rows, body)) ||
+	    (rc = emit_phase(e, p, done, p->query_rows, emit_query_rows, body)))
+		return rc;
 	/* H is never saved: the pass's cells go */
 	for (uint64_t q = 0; q < p->seg_count; q++) {
 		for (int part = 0; part < 2; part++) {
@@ -1290,17 +1377,27 @@ static int emit_pass(const struct cp_emitter *e, const struct cp_pass *p,
 static int schedule_run(const struct cp_schedule *s, const struct ps_attention *att,
 			struct ps_sink *sink, struct ps_error *err)
 {
-	const struct cp_emitter e = { s, att, sink, err };
+	struct cp_emitter e = { s, att, sink, err, { NULL }, false };
+	/* a block's operations: three loads, two macs a column, Q's delete,
+	 * four a finished column, and the partial sums' and the
+	 * normaliser's saves and deletes */
+	struct cp_body body = { .sink = { body_emit }, .cap = 6 * att->nb + 16 };
 	uint64_t *done = calloc(att->nb, sizeof(uint64_t));
-	uint64_t *cols = malloc(att->nb * sizeof(uint64_t));
+	uint64_t *cols = malloc(4 * att->nb * sizeof(uint64_t));
 	int rc = PS_OK;
 
-	if (!done || !cols)
+	body.ops = malloc(body.cap * sizeof(*body.ops));
+	body.step = malloc(body.cap * sizeof(*body.step));
+	if (!done || !cols || !body.ops || !body.step)
 		rc = ps_error_set(err, PS_ENOMEM, "out of memory for colpass's passes");
+	for (int k = 0; k < 4 && cols; k++)
+		e.cols[k] = cols + (size_t)k * att->nb;
 	for (uint64_t k = 0; !rc && k < s->pass_count; k++)
-		rc = emit_pass(&e, &s->passes[k], done, cols);
+		rc = emit_pass(&e, &s->passes[k], done, &body);
 	free(done);
 	free(cols);
+	free(body.ops);
+	free(body.step);
 	return rc;
 }
 
@@ -1344,7 +1441,7 @@ static int colpass_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	plan->peak_red = s.peak;
 	plan->bounded = false; /* its cost model, not a theorem's bound */
 	plan->variant = layout_names[s.layout];
-	if (ps_add_u64(ps_tiling_state_bytes(pb, false), partial_state_bytes(&s, att),
+	if (ps_add_u64(ps_tiling_state_bytes(pb, false), partial_state_bytes(&s, att, pb->element_only),
 		       &plan->state_bytes))
 		plan->state_bytes = UINT64_MAX;
 	schedule_free(&s);

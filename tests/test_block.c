@@ -364,7 +364,7 @@ END_TEST
  * whole or applies it op by op; the element path applies it op by op:
  * the same return, message, position and state after every loop.
  */
-static uint64_t loops_whole, loops_declined;
+static uint64_t loops_whole, loops_declined, rows_loops;
 
 struct loop_engines {
 	const struct ps_attention *att;
@@ -437,6 +437,7 @@ static void loop_run(struct loop_engines *le, const struct ps_repeat *r)
 	ck_assert_int_ge(probe, 0);
 	loops_whole += probe == PS_BLOCK_APPLIED;
 	loops_declined += probe == PS_BLOCK_DECLINED;
+	rows_loops += probe == PS_BLOCK_DECLINED && ps_block_rows_loop(le->att, &le->probe, r);
 	a = ps_sink_repeat(&le->fs.sink, r, &ef);
 	b = ps_sink_repeat(&le->ss.sink, r, &es);
 	ck_assert_int_eq(a, b);
@@ -649,6 +650,169 @@ START_TEST(test_loops_both_paths)
 	/* loops were judged whole, and declined */
 	ck_assert_msg(loops_whole > 1000 && loops_declined > 1000, "%llu loops whole, %llu declined",
 		      (unsigned long long)loops_whole, (unsigned long long)loops_declined);
+}
+END_TEST
+
+/*
+ * colpass's passes as it emits them and changed at random: phase 1 (for
+ * every block J of key rows: load K[J, F] and V[J, W], fused macs into H
+ * over J and a few blocks of cells, delete K and V) and phase 2 (for every
+ * block I of query rows: load Q[I, F] and the partial sums of N an earlier
+ * pass saved, fused macs into N, delete Q, each finished column's A
+ * computed, saved and dropped, the partial sums saved and dropped), F or
+ * W short of what the macs read now and then, cells shared by two macs,
+ * rows made unlike the others before a loop (a row of K or Q left red),
+ * bodies perturbed, and memories too small for a later
+ * iteration: both paths compared after every loop.
+ */
+static void pass_loops_case(uint64_t seed)
+{
+	struct ps_attention att;
+	struct loop_engines le;
+	const struct ps_coordset none = ps_range(0, 0);
+	uint64_t n, r, nb, d, M, feats[64], vcols[64], ms_store[4][64], lcols[64];
+	size_t fl = 0, vl = 0;
+
+	rnd_state = seed;
+	test_attention(&att, 3 + seed % 11, 1 + seed % 3, 1 + seed % 2, seed % 4 != 0);
+	n = att.n;
+	r = ps_min_u64(att.r, 64);
+	nb = att.nb;
+	d = att.d;
+	M = seed % 5 ? att.dag.state_count : 8 + rnd(4 * nb + 3 * d + 16);
+	loop_engines_init(&le, &att, M);
+	for (uint64_t a = 0; a < d; a++)
+		if (rnd(6))
+			feats[fl++] = a;
+	for (uint64_t b = 0; b < d; b++)
+		if (rnd(6))
+			vcols[vl++] = b;
+	if (!fl)
+		feats[fl++] = 0;
+	loop_engines_keep(&le);
+	for (int pass = 0; pass < 6; pass++) {
+		struct ps_op body[24];
+		uint64_t step[24][3];
+		size_t len = 0, macs = 1 + rnd(3), ll = 0;
+		struct ps_coordset ms[3], bs[3];
+		const struct ps_coordset fs = rnd(8) ? ps_list(feats, fl) : ps_range(0, d);
+		const struct ps_coordset ws = ps_list(vcols, vl);
+		struct ps_repeat rep;
+		uint64_t s = 1 + rnd(3), count;
+
+		loop_engines_back(&le);
+		/* the cells: columns apart (now and then not), monomials a
+		 * sorted subset of the first r */
+		for (size_t q = 0; q < macs; q++) {
+			const uint64_t b0 = rnd(8) ? (q * nb) / macs : rnd(nb);
+			const uint64_t b1 = rnd(8) ? ((q + 1) * nb) / macs : b0 + 1;
+			size_t k = 0;
+
+			for (uint64_t m = 0; m < r; m++)
+				if (rnd(3))
+					ms_store[q][k++] = m;
+			if (!k)
+				ms_store[q][k++] = rnd(r);
+			ms[q] = ps_list(ms_store[q], k);
+			bs[q] = ps_range(b0, b0 < b1 ? b1 : b0 + 1);
+		}
+		/* rows made unlike: a row of K or Q red, a sum aggregated */
+		if (!rnd(6))
+			loop_emit(&le, PS_OP_LOAD, rnd(2) ? PS_KIND_K : PS_KIND_Q,
+				  ps_one(rnd(n)), ps_one(feats[0]));
+		/* phase 1 */
+		count = rnd(8) ? n / s : 1 + rnd(n);
+		if (fl && rnd(8))
+			ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_K, ps_range(0, s), fs,
+				      none, 1, s);
+		if (vl && rnd(8))
+			ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_V, ps_range(0, s), ws,
+				      none, 1, s);
+		for (size_t q = 0; q < macs; q++) {
+			ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_H, ps_range(0, s), ms[q],
+				      bs[q], 1, s);
+			body[len - 1].fuse = true;
+		}
+		for (size_t k = len; k-- > 0;)
+			if (body[k].code == PS_OP_LOAD)
+				ps_repeat_add(body, step, &len, PS_OP_DELETE, body[k].kind,
+					      ps_range(0, s), body[k].c[1], none, 1, s);
+		if (!rnd(4))
+			loop_perturb(body, step, &len);
+		rep = (struct ps_repeat){ body, (const uint64_t (*)[3])step, len, count };
+		loop_run(&le, &rep);
+		/* the last rows on their own */
+		if (count * s < n && !le.fast.failed) {
+			struct ps_op last[24];
+
+			for (size_t k = 0; k < len; k++) {
+				last[k] = body[k];
+				last[k].c[0] = ps_range(count * s, n);
+			}
+			rep = (struct ps_repeat){ last, (const uint64_t (*)[3])step, len, 1 };
+			loop_run(&le, &rep);
+		}
+		/* phase 2, over other blocks */
+		s = 1 + rnd(4);
+		count = rnd(8) ? n / s : 1 + rnd(n);
+		len = 0;
+		for (uint64_t b = 0; b < nb; b++)
+			if (!rnd(3))
+				lcols[ll++] = b;
+		if (!rnd(5))
+			loop_emit(&le, PS_OP_LOAD, PS_KIND_Q, ps_one(rnd(n)), ps_one(feats[0]));
+		ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_Q, ps_range(0, s), fs, none, 1, s);
+		if (ll && !rnd(3))
+			ps_repeat_add(body, step, &len, PS_OP_LOAD, PS_KIND_N, ps_range(0, s),
+				      ps_list(lcols, ll), none, 1, s);
+		for (size_t q = 0; q < macs; q++) {
+			ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_N, ps_range(0, s), ms[q],
+				      bs[q], 1, s);
+			body[len - 1].fuse = rnd(8) != 0;
+		}
+		ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_Q, ps_range(0, s), fs, none, 1,
+			      s);
+		if (att.normalize && rnd(2)) {
+			const uint64_t b = bs[0].lo < d ? bs[0].lo : 0;
+
+			ps_repeat_add(body, step, &len, PS_OP_COMPUTE, PS_KIND_A, ps_range(0, s),
+				      ps_one(b), none, 1, s);
+			ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_N, ps_range(0, s),
+				      ps_one(b), none, 1, s);
+			ps_repeat_add(body, step, &len, PS_OP_SAVE, PS_KIND_A, ps_range(0, s),
+				      ps_one(b), none, 1, s);
+			ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_A, ps_range(0, s),
+				      ps_one(b), none, 1, s);
+		}
+		for (size_t q = 0; q < macs && rnd(4); q++) {
+			ps_repeat_add(body, step, &len, PS_OP_SAVE, PS_KIND_N, ps_range(0, s), bs[q],
+				      none, 1, s);
+			if (rnd(6))
+				ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_N, ps_range(0, s),
+					      bs[q], none, 1, s);
+		}
+		if (!rnd(4))
+			loop_perturb(body, step, &len);
+		rep = (struct ps_repeat){ body, (const uint64_t (*)[3])step, len, count };
+		loop_run(&le, &rep);
+		/* H is never saved: the cells go */
+		for (size_t q = 0; q < macs && !le.fast.failed && rnd(4); q++)
+			loop_emit(&le, PS_OP_DELETE, PS_KIND_H, ms[q], bs[q]);
+	}
+	loop_engines_free(&le);
+	ps_attention_free(&att);
+}
+
+START_TEST(test_pass_loops_both_paths)
+{
+	loops_whole = loops_declined = rows_loops = 0;
+	for (uint64_t seed = 1; seed <= 600; seed++)
+		pass_loops_case(seed);
+	/* phase 1 judged whole and declined; phase 2 as a loop of rows */
+	ck_assert_msg(loops_whole > 300 && loops_declined > 300 && rows_loops > 300,
+		      "%llu loops whole, %llu declined, %llu of rows",
+		      (unsigned long long)loops_whole, (unsigned long long)loops_declined,
+		      (unsigned long long)rows_loops);
 }
 END_TEST
 
@@ -1146,6 +1310,7 @@ Suite *block_suite(void)
 	tcase_add_test(tc, test_tiles_both_paths);
 	tcase_add_test(tc, test_col_runs_both_paths);
 	tcase_add_test(tc, test_loops_both_paths);
+	tcase_add_test(tc, test_pass_loops_both_paths);
 	tcase_add_test(tc, test_flash_loops_both_paths);
 	tcase_add_test(tc, test_state_estimate);
 	tcase_add_test(tc, test_state_estimate_close);

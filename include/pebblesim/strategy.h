@@ -259,6 +259,16 @@ static inline uint64_t ps_strategy_min_memory(const struct ps_strategy *s,
 	return ps_strategy_serves(s, att) ? s->min_memory(att) : UINT64_MAX;
 }
 
+/* ps_strategy_plan and ps_strategy_min_memory, answered from the plans
+ * this process already made with the same parameters (a built-in
+ * strategy's plan depends on them alone): a run that plans a strategy for
+ * its memory check, its run, best's choice and its report's "cheaper
+ * strategy" line plans it once. err may be NULL. */
+int ps_strategy_plan_kept(const struct ps_strategy *s, const struct ps_problem *pb,
+			  struct ps_plan *plan, struct ps_error *err);
+uint64_t ps_strategy_min_memory_kept(const struct ps_strategy *s,
+				     const struct ps_attention *att);
+
 /* The smallest M s accepts on the explicit DAG of pb (UINT64_MAX: never). */
 static inline uint64_t ps_strategy_min_memory_explicit(const struct ps_strategy *s,
 						       const struct ps_problem *pb)

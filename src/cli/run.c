@@ -287,7 +287,7 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	if (!s || cli_check_strategy(a, s, explicit_dag, errout))
 		goto done;
 	min_m = explicit_dag ? ps_strategy_min_memory_explicit(s, &pb)
-			     : ps_strategy_min_memory(s, &att);
+			     : ps_strategy_min_memory_kept(s, &att);
 	if (a->M < min_m) {
 		if (min_m == UINT64_MAX)
 			fprintf(errout, "pebblesim: %s does not apply to these parameters at any M\n",

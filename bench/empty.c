@@ -1,0 +1,5 @@
+/* make bench: an empty dynamically linked program, the floor of a start */
+int main(void)
+{
+	return 0;
+}
