@@ -904,7 +904,7 @@ START_TEST(test_dag_files_round_trip)
 	ck_assert_int_eq(cli("run", "--dag", path[1], "--dag-format", "graphml", "-M", "40", NULL), 2);
 	HAS(err_text, "as GraphML");
 	ck_assert_int_eq(cli("run", "--dag", path[1], "--dag-format", "pajek", "-M", "40", NULL), 2);
-	HAS(err_text, "pebblesim: unknown DAG format 'pajek': graphml, gml or edgelist");
+	HAS(err_text, "pebblesim: unknown DAG format 'pajek': graphml, gml, edgelist, hdag or mtx");
 	f = fopen(path[3], "w");
 	fputs("hello\n", f);
 	fclose(f);

@@ -32,6 +32,7 @@ const struct cli_option compare_options[] = {
 	CLI_OPT_DAG("compare the policies for a DAG from a file instead:\n"
 		    "lru and belady, each over the topo and dfs orders"),
 	CLI_OPT_DAG_FORMAT,
+	CLI_OPT_IGNORE_WEIGHTS,
 	{ OPT_STRATEGIES, 0, "strategies", CLI_STRING, offsetof(struct cli_args, strategies), 0, 0, "LIST",
 	  "only these rows: comma-separated names (a tiling's\n"
 	  "name gives its row and its tuned row); a baseline named\n"

@@ -68,12 +68,14 @@ int cli_read_dag(const struct cli_args *a, struct ps_explicit *x,
 	struct ps_error err;
 
 	ps_error_clear(&err);
-	if (ps_explicit_read_as(x, a->dag_file, a->dag_format, &format, &err)) {
+	if (ps_explicit_read_with(x, a->dag_file, a->dag_format,
+				  a->ignore_weights ? PS_EXPLICIT_IGNORE_WEIGHTS : 0,
+				  &format, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
 	how->format = format;
-	how->note = ps_explicit_format_note(format);
+	how->note = x->note[0] ? x->note : ps_explicit_format_note(format);
 	return 0;
 }
 

@@ -47,6 +47,7 @@ const struct cli_option run_options[] = {
 		    "-n, -d, -g, --case, --w, --tiles, --sizes, --layout\n"
 		    "do not apply"),
 	CLI_OPT_DAG_FORMAT,
+	CLI_OPT_IGNORE_WEIGHTS,
 	{ OPT_ORDER, 0, "order", CLI_STRING, offsetof(struct cli_args, order), 0, 0, "O",
 	  "lru, belady: topo (igraph's topological sort, the default)\n"
 	  "or dfs (depth-first post-order from the outputs)" },
