@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "pebblesim/explicit.h"
 #include "pebblesim/run.h"
@@ -885,6 +886,117 @@ START_TEST(test_edgelist_comments_and_weights)
 }
 END_TEST
 
+/* The portfolio (best on a DAG file) at M: valid in the engine, its I/O
+ * the one its plan names, no more than any policy over topo or dfs, at
+ * least the trivial bound. */
+static uint64_t check_portfolio(const struct ps_explicit *x, uint64_t M)
+{
+	const struct ps_strategy *s = ps_strategy_find("portfolio");
+	struct ps_problem pb = { .xdag = x, .M = M, .time_limit = 0.2 };
+	struct ps_plan plan;
+	struct ps_report rep;
+	struct ps_error err;
+	struct ps_bound trivial;
+	uint64_t io[4], least = policies_io(x, M, io);
+	char want[64];
+
+	ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), 0);
+	ck_assert_msg(ps_run(&pb, s, NULL, &rep, &err) == 0, "%s", err.msg);
+	ck_assert_msg(rep.valid, "portfolio M=%llu: %s", (unsigned long long)M, rep.violation);
+	ck_assert_uint_le(rep.counts.peak_red, M);
+	ck_assert_uint_le(io_of(&rep), least);
+	ps_bound_trivial_explicit(x, &trivial);
+	ck_assert((double)io_of(&rep) >= trivial.value);
+	snprintf(want, sizeof(want), ", I/O %llu, the least of 19 members", (unsigned long long)io_of(&rep));
+	ck_assert_msg(strstr(plan.summary, want) && !strncmp(plan.summary, "won: ", 5),
+		      "%s (want '%s')", plan.summary, want);
+	return io_of(&rep);
+}
+
+START_TEST(test_portfolio)
+{
+	struct ps_explicit x;
+	struct ps_bound trivial;
+	struct ps_problem pb = { .M = 2 };
+	struct ps_plan plan;
+	struct ps_error err;
+	char path[] = "/tmp/pebblesim-pf-XXXXXX";
+
+	for (int shape = 0; shape < 5; shape++) {
+		uint64_t min_m;
+
+		switch (shape) {
+		case 0: binary_tree(&x, 4); break;
+		case 1: pyramid(&x, 6); break;
+		case 2: butterfly(&x, 3); break;
+		case 3: matmul(&x, 3); break;
+		default:
+			write_temp(path, diamond_hdag);
+			ck_assert_int_eq(ps_explicit_read(&x, path, &err), 0);
+			unlink(path);
+			strcpy(path, "/tmp/pebblesim-pf-XXXXXX");
+			break;
+		}
+		pb.xdag = &x;
+		min_m = ps_strategy_min_memory_explicit(ps_strategy_find("portfolio"), &pb);
+		for (uint64_t M = min_m; M <= x.vertices; M += 1 + M / 3)
+			check_portfolio(&x, M);
+		/* room for everything: the trivial I/O */
+		ps_bound_trivial_explicit(&x, &trivial);
+		ck_assert_double_eq((double)check_portfolio(&x, x.vertices + 1), trivial.value);
+		/* below the least M: refused with it */
+		pb.M = min_m - 1;
+		if (min_m > 1) {
+			ck_assert_int_eq(ps_strategy_plan(ps_strategy_find("portfolio"), &pb, &plan, &err), PS_EINPUT);
+			ck_assert_ptr_nonnull(strstr(err.msg, "it needs M >= "));
+		}
+		ps_explicit_free(&x);
+	}
+	/* the tree of 8 leaves at M = 3 and 4: the optima that `optimal`
+	 * proves (docs/OPTIMAL.md), 15 and 11 */
+	binary_tree(&x, 3);
+	ck_assert_uint_eq(check_portfolio(&x, 3), 15);
+	ck_assert_uint_eq(check_portfolio(&x, 4), 11);
+	ps_explicit_free(&x);
+}
+END_TEST
+
+START_TEST(test_portfolio_cli)
+{
+	char path[] = "/tmp/pebblesim-pfc-XXXXXX", trace[64], cmd[512];
+	FILE *p;
+	char line[512];
+	bool won = false, valid = false;
+	int rc;
+
+	write_temp(path, diamond_hdag);
+	snprintf(trace, sizeof(trace), "%s.jsonl", path);
+	snprintf(cmd, sizeof(cmd),
+		 "%s run --dag %s -M 4 --strategy best --time-limit 0.1 --trace %s && %s validate %s --dag %s",
+		 getenv("PEBBLESIM_BIN") ? getenv("PEBBLESIM_BIN") : "build/pebblesim", path, trace,
+		 getenv("PEBBLESIM_BIN") ? getenv("PEBBLESIM_BIN") : "build/pebblesim", trace, path);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p)) {
+		won |= strstr(line, "  plan                 won: ") != NULL;
+		valid |= !strncmp(line, "valid                  yes", 26);
+	}
+	rc = pclose(p);
+	ck_assert_int_eq(rc, 0);
+	ck_assert(won);
+	ck_assert(valid);
+	/* --time-limit is the portfolio's, refused by name for lru */
+	snprintf(cmd, sizeof(cmd), "%s run --dag %s -M 4 --strategy lru --time-limit 1 2>&1",
+		 getenv("PEBBLESIM_BIN") ? getenv("PEBBLESIM_BIN") : "build/pebblesim", path);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+	ck_assert_int_eq(WEXITSTATUS(pclose(p)), 2);
+	ck_assert_str_eq(line, "pebblesim: --time-limit is an option of portfolio, not of lru\n");
+	unlink(trace);
+	unlink(path);
+}
+END_TEST
+
 Suite *explicit_suite(void)
 {
 	Suite *s = suite_create("explicit");
@@ -902,6 +1014,8 @@ Suite *explicit_suite(void)
 	tcase_add_test(tc, test_hdag_random_same_as_graphml);
 	tcase_add_test(tc, test_bad_hdag_mtx_edgelist);
 	tcase_add_test(tc, test_edgelist_comments_and_weights);
+	tcase_add_test(tc, test_portfolio);
+	tcase_add_test(tc, test_portfolio_cli);
 	suite_add_tcase(s, tc);
 	return s;
 }

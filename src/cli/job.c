@@ -129,6 +129,7 @@ static const struct {
 	{ OPT_W, PS_TAKES_W },
 	{ OPT_ORDER, PS_TAKES_ORDER },
 	{ OPT_LAYOUT, PS_TAKES_LAYOUT },
+	{ OPT_TIME_LIMIT, PS_TAKES_TIME_LIMIT },
 };
 
 /* A strategy that takes option bit `takes` itself (choosers pass it on),
