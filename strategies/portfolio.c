@@ -447,8 +447,11 @@ static void move_vertex(uint64_t *order, uint64_t *place, uint64_t from, uint64_
 	place[v] = to;
 }
 
+/* Restarts of the local search from its best order, shaken. */
+#define PORTFOLIO_KICKS 200
+
 struct search_stats {
-	uint64_t tried, kept, improved;
+	uint64_t tried, kept, improved, kicks;
 	double seconds;
 };
 
@@ -465,7 +468,8 @@ static int local_search(const struct ps_explicit *x, uint64_t *order, uint64_t c
 	uint64_t *place = malloc((V + 1) * sizeof(uint64_t));
 	uint64_t *best = malloc((count + 1) * sizeof(uint64_t));
 	uint64_t *child_start = NULL, *child = NULL;
-	uint64_t current = *io, stale = 0, stale_limit = 200 * count + 2000;
+	uint64_t current = *io, best_io = *io, stale = 0, stale_limit = 200 * count + 2000;
+	uint64_t kicks = 0;
 	double start = seconds_now();
 
 	memset(stats, 0, sizeof(*stats));
@@ -481,12 +485,35 @@ static int local_search(const struct ps_explicit *x, uint64_t *order, uint64_t c
 	for (uint64_t k = 0; k < count; k++)
 		place[order[k]] = k;
 	memcpy(best, order, count * sizeof(uint64_t));
-	while (count > 1 && stale < stale_limit) {
+	while (count > 1) {
 		uint64_t from = next_random(&seed) % count, v = order[from];
 		uint64_t lo = 0, hi = count - 1, to, got;
 
 		if ((stats->tried & 15) == 0 && seconds_now() - start >= budget)
 			break;
+		if (stale >= stale_limit) {
+			/* a local optimum: start again from the best order, shaken
+			 * by a few moves kept whatever they cost */
+			if (++kicks > PORTFOLIO_KICKS)
+				break;
+			memcpy(order, best, count * sizeof(uint64_t));
+			for (uint64_t k = 0; k < count; k++)
+				place[order[k]] = k;
+			for (uint64_t m = 0; m < 2 + count / 16; m++) {
+				uint64_t f = next_random(&seed) % count, w = order[f], a = 0, b = count - 1;
+
+				for (uint64_t e = x->in_start[w]; e < x->in_start[w + 1]; e++)
+					if (place[x->in_from[e]] != UINT64_MAX)
+						a = ps_max_u64(a, place[x->in_from[e]] + 1);
+				for (uint64_t e = child_start[w]; e < child_start[w + 1]; e++)
+					b = ps_min_u64(b, place[child[e]] - 1);
+				if (a < b)
+					move_vertex(order, place, f, a + next_random(&seed) % (b - a + 1));
+			}
+			current = ps_order_io(x, order, count, M, policy);
+			stale = 0;
+			continue;
+		}
 		for (uint64_t e = x->in_start[v]; e < x->in_start[v + 1]; e++)
 			if (place[x->in_from[e]] != UINT64_MAX)
 				lo = ps_max_u64(lo, place[x->in_from[e]] + 1);
@@ -513,21 +540,21 @@ static int local_search(const struct ps_explicit *x, uint64_t *order, uint64_t c
 		got = ps_order_io(x, order, count, M, policy);
 		if (got <= current) {
 			stats->kept++;
-			if (got < current) {
-				stats->improved++;
-				stale = 0;
-				memcpy(best, order, count * sizeof(uint64_t));
-			} else {
-				stale++;
-			}
+			stale = got < current ? 0 : stale + 1;
 			current = got;
+			if (got < best_io) {
+				stats->improved++;
+				best_io = got;
+				memcpy(best, order, count * sizeof(uint64_t));
+			}
 		} else {
 			move_vertex(order, place, to, from);
 			stale++;
 		}
 	}
 	memcpy(order, best, count * sizeof(uint64_t));
-	*io = current;
+	*io = best_io;
+	stats->kicks = kicks > PORTFOLIO_KICKS ? PORTFOLIO_KICKS : kicks;
 	stats->seconds = seconds_now() - start;
 	free(place);
 	free(best);
@@ -766,10 +793,10 @@ static int portfolio_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	else
 		snprintf(won, sizeof(won), "%s over %s", policy_name(last.policy), last.member);
 	snprintf(plan->summary, sizeof(plan->summary),
-		 "won: %s, I/O %llu, the least of %u members (local search: %llu moves tried, %llu kept, %.1f s); runner-up %s over %s, %llu",
+		 "won: %s, I/O %llu, the least of %u members (local search: %llu moves tried, %llu kept, %llu restarts, %.1f s); runner-up %s over %s, %llu",
 		 won, (unsigned long long)last.io, last.members,
 		 (unsigned long long)last.search.tried, (unsigned long long)last.search.kept,
-		 last.search.seconds,
+		 (unsigned long long)last.search.kicks, last.search.seconds,
 		 last.second ? policy_name(last.second_policy) : "none",
 		 last.second ? last.second : "-",
 		 (unsigned long long)(last.second ? last.second_io : 0));
