@@ -68,6 +68,20 @@ int ps_vertex_order_steps(const void *order_ctx, ps_step_fn fn, void *ctx)
 	return 0;
 }
 
+/* Sorting vertices by a key, then by their place in a reference order. */
+struct keyed {
+	uint64_t key, place, v;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *p = a, *q = b;
+
+	if (p->key != q->key)
+		return (p->key > q->key) - (p->key < q->key);
+	return (p->place > q->place) - (p->place < q->place);
+}
+
 int ps_dfs_order(const struct ps_explicit *x, const uint64_t *sinks,
 		 const uint64_t *rank, uint64_t *out, uint64_t *count)
 {
@@ -75,28 +89,28 @@ int ps_dfs_order(const struct ps_explicit *x, const uint64_t *sinks,
 	uint64_t *stack = malloc((V + 1) * sizeof(uint64_t));
 	uint64_t *next = calloc(V + 1, sizeof(uint64_t));
 	uint64_t *parents = rank ? malloc((E + 1) * sizeof(uint64_t)) : NULL;
+	struct keyed *by_rank = rank ? malloc((E + 1) * sizeof(struct keyed)) : NULL;
 	uint8_t *seen = calloc(V + 1, 1);
 	uint64_t done = 0;
 
-	if (!stack || !next || !seen || (rank && !parents)) {
+	if (!stack || !next || !seen || (rank && (!parents || !by_rank))) {
 		free(stack);
 		free(next);
 		free(seen);
 		free(parents);
+		free(by_rank);
 		return PS_ENOMEM;
 	}
 	if (rank) {
-		/* each vertex's parents by decreasing rank, stable: insertion */
-		memcpy(parents, x->in_from, E * sizeof(uint64_t));
+		/* each vertex's parents by decreasing rank, ties in their order */
+		for (uint64_t e = 0; e < E; e++)
+			by_rank[e] = (struct keyed){ UINT64_MAX - rank[x->in_from[e]], e, x->in_from[e] };
 		for (uint64_t v = 0; v < V; v++)
-			for (uint64_t a = x->in_start[v] + 1; a < x->in_start[v + 1]; a++)
-				for (uint64_t b = a; b > x->in_start[v] &&
-				     rank[parents[b - 1]] < rank[parents[b]]; b--) {
-					uint64_t t = parents[b];
-
-					parents[b] = parents[b - 1];
-					parents[b - 1] = t;
-				}
+			qsort(by_rank + x->in_start[v], x->in_start[v + 1] - x->in_start[v],
+			      sizeof(*by_rank), cmp_keyed);
+		for (uint64_t e = 0; e < E; e++)
+			parents[e] = by_rank[e].v;
+		free(by_rank);
 	}
 	for (uint64_t k = 0; k < x->dag.output_count; k++) {
 		uint64_t root = sinks ? sinks[k] : x->outputs[k], top = 0;
@@ -155,20 +169,6 @@ static void depths(const struct ps_explicit *x, const uint64_t *topo,
 			d = ps_max_u64(d, depth[x->in_from[e]] + 1);
 		depth[v] = d;
 	}
-}
-
-/* Sorting vertices by a key, then by their place in a reference order. */
-struct keyed {
-	uint64_t key, place, v;
-};
-
-static int cmp_keyed(const void *a, const void *b)
-{
-	const struct keyed *p = a, *q = b;
-
-	if (p->key != q->key)
-		return (p->key > q->key) - (p->key < q->key);
-	return (p->place > q->place) - (p->place < q->place);
 }
 
 /* The vertices by key[], ties by their place in topo: out[V]. */
@@ -267,6 +267,7 @@ struct greedy {
 	uint64_t *pending;             /* parents not yet computed */
 	uint64_t *stamp;               /* last use, 0: not red */
 	uint64_t *ready, ready_count;
+	uint64_t *red_list, *red_at;   /* the red vertices, and where each is */
 	uint64_t red, clock;
 };
 
@@ -278,6 +279,27 @@ static void greedy_free(struct greedy *g)
 	free(g->pending);
 	free(g->stamp);
 	free(g->ready);
+	free(g->red_list);
+	free(g->red_at);
+}
+
+/* v turns red (used now), or is red and used again. */
+static void greedy_touch(struct greedy *g, uint64_t v)
+{
+	if (!g->stamp[v]) {
+		g->red_at[v] = g->red;
+		g->red_list[g->red++] = v;
+	}
+	g->stamp[v] = ++g->clock;
+}
+
+static void greedy_drop(struct greedy *g, uint64_t v)
+{
+	uint64_t at = g->red_at[v], last = g->red_list[--g->red];
+
+	g->red_list[at] = last;
+	g->red_at[last] = at;
+	g->stamp[v] = 0;
 }
 
 /* Evicts the least recently used red value that v does not read. */
@@ -286,10 +308,11 @@ static void greedy_evict(struct greedy *g, uint64_t v)
 	const struct ps_explicit *x = g->x;
 	uint64_t victim = UINT64_MAX, oldest = UINT64_MAX;
 
-	for (uint64_t u = 0; u < x->vertices; u++) {
+	for (uint64_t k = 0; k < g->red; k++) {
+		uint64_t u = g->red_list[k];
 		bool operand = false;
 
-		if (!g->stamp[u] || g->stamp[u] >= oldest)
+		if (g->stamp[u] >= oldest)
 			continue;
 		for (uint64_t e = x->in_start[v]; e < x->in_start[v + 1] && !operand; e++)
 			operand = x->in_from[e] == u;
@@ -298,10 +321,8 @@ static void greedy_evict(struct greedy *g, uint64_t v)
 			oldest = g->stamp[u];
 		}
 	}
-	if (victim != UINT64_MAX) {
-		g->stamp[victim] = 0;
-		g->red--;
-	}
+	if (victim != UINT64_MAX)
+		greedy_drop(g, victim);
 }
 
 /* The score of scheduling v now, smaller first. */
@@ -341,8 +362,10 @@ static int greedy_order(const struct ps_explicit *x, uint64_t M, bool frees_firs
 	g.pending = calloc(V + 1, sizeof(uint64_t));
 	g.stamp = calloc(V + 1, sizeof(uint64_t));
 	g.ready = malloc((V + 1) * sizeof(uint64_t));
+	g.red_list = malloc((V + 1) * sizeof(uint64_t));
+	g.red_at = malloc((V + 1) * sizeof(uint64_t));
 	if (children_of(x, &g.child_start, &g.child) || !g.uses || !g.pending ||
-	    !g.stamp || !g.ready) {
+	    !g.stamp || !g.ready || !g.red_list || !g.red_at) {
 		greedy_free(&g);
 		return PS_ENOMEM;
 	}
@@ -379,29 +402,21 @@ static int greedy_order(const struct ps_explicit *x, uint64_t M, bool frees_firs
 		for (uint64_t e = x->in_start[v]; e < x->in_start[v + 1]; e++) {
 			uint64_t u = x->in_from[e];
 
-			if (!g.stamp[u]) {
-				if (g.red + 1 > M)
-					greedy_evict(&g, v);
-				g.red++;
-			}
-			g.stamp[u] = ++g.clock;
+			if (!g.stamp[u] && g.red + 1 > M)
+				greedy_evict(&g, v);
+			greedy_touch(&g, u);
 		}
 		if (g.red + 1 > M)
 			greedy_evict(&g, v);
-		g.red++;
-		g.stamp[v] = ++g.clock;
+		greedy_touch(&g, v);
 		for (uint64_t e = x->in_start[v]; e < x->in_start[v + 1]; e++) {
 			uint64_t u = x->in_from[e];
 
-			if (--g.uses[u] == 0 && g.stamp[u]) {
-				g.stamp[u] = 0;
-				g.red--;
-			}
+			if (--g.uses[u] == 0 && g.stamp[u])
+				greedy_drop(&g, u);
 		}
-		if (!g.uses[v]) {
-			g.stamp[v] = 0; /* an output, saved and deleted */
-			g.red--;
-		}
+		if (!g.uses[v])
+			greedy_drop(&g, v); /* an output, saved and deleted */
 		for (uint64_t e = g.child_start[v]; e < g.child_start[v + 1]; e++)
 			if (--g.pending[g.child[e]] == 0)
 				g.ready[g.ready_count++] = g.child[e];
@@ -489,7 +504,7 @@ static int local_search(const struct ps_explicit *x, uint64_t *order, uint64_t c
 		uint64_t from = next_random(&seed) % count, v = order[from];
 		uint64_t lo = 0, hi = count - 1, to, got;
 
-		if ((stats->tried & 15) == 0 && seconds_now() - start >= budget)
+		if (seconds_now() - start >= budget)
 			break;
 		if (stale >= stale_limit) {
 			/* a local optimum: start again from the best order, shaken
@@ -565,6 +580,10 @@ static int local_search(const struct ps_explicit *x, uint64_t *order, uint64_t c
 
 /* ---- the portfolio ----------------------------------------------------- */
 
+/* The greedy schedulers take time quadratic in the vertices: beyond this
+ * many they are not run (and not counted among the members). */
+#define PORTFOLIO_GREEDY_MAX 20000
+
 enum { ORDER_COUNT = 9 };
 
 static const char *const order_names[ORDER_COUNT] = {
@@ -639,6 +658,11 @@ static int make_member(const struct ps_explicit *x, uint64_t M, int k,
 		rc = order_by_key(x, topo, height, out);
 		break;
 	default:
+		/* a list scheduler's pick looks at every ready vertex */
+		if (x->vertices > PORTFOLIO_GREEDY_MAX) {
+			*count = 0;
+			return PS_OK;
+		}
 		rc = greedy_order(x, M, k == 8, out, count);
 		break;
 	}
@@ -701,6 +725,8 @@ static int portfolio_search(const struct ps_problem *pb, struct ps_error *err)
 
 		if ((rc = make_member(x, pb->M, k, topo, depth, height, sinks, work, &count, err)))
 			goto done;
+		if (!count && x->vertices)
+			continue; /* not run on a DAG this large */
 		for (int p = 0; p < 2; p++) {
 			enum ps_policy policy = p ? PS_POLICY_LRU : PS_POLICY_BELADY;
 			uint64_t io = ps_order_io(x, work, count, pb->M, policy);
@@ -802,9 +828,10 @@ static int portfolio_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		 (unsigned long long)(last.second ? last.second_io : 0));
 	plan->peak_red = pb->M;
 	plan->param_name = NULL;
-	/* the cache's tables, a few orders and the greedy's tables */
+	/* the cache's tables, seven orders and depths, the greedy's or the
+	 * local search's tables (a dozen words a vertex, two an edge) */
 	plan->work_bytes = ps_cache_bytes(&pb->xdag->dag, PS_POLICY_BELADY) +
-			   64 * pb->xdag->vertices + 24 * pb->xdag->edges;
+			   160 * pb->xdag->vertices + 32 * pb->xdag->edges;
 	return PS_OK;
 }
 
