@@ -992,6 +992,13 @@ START_TEST(test_portfolio_cli)
 	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
 	ck_assert_int_eq(WEXITSTATUS(pclose(p)), 2);
 	ck_assert_str_eq(line, "pebblesim: --time-limit is an option of portfolio, not of lru\n");
+	/* --ignore-weights is a HyperdagDB file's: refused with one that has none */
+	snprintf(cmd, sizeof(cmd), "%s run --dag examples/tree.graphml -M 4 --ignore-weights 2>&1",
+		 getenv("PEBBLESIM_BIN") ? getenv("PEBBLESIM_BIN") : "build/pebblesim");
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+	ck_assert_int_eq(WEXITSTATUS(pclose(p)), 2);
+	ck_assert_str_eq(line, "pebblesim: --ignore-weights applies to a HyperdagDB file; 'examples/tree.graphml' is read as graphml, which carries no weights\n");
 	unlink(trace);
 	unlink(path);
 }

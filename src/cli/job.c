@@ -74,6 +74,12 @@ int cli_read_dag(const struct cli_args *a, struct ps_explicit *x,
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
+	if (a->ignore_weights && strcmp(format, "hdag")) {
+		fprintf(errout, "pebblesim: --ignore-weights applies to a HyperdagDB file; '%s' is read as %s, which carries no weights\n",
+			a->dag_file, format);
+		ps_explicit_free(x);
+		return PS_EXIT_USAGE;
+	}
 	how->format = format;
 	how->note = x->note[0] ? x->note : ps_explicit_format_note(format);
 	return 0;
