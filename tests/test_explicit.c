@@ -4,6 +4,7 @@
  * igraph and pebbled by lru and belady in both orders.
  */
 #include <igraph.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -999,6 +1000,35 @@ START_TEST(test_portfolio_cli)
 	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
 	ck_assert_int_eq(WEXITSTATUS(pclose(p)), 2);
 	ck_assert_str_eq(line, "pebblesim: --ignore-weights applies to a HyperdagDB file; 'examples/tree.graphml' is read as graphml, which carries no weights\n");
+	/* optimal takes the portfolio's I/O as its first upper end */
+	{
+		char out[65536];
+		size_t got;
+		json_t *root, *rows;
+		json_error_t jerr;
+		uint64_t least = UINT64_MAX, portfolio = UINT64_MAX;
+
+		snprintf(cmd, sizeof(cmd), "%s optimal --dag %s -M 4 --time-limit 1 --json",
+			 getenv("PEBBLESIM_BIN") ? getenv("PEBBLESIM_BIN") : "build/pebblesim", path);
+		p = popen(cmd, "r");
+		got = fread(out, 1, sizeof(out) - 1, p);
+		out[got] = '\0';
+		ck_assert_int_eq(WEXITSTATUS(pclose(p)), 0);
+		root = json_loads(out, 0, &jerr);
+		ck_assert_ptr_nonnull(root);
+		rows = json_object_get(root, "strategies");
+		for (size_t k = 0; k < json_array_size(rows); k++) {
+			json_t *row = json_array_get(rows, k);
+			uint64_t io = (uint64_t)json_integer_value(json_object_get(row, "io"));
+
+			if (!strcmp(json_string_value(json_object_get(row, "strategy")), "portfolio"))
+				portfolio = io;
+			least = ps_min_u64(least, io);
+		}
+		ck_assert_uint_eq(portfolio, least);
+		ck_assert_uint_le((uint64_t)json_integer_value(json_object_get(root, "upper")), portfolio);
+		json_decref(root);
+	}
 	unlink(trace);
 	unlink(path);
 }
