@@ -807,6 +807,14 @@ static int read_hdag(FILE *f, const char *name, bool ignore_weights,
 				    "DAG '%s' declares %lld hyperedges, %lld vertices and %lld pins: the limit is %llu vertices and edges in all",
 				    name, (long long)H, (long long)N, (long long)P,
 				    (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS);
+	{
+		char what[PS_ERROR_MAX / 2];
+
+		snprintf(what, sizeof(what), "DAG '%s': the tables of its %lld hyperedges and %lld vertices",
+			 name, (long long)H, (long long)N);
+		if ((rc = memory_fits(9 * ((uint64_t)H + 1) + (uint64_t)N + 1, what, err)))
+			return rc;
+	}
 	source = malloc(((uint64_t)H + 1) * sizeof(uint64_t));
 	seen_edge = calloc((uint64_t)H + 1, 1);
 	seen_vertex = calloc((uint64_t)N + 1, 1);
