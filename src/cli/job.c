@@ -198,14 +198,18 @@ int cli_check_strategy(const struct cli_args *a, const struct ps_strategy *s,
 /*
  * A trace of a known strategy is set beside that strategy's plan, made
  * for the header's own M and parameters (not for -M). A name of the
- * other DAG kind, or a plan that cannot be made, gives no prediction.
+ * other DAG kind, a plan that cannot be made, or one that a time budget
+ * ends (best on a DAG file), gives no prediction.
  */
 void cli_replay_plan(const struct ps_replay *replay, const struct ps_explicit *xdag,
 		     struct ps_report *rep)
 {
 	const struct ps_strategy *s = ps_strategy_find(replay->header.strategy);
 
-	if (s && !(s->flags & PS_STRATEGY_EXPLICIT) == !xdag) {
+	/* a search within a time budget (best on a DAG file) may end
+	 * elsewhere when made again: no plan is set beside its trace */
+	if (s && !(s->flags & PS_STRATEGY_EXPLICIT) == !xdag &&
+	    !ps_strategy_takes(s, PS_TAKES_TIME_LIMIT)) {
 		struct ps_problem pb = {
 			.att = xdag ? NULL : &replay->att,
 			.xdag = xdag, .M = replay->header.planned_M,
