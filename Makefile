@@ -470,7 +470,7 @@ clean:
 #   make fuzz-smoke              run each for FUZZ_SMOKE_SECONDS (20) seconds
 #   make fuzz FUZZ_SECONDS=600   build, then run each that long
 # New inputs go to build/fuzz/corpus-TARGET; the seeds in tests/fuzz/TARGET
-# are only read. A crash leaves build/fuzz/crash-* and fails the target.
+# are only read, with the words of tests/fuzz/TARGET.dict where there is one. A crash leaves build/fuzz/crash-* and fails the target.
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
 FUZZ_TARGETS := trace dag cli plot plotscript npy
@@ -484,8 +484,9 @@ FUZZ_SRC := $(filter-out dags/explicit_load.c,$(LIB_SRC)) dags/explicit.c $(CLI_
 FUZZ_LIB_OBJ := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/gen/viewer_assets.o
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 FUZZ_RUN = for t in $(FUZZ_TARGETS); do \
-	mkdir -p $(FUZZ_BUILD)/corpus-$$t && \
-	./$(FUZZ_BUILD)/fuzz-$$t -max_total_time=$(1) $(2) -print_final_stats=1 \
+	mkdir -p $(FUZZ_BUILD)/corpus-$$t && dict= && \
+	if [ -f tests/fuzz/$$t.dict ]; then dict=-dict=tests/fuzz/$$t.dict; fi && \
+	./$(FUZZ_BUILD)/fuzz-$$t -max_total_time=$(1) $(2) $$dict -print_final_stats=1 \
 		-artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus-$$t tests/fuzz/$$t \
 		|| exit 1; done
 

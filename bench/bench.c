@@ -69,6 +69,7 @@
 #define TRACE_PATH "build/bench-headline.jsonl"
 #define DAG_PATH "build/bench-dag.graphml"
 #define ELEMENTARY_PATH "build/bench-elementary.jsonl"
+#define HDAG_PATH "build/bench-dag.hdag"
 
 struct job {
 	const char *name;
@@ -87,6 +88,72 @@ struct job {
 			"--json", NULL }
 #define SUBTILE(n) STRATEGY("subtile", n)
 #define CASE_IV(n) { "--case", "IV", "-n", n, "-d", "8", "-g", "3", "-M", "16", "--json", NULL }
+
+/*
+ * A HyperdagDB file of n vertices, as OneStopParallel writes one: the
+ * first 50 sources, every other vertex reading one to three of the 200
+ * before it (a fixed random sequence), so that it looks like the sparse
+ * kernels of OneStopParallel's data set. 0, or -1 when it cannot be written.
+ */
+static int write_hdag(const char *path, unsigned n)
+{
+	unsigned *par = calloc((size_t)n * 3, sizeof(unsigned)), *deg = calloc(n, sizeof(unsigned));
+	unsigned *children = calloc(n, sizeof(unsigned)), hyperedges = 0, pins = 0;
+	uint64_t seed = 12345;
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+
+	if (!par || !deg || !children || !f) {
+		rc = -1;
+		goto out;
+	}
+	for (unsigned v = 50; v < n; v++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		for (unsigned k = 0, want = 1 + (unsigned)((seed >> 33) % 3); k < want; k++) {
+			unsigned u;
+
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			u = v - 1 - (unsigned)((seed >> 33) % (v < 200 ? v : 200));
+			for (unsigned q = 0; q < deg[v]; q++)
+				if (par[3 * v + q] == u)
+					u = n;
+			if (u < n) {
+				par[3 * v + deg[v]++] = u;
+				children[u]++;
+			}
+		}
+	}
+	for (unsigned v = 0; v < n; v++)
+		if (children[v]) {
+			hyperedges++;
+			pins += 1 + children[v];
+		}
+	fprintf(f, "%%%% HyperdagDB format written by pebblesim-bench\n%u %u %u\n", hyperedges, n, pins);
+	for (unsigned h = 0; h < hyperedges; h++)
+		fprintf(f, "%u 1 1\n", h);
+	for (unsigned v = 0; v < n; v++)
+		fprintf(f, "%u 1 0\n", v);
+	/* hyperedge h: the h-th vertex with children, its source first */
+	for (unsigned v = 0, h = 0; v < n; v++) {
+		if (!children[v])
+			continue;
+		fprintf(f, "%u %u\n", h, v);
+		for (unsigned w = v + 1; w < n; w++)
+			for (unsigned q = 0; q < deg[w]; q++)
+				if (par[3 * w + q] == v)
+					fprintf(f, "%u %u\n", h, w);
+		h++;
+	}
+	if (ferror(f))
+		rc = -1;
+out:
+	if (f && fclose(f))
+		rc = -1;
+	free(par);
+	free(deg);
+	free(children);
+	return rc;
+}
 
 static const struct job jobs[] = {
 	{ "headline (block path)", "4096", RUN("4096"), false, 0, true },
@@ -125,6 +192,12 @@ static const struct job jobs[] = {
 	{ "run --dag GraphML (lru)", "64", { "run", "--dag", DAG_PATH, "-M", "64", "--json", NULL }, false, 0, false },
 	{ "read GraphML: pebblesim", "64", { "--reader", "dag", DAG_PATH, "fast", NULL }, true, 0, false },
 	{ "read GraphML: igraph", "64", { "--reader", "dag", DAG_PATH, "igraph", NULL }, true, 0, false },
+	/* a HyperdagDB file of 5000 vertices (write_hdag), the portfolio of
+	 * best at M = 100 with a 3 s search: the size of OneStopParallel's
+	 * large instances */
+	{ "run --dag .hdag --strategy best", "5000",
+	  { "run", "--dag", HDAG_PATH, "-M", "100", "--strategy", "best", "--time-limit", "3",
+	    "--json", NULL }, false, 0, false },
 	/* Case II at n = 32, one line per move */
 	{ "elementary: fast lines", "32", { "--reader", "trace", ELEMENTARY_PATH, "fast", NULL }, true, 0, false },
 	{ "elementary: jansson", "32", { "--reader", "trace", ELEMENTARY_PATH, "jansson", NULL }, true, 0, false },
@@ -617,6 +690,10 @@ int main(int argc, char **argv)
 	json_decref(doc);
 	/* dag -o prints no JSON: its file is checked by the rows that read it */
 	run(argv[1], false, dag_args, NULL, NULL, &doc);
+	if (write_hdag(HDAG_PATH, 5000)) {
+		fprintf(stderr, "pebblesim-bench: cannot write %s\n", HDAG_PATH);
+		return 1;
+	}
 	/* the memory each run should take, by --dry-run */
 	for (size_t j = 0; j < JOBS; j++) {
 		if (jobs[j].self || !strcmp(jobs[j].args[0], "validate") ||

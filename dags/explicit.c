@@ -4,8 +4,10 @@
 #include "pebblesim/explicit.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pebblesim/limits.h"
 #include "pebblesim/monomial.h"
@@ -393,88 +395,672 @@ static int size_refused(struct ps_error *err, const char *name,
 }
 
 /*
- * An edge list (docs/DAG_FILES.md): pairs of vertex ids, decimal integers
- * separated by white space; the vertices are 0 .. the largest id. Read here
- * rather than by igraph so that the size limit holds before anything is
- * allocated for the graph: a single pair "0 2000000000" names two billion
- * vertices.
+ * An edge list (docs/DAG_FILES.md): one pair of vertex ids a line, decimal
+ * integers separated by white space; the vertices are 0 .. the largest id.
+ * Comments are those format detection skips (ps_explicit_sniff): '#', '%'
+ * and '//' to the end of the line, and '/' '*' ... '*' '/', on any line
+ * and after a pair. Read here rather than by igraph so that the size limit
+ * holds before anything is allocated for the graph: a single pair
+ * "0 2000000000" names two billion vertices.
  */
+static bool edgelist_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static int edgelist_line_refused(struct ps_error *err, const char *name,
+				 uint64_t line, unsigned ids)
+{
+	return ps_error_set(err, PS_EINPUT,
+			    "%s:%llu: an edge-list line holds exactly one pair of vertex ids (from to); this one holds %s",
+			    name, (unsigned long long)line,
+			    ids == 1 ? "one id" : "more than two");
+}
+
 static int read_edgelist(FILE *f, const char *name, igraph_t *graph,
 			 struct ps_error *err)
 {
 	igraph_vector_int_t edges;
 	uint64_t vertices = 0, count = 0, line = 1;
-	int c = getc_unlocked(f);
-	igraph_error_t rc;
+	unsigned on_line = 0; /* ids on this line so far */
+	int c = getc_unlocked(f), rc = PS_OK;
+	igraph_error_t irc;
 
 	if (igraph_vector_int_init(&edges, 0))
 		return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
 	for (;;) {
 		uint64_t id = 0;
 
-		while (c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
-		       c == '\f' || c == '\v') {
-			line += c == '\n';
+		while (edgelist_space(c))
 			c = getc_unlocked(f);
+		if (c == '/') {
+			c = getc_unlocked(f);
+			if (c == '*') {
+				uint64_t opened = line;
+				int prev = 0;
+
+				/* a block comment: its newlines end lines */
+				for (c = getc_unlocked(f); c != EOF && !(prev == '*' && c == '/');
+				     c = getc_unlocked(f)) {
+					if (c == '\n') {
+						if (on_line == 1) {
+							rc = edgelist_line_refused(err, name, line, 1);
+							goto out;
+						}
+						on_line = 0;
+						line++;
+					}
+					prev = c;
+				}
+				if (c == EOF) {
+					rc = ps_error_set(err, PS_EINPUT,
+							  "%s:%llu: a comment opened by /* is not closed",
+							  name, (unsigned long long)opened);
+					goto out;
+				}
+				c = getc_unlocked(f);
+				continue;
+			}
+			if (c != '/') {
+				rc = ps_error_set(err, PS_EINPUT,
+						  "%s:%llu: an edge list holds vertex ids, integers >= 0 (found '/')",
+						  name, (unsigned long long)line);
+				goto out;
+			}
+			c = '#'; /* a // comment: to the end of the line */
 		}
-		if (c == EOF)
-			break;
+		if (c == '#' || c == '%') {
+			while (c != EOF && c != '\n')
+				c = getc_unlocked(f);
+		}
+		if (c == '\n' || c == EOF) {
+			if (on_line == 1) {
+				rc = edgelist_line_refused(err, name, line, 1);
+				goto out;
+			}
+			if (c == EOF)
+				break;
+			on_line = 0;
+			line++;
+			c = getc_unlocked(f);
+			continue;
+		}
 		if (c < '0' || c > '9') {
-			igraph_vector_int_destroy(&edges);
-			return ps_error_set(err, PS_EINPUT,
-					    "%s:%llu: an edge list holds vertex ids, integers >= 0 (found '%c')",
-					    name, (unsigned long long)line,
-					    c >= 32 && c < 127 ? c : '?');
+			rc = ps_error_set(err, PS_EINPUT,
+					  "%s:%llu: an edge list holds vertex ids, integers >= 0 (found '%c')",
+					  name, (unsigned long long)line,
+					  c >= 32 && c < 127 ? c : '?');
+			goto out;
 		}
 		for (; c >= '0' && c <= '9'; c = getc_unlocked(f)) {
 			id = id * 10 + (uint64_t)(c - '0');
 			if (id >= PS_EXPLICIT_MAX_ELEMENTS) {
-				igraph_vector_int_destroy(&edges);
-				return ps_error_set(err, PS_ENOMEM,
-						    "%s:%llu: vertex id beyond the limit of %llu vertices and edges in all",
-						    name, (unsigned long long)line,
-						    (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS);
+				rc = ps_error_set(err, PS_ENOMEM,
+						  "%s:%llu: vertex id beyond the limit of %llu vertices and edges in all",
+						  name, (unsigned long long)line,
+						  (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS);
+				goto out;
 			}
 		}
-		if (c != EOF && c != ' ' && c != '\t' && c != '\r' && c != '\n' &&
-		    c != '\f' && c != '\v') {
-			igraph_vector_int_destroy(&edges);
-			return ps_error_set(err, PS_EINPUT,
-					    "%s:%llu: an edge list holds vertex ids, integers >= 0 (found '%c')",
-					    name, (unsigned long long)line,
-					    c >= 32 && c < 127 ? c : '?');
+		if (c != EOF && c != '\n' && c != '#' && c != '%' && c != '/' &&
+		    !edgelist_space(c)) {
+			rc = ps_error_set(err, PS_EINPUT,
+					  "%s:%llu: an edge list holds vertex ids, integers >= 0 (found '%c')",
+					  name, (unsigned long long)line,
+					  c >= 32 && c < 127 ? c : '?');
+			goto out;
+		}
+		if (++on_line > 2) {
+			rc = edgelist_line_refused(err, name, line, 3);
+			goto out;
 		}
 		vertices = ps_max_u64(vertices, id + 1);
 		count++;
 		if (too_many(vertices, count / 2)) {
-			igraph_vector_int_destroy(&edges);
-			return size_refused(err, name, vertices, count / 2);
+			rc = size_refused(err, name, vertices, count / 2);
+			goto out;
 		}
 		if (igraph_vector_int_push_back(&edges, (igraph_integer_t)id)) {
-			igraph_vector_int_destroy(&edges);
-			return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+			rc = ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+			goto out;
 		}
 	}
 	if (ferror(f)) {
-		igraph_vector_int_destroy(&edges);
-		return ps_error_set(err, PS_EIO, "cannot read DAG '%s': %s", name,
-				    strerror(errno));
+		rc = ps_error_set(err, PS_EIO, "cannot read DAG '%s': %s", name,
+				  strerror(errno));
+		goto out;
 	}
-	if (count % 2) {
-		igraph_vector_int_destroy(&edges);
-		return ps_error_set(err, PS_EINPUT,
-				    "%s: an edge list holds pairs of ids; this one has an odd count, %llu",
-				    name, (unsigned long long)count);
-	}
-	rc = igraph_create(graph, &edges, (igraph_integer_t)vertices, IGRAPH_DIRECTED);
-	igraph_vector_int_destroy(&edges);
-	if (rc) {
+	irc = igraph_create(graph, &edges, (igraph_integer_t)vertices, IGRAPH_DIRECTED);
+	if (irc) {
 		char what[PS_ERROR_MAX / 2];
 
 		snprintf(what, sizeof(what), "cannot read DAG '%s' as an edge list", name);
-		return igraph_failed(err, what);
+		rc = igraph_failed(err, what);
 	}
-	return PS_OK;
+out:
+	igraph_vector_int_destroy(&edges);
+	return rc;
+}
+
+/* ---- HyperdagDB (.hdag) and Matrix Market (.mtx): line by line ------- */
+
+/* Longest line of either format, in bytes. */
+#define TEXT_LINE_MAX 4096
+/* Most fields read from one line; more are counted, not kept. */
+#define TEXT_FIELDS 8
+
+struct text_reader {
+	FILE *f;
+	const char *name;
+	uint64_t line;           /* of the line last read */
+	char buf[TEXT_LINE_MAX + 2];
+	char *field[TEXT_FIELDS];
+	unsigned fields;         /* on the line, up to TEXT_FIELDS + 1 */
+	char comment;            /* the character that opens a comment line */
+};
+
+/*
+ * The next line that is neither blank nor a comment (its first character,
+ * after white space, r->comment), split at white space: 1, or 0 at the
+ * end of the file, or a negative status with err set.
+ */
+static int text_next(struct text_reader *r, struct ps_error *err)
+{
+	for (;;) {
+		size_t len = 0;
+		int c;
+		char *p;
+
+		while ((c = getc_unlocked(r->f)) != EOF && c != '\n') {
+			if (len > TEXT_LINE_MAX)
+				continue;
+			if (c == '\0') {
+				ps_error_set(err, PS_EINPUT, "%s:%llu: a NUL byte in a text file",
+					     r->name, (unsigned long long)r->line + 1);
+				return PS_EINPUT;
+			}
+			r->buf[len++] = (char)c;
+		}
+		if (ferror(r->f)) {
+			ps_error_set(err, PS_EIO, "cannot read DAG '%s': %s", r->name,
+				     strerror(errno));
+			return PS_EIO;
+		}
+		if (c == EOF && len == 0)
+			return 0;
+		r->line++;
+		if (len > TEXT_LINE_MAX) {
+			ps_error_set(err, PS_EINPUT, "%s:%llu: a line longer than %d bytes",
+				     r->name, (unsigned long long)r->line, TEXT_LINE_MAX);
+			return PS_EINPUT;
+		}
+		r->buf[len] = '\0';
+		r->fields = 0;
+		for (p = r->buf; *p;) {
+			while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')
+				*p++ = '\0';
+			if (!*p)
+				break;
+			if (r->fields == 0 && *p == r->comment)
+				break;
+			if (r->fields < TEXT_FIELDS)
+				r->field[r->fields] = p;
+			if (r->fields <= TEXT_FIELDS)
+				r->fields++;
+			while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\f' && *p != '\v')
+				p++;
+		}
+		if (r->fields)
+			return 1;
+		if (c == EOF)
+			return 0;
+	}
+}
+
+/* Field k of the line as a decimal integer in [lo, hi]: true, or false. */
+static bool text_integer(const struct text_reader *r, unsigned k, int64_t lo,
+			 int64_t hi, int64_t *out)
+{
+	const char *p = r->field[k];
+	bool negative = *p == '-';
+	int64_t v = 0;
+
+	if (*p == '-' || *p == '+')
+		p++;
+	if (!*p)
+		return false;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (*p - '0');
+	}
+	v = negative ? -v : v;
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int text_refused(const struct text_reader *r, struct ps_error *err,
+			const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int text_refused(const struct text_reader *r, struct ps_error *err,
+			const char *fmt, ...)
+{
+	char why[PS_ERROR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return ps_error_set(err, PS_EINPUT, "%s:%llu: %s", r->name,
+			    (unsigned long long)r->line, why);
+}
+
+/* The next line that holds data, which the file must have: 1, or a
+ * negative status with err set. */
+static int text_expect(struct text_reader *r, const char *what,
+		       struct ps_error *err)
+{
+	int got = text_next(r, err);
+
+	if (got == 0) {
+		ps_error_set(err, PS_EINPUT, "%s:%llu: the file ends before %s",
+			     r->name, (unsigned long long)r->line, what);
+		return PS_EINPUT;
+	}
+	return got;
+}
+
+/* An edge read from a line, kept with it until repeats are sought. */
+struct text_edge {
+	uint64_t from, to, line;
+};
+
+static int cmp_text_edge(const void *a, const void *b)
+{
+	const struct text_edge *x = a, *y = b;
+
+	if (x->from != y->from)
+		return (x->from > y->from) - (x->from < y->from);
+	if (x->to != y->to)
+		return (x->to > y->to) - (x->to < y->to);
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/*
+ * The graph of vertices and edges[count], refusing an edge named twice
+ * with the lines of both ("line 9 repeats line 4"): what a line-numbered
+ * format says where igraph would say only that some edge repeats.
+ */
+static int text_graph(const char *name, uint64_t vertices,
+		      struct text_edge *edges, uint64_t count, const char *what,
+		      igraph_t *graph, struct ps_error *err)
+{
+	igraph_vector_int_t list;
+	int rc = PS_OK;
+
+	qsort(edges, count, sizeof(*edges), cmp_text_edge);
+	for (uint64_t k = 1; k < count; k++)
+		if (edges[k].from == edges[k - 1].from && edges[k].to == edges[k - 1].to)
+			return ps_error_set(err, PS_EINPUT,
+					    "%s:%llu: %s %llu -> %llu again (line %llu): a DAG names each edge once",
+					    name, (unsigned long long)edges[k].line, what,
+					    (unsigned long long)edges[k].from,
+					    (unsigned long long)edges[k].to,
+					    (unsigned long long)edges[k - 1].line);
+	/* back in the file's order: igraph's topological sort follows it */
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t t = edges[k].from;
+
+		edges[k].from = edges[k].line;
+		edges[k].line = t;
+	}
+	qsort(edges, count, sizeof(*edges), cmp_text_edge);
+	if (igraph_vector_int_init(&list, (igraph_integer_t)(2 * count)))
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+	for (uint64_t k = 0; k < count; k++) {
+		VECTOR(list)[2 * k] = (igraph_integer_t)edges[k].line;
+		VECTOR(list)[2 * k + 1] = (igraph_integer_t)edges[k].to;
+	}
+	if (igraph_create(graph, &list, (igraph_integer_t)vertices, IGRAPH_DIRECTED)) {
+		char why[PS_ERROR_MAX / 2];
+
+		snprintf(why, sizeof(why), "cannot build the graph of DAG '%s'", name);
+		rc = igraph_failed(err, why);
+	}
+	igraph_vector_int_destroy(&list);
+	return rc;
+}
+
+/* Room for the edges of a file before they are read: within the size
+ * limit (checked by the caller) and the memory limit. */
+static int text_edges(const char *name, uint64_t count,
+		      struct text_edge **edges, struct ps_error *err)
+{
+	char what[PS_ERROR_MAX / 2];
+	int rc;
+
+	*edges = NULL;
+	snprintf(what, sizeof(what), "DAG '%s': its %llu edges", name,
+		 (unsigned long long)count);
+	if ((rc = memory_fits((count + 1) * (sizeof(struct text_edge) + 64), what, err)))
+		return rc;
+	*edges = malloc((count + 1) * sizeof(**edges));
+	return *edges ? PS_OK : ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+}
+
+/* The smallest and largest of a weight, and where it first is not 1. */
+struct weight_range {
+	int64_t lo, hi;
+	uint64_t line, id; /* the first entry whose weight is not 1, or 0 */
+	int64_t value;     /* its weight */
+	bool seen;
+};
+
+static void weight_seen(struct weight_range *w, int64_t value, uint64_t line,
+			uint64_t id)
+{
+	if (!w->line && value != 1) {
+		w->line = line;
+		w->id = id;
+		w->value = value;
+	}
+	if (!w->seen || w->lo > value)
+		w->lo = value;
+	if (!w->seen || w->hi < value)
+		w->hi = value;
+	w->seen = true;
+}
+
+/*
+ * HyperdagDB, as OneStopParallel writes it (docs/DAG_FILES.md): '%'
+ * comment lines; a header "H N P" (hyperedges, vertices, pins); H lines
+ * "hyperedge [comm [mem]]"; N lines "vertex [work [type]]"; P lines
+ * "hyperedge vertex". The first pin of a hyperedge is its source, each
+ * later one a child: an edge source -> child. The game is unit-weight: a
+ * comm or mem weight other than 1 is refused unless ignore_weights; work
+ * weights and types are read and not used (the game counts I/O alone).
+ */
+static int read_hdag(FILE *f, const char *name, bool ignore_weights,
+		     igraph_t *graph, char *note, size_t note_len,
+		     struct ps_error *err)
+{
+	struct text_reader r = { .f = f, .name = name, .comment = '%' };
+	struct weight_range comm = { 0 }, mem = { 0 }, work = { 0 };
+	int64_t H, N, P, v;
+	uint64_t *source = NULL, count = 0;
+	uint8_t *seen_edge = NULL, *seen_vertex = NULL;
+	struct text_edge *edges = NULL;
+	uint64_t types = 0;
+	int got, rc = PS_OK;
+
+	if ((got = text_expect(&r, "the header (hyperedges, vertices, pins)", err)) < 0)
+		return got;
+	if (r.fields != 3 ||
+	    !text_integer(&r, 0, 0, INT64_MAX, &H) || !text_integer(&r, 1, 1, INT64_MAX, &N) ||
+	    !text_integer(&r, 2, 0, INT64_MAX, &P))
+		return text_refused(&r, err,
+				    "a HyperdagDB header holds three counts: hyperedges >= 0, vertices >= 1, pins >= 0");
+	if (too_many((uint64_t)N, (uint64_t)P) || (uint64_t)H > PS_EXPLICIT_MAX_ELEMENTS)
+		return ps_error_set(err, PS_ENOMEM,
+				    "DAG '%s' declares %lld hyperedges, %lld vertices and %lld pins: the limit is %llu vertices and edges in all",
+				    name, (long long)H, (long long)N, (long long)P,
+				    (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS);
+	{
+		char what[PS_ERROR_MAX / 2];
+
+		snprintf(what, sizeof(what), "DAG '%s': the tables of its %lld hyperedges and %lld vertices",
+			 name, (long long)H, (long long)N);
+		if ((rc = memory_fits(9 * ((uint64_t)H + 1) + (uint64_t)N + 1, what, err)))
+			return rc;
+	}
+	source = malloc(((uint64_t)H + 1) * sizeof(uint64_t));
+	seen_edge = calloc((uint64_t)H + 1, 1);
+	seen_vertex = calloc((uint64_t)N + 1, 1);
+	if ((rc = text_edges(name, (uint64_t)P, &edges, err)))
+		goto out;
+	if (!source || !seen_edge || !seen_vertex) {
+		rc = ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+		goto out;
+	}
+	for (int64_t k = 0; k < H; k++) {
+		int64_t c = 1, m = 1;
+
+		if ((got = text_expect(&r, "the last hyperedge", err)) < 0) {
+			rc = got;
+			goto out;
+		}
+		if (r.fields > 3 || !text_integer(&r, 0, 0, H - 1, &v) ||
+		    (r.fields > 1 && !text_integer(&r, 1, 0, INT64_MAX, &c)) ||
+		    (r.fields > 2 && !text_integer(&r, 2, 0, INT64_MAX, &m))) {
+			rc = text_refused(&r, err,
+					  "a hyperedge line holds its id (0 to %lld) and, optionally, its comm and mem weights (integers >= 0)",
+					  (long long)H - 1);
+			goto out;
+		}
+		if (seen_edge[v]) {
+			rc = text_refused(&r, err, "hyperedge %lld is declared twice", (long long)v);
+			goto out;
+		}
+		seen_edge[v] = 1;
+		source[v] = UINT64_MAX;
+		weight_seen(&comm, c, r.line, (uint64_t)v);
+		weight_seen(&mem, m, r.line, (uint64_t)v);
+	}
+	for (int64_t k = 0; k < N; k++) {
+		int64_t w = 1, t = 0;
+
+		if ((got = text_expect(&r, "the last vertex", err)) < 0) {
+			rc = got;
+			goto out;
+		}
+		if (r.fields > 3 || !text_integer(&r, 0, 0, N - 1, &v) ||
+		    (r.fields > 1 && !text_integer(&r, 1, 0, INT64_MAX, &w)) ||
+		    (r.fields > 2 && !text_integer(&r, 2, 0, INT64_MAX, &t))) {
+			rc = text_refused(&r, err,
+					  "a vertex line holds its id (0 to %lld) and, optionally, its work weight and type (integers >= 0)",
+					  (long long)N - 1);
+			goto out;
+		}
+		if (seen_vertex[v]) {
+			rc = text_refused(&r, err, "vertex %lld is declared twice", (long long)v);
+			goto out;
+		}
+		seen_vertex[v] = 1;
+		weight_seen(&work, w, r.line, (uint64_t)v);
+		types |= t ? 2 : 1;
+	}
+	for (int64_t k = 0; k < P; k++) {
+		int64_t h;
+
+		if ((got = text_expect(&r, "the last pin", err)) < 0) {
+			rc = got;
+			goto out;
+		}
+		if (r.fields != 2 || !text_integer(&r, 0, 0, H - 1, &h) ||
+		    !text_integer(&r, 1, 0, N - 1, &v)) {
+			rc = text_refused(&r, err,
+					  "a pin line holds a hyperedge (0 to %lld) and a vertex (0 to %lld)",
+					  (long long)H - 1, (long long)N - 1);
+			goto out;
+		}
+		if (source[h] == UINT64_MAX) {
+			source[h] = (uint64_t)v; /* the first pin: the source */
+			continue;
+		}
+		if (source[h] == (uint64_t)v) {
+			rc = text_refused(&r, err,
+					  "vertex %lld is the source of hyperedge %lld and also its child: a loop",
+					  (long long)v, (long long)h);
+			goto out;
+		}
+		edges[count++] = (struct text_edge){ source[h], (uint64_t)v, r.line };
+	}
+	if ((got = text_next(&r, err)) != 0) {
+		rc = got < 0 ? got
+			     : text_refused(&r, err,
+					    "data after the %lld pins the header declares",
+					    (long long)P);
+		goto out;
+	}
+	if ((comm.line || mem.line) && !ignore_weights) {
+		struct weight_range *w = comm.line ? &comm : &mem;
+
+		rc = ps_error_set(err, PS_EINPUT,
+				  "%s:%llu: hyperedge %llu has %s weight %lld: pebblesim's game is unit-weight (a value takes one slot, a load or save costs one); give --ignore-weights to read every weight as 1",
+				  name, (unsigned long long)w->line, (unsigned long long)w->id,
+				  comm.line ? "comm" : "mem", (long long)w->value);
+		goto out;
+	}
+	{
+		size_t used = (size_t)snprintf(note, note_len,
+					       "HyperdagDB: no roles, sources are inputs and every other vertex plain");
+
+		if (work.line && used < note_len)
+			used += (size_t)snprintf(note + used, note_len - used,
+						 "; work weights %lld to %lld%s not used (the game counts I/O only)",
+						 (long long)work.lo, (long long)work.hi,
+						 types & 2 ? " and vertex types" : "");
+		else if ((types & 2) && used < note_len)
+			used += (size_t)snprintf(note + used, note_len - used,
+						 "; vertex types not used");
+		if ((comm.line || mem.line) && used < note_len)
+			snprintf(note + used, note_len - used,
+				 "; comm weights %lld to %lld and mem weights %lld to %lld read as 1 (--ignore-weights)",
+				 (long long)comm.lo, (long long)comm.hi,
+				 (long long)mem.lo, (long long)mem.hi);
+	}
+	rc = text_graph(name, (uint64_t)N, edges, count, "the pins make the edge", graph, err);
+out:
+	free(source);
+	free(seen_edge);
+	free(seen_vertex);
+	free(edges);
+	return rc;
+}
+
+static bool text_word_is(const char *field, const char *word)
+{
+	return !strcasecmp(field, word);
+}
+
+/*
+ * Matrix Market coordinate, lower triangular, read as OneStopParallel
+ * reads it: the triangular-solve DAG, a vertex per row, an edge j -> i
+ * for each nonzero A[i,j] with j < i (1-based in the file, 0-based as
+ * vertices); diagonal entries give no edge; the values are not used.
+ */
+static int read_mtx(FILE *f, const char *name, igraph_t *graph, char *note,
+		    size_t note_len, struct ps_error *err)
+{
+	struct text_reader r = { .f = f, .name = name, .comment = '%' };
+	struct text_edge *edges = NULL;
+	int64_t rows, cols, entries;
+	uint64_t count = 0;
+	unsigned values;
+	int c, got, rc = PS_OK;
+
+	/* the banner, before the comments are skipped */
+	c = getc_unlocked(f);
+	if (c == EOF || ungetc(c, f) == EOF || c != '%')
+		return ps_error_set(err, PS_EINPUT,
+				    "%s:1: a Matrix Market file starts with its banner, %%%%MatrixMarket matrix coordinate FIELD SYMMETRY",
+				    name);
+	r.comment = '\0';
+	if ((got = text_expect(&r, "the banner", err)) < 0)
+		return got;
+	r.comment = '%';
+	if (r.fields != 5 || !text_word_is(r.field[0], "%%MatrixMarket") ||
+	    !text_word_is(r.field[1], "matrix"))
+		return text_refused(&r, err,
+				    "a Matrix Market file starts with its banner, %%%%MatrixMarket matrix coordinate FIELD SYMMETRY");
+	if (!text_word_is(r.field[2], "coordinate"))
+		return text_refused(&r, err,
+				    "the matrix is stored as '%.40s': pebblesim reads the coordinate format, a nonzero a line",
+				    r.field[2]);
+	if (text_word_is(r.field[3], "pattern"))
+		values = 0;
+	else if (text_word_is(r.field[3], "real") || text_word_is(r.field[3], "integer"))
+		values = 1;
+	else if (text_word_is(r.field[3], "complex"))
+		values = 2;
+	else
+		return text_refused(&r, err,
+				    "unknown field '%.40s': real, integer, complex or pattern",
+				    r.field[3]);
+	if (!text_word_is(r.field[4], "general") && !text_word_is(r.field[4], "symmetric") &&
+	    !text_word_is(r.field[4], "skew-symmetric") && !text_word_is(r.field[4], "hermitian"))
+		return text_refused(&r, err,
+				    "unknown symmetry '%.40s': general, symmetric, skew-symmetric or hermitian",
+				    r.field[4]);
+	if ((got = text_expect(&r, "the size line (rows, columns, nonzeros)", err)) < 0)
+		return got;
+	if (r.fields != 3 || !text_integer(&r, 0, 1, INT64_MAX, &rows) ||
+	    !text_integer(&r, 1, 1, INT64_MAX, &cols) ||
+	    !text_integer(&r, 2, 0, INT64_MAX, &entries))
+		return text_refused(&r, err,
+				    "the size line holds rows >= 1, columns >= 1 and nonzeros >= 0");
+	if (rows != cols)
+		return text_refused(&r, err,
+				    "the matrix is %lld x %lld: a triangular solve needs a square one",
+				    (long long)rows, (long long)cols);
+	if (too_many((uint64_t)rows, (uint64_t)entries))
+		return ps_error_set(err, PS_ENOMEM,
+				    "DAG '%s' declares %lld rows and %lld nonzeros: the limit is %llu vertices and edges in all",
+				    name, (long long)rows, (long long)entries,
+				    (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS);
+	if ((rc = text_edges(name, (uint64_t)entries, &edges, err)))
+		return rc;
+	for (int64_t k = 0; k < entries; k++) {
+		int64_t i, j;
+
+		if ((got = text_expect(&r, "the last nonzero the size line declares", err)) < 0) {
+			rc = got;
+			goto out;
+		}
+		if (r.fields != 2 + values || !text_integer(&r, 0, 1, rows, &i) ||
+		    !text_integer(&r, 1, 1, cols, &j)) {
+			rc = text_refused(&r, err,
+					  "a nonzero's line holds its row and column (1 to %lld)%s",
+					  (long long)rows,
+					  values == 0 ? " and no value (pattern)" :
+					  values == 1 ? " and one value" : " and two values (complex)");
+			goto out;
+		}
+		for (unsigned q = 0; q < values; q++) {
+			char *end;
+
+			errno = 0;
+			(void)strtod(r.field[2 + q], &end);
+			if (*end || end == r.field[2 + q]) {
+				rc = text_refused(&r, err, "the value '%.40s' is not a number",
+						  r.field[2 + q]);
+				goto out;
+			}
+		}
+		if (j > i) {
+			rc = text_refused(&r, err,
+					  "A[%lld,%lld] lies above the diagonal: a triangular-solve DAG is read from a lower-triangular matrix",
+					  (long long)i, (long long)j);
+			goto out;
+		}
+		if (j < i)
+			edges[count++] = (struct text_edge){ (uint64_t)(j - 1), (uint64_t)(i - 1), r.line };
+	}
+	if ((got = text_next(&r, err)) != 0) {
+		rc = got < 0 ? got
+			     : text_refused(&r, err, "data after the %lld nonzeros the size line declares",
+					    (long long)entries);
+		goto out;
+	}
+	snprintf(note, note_len,
+		 "Matrix Market: the triangular-solve DAG of a lower-triangular matrix, a vertex per row, an edge j -> i per nonzero A[i,j], j < i; sources are inputs, every other vertex plain; the values are not used");
+	/* vertices as OSP numbers them, 0-based; edges named again repeat a nonzero */
+	rc = text_graph(name, (uint64_t)rows, edges, count, "a nonzero repeats the edge", graph, err);
+out:
+	free(edges);
+	return rc;
 }
 
 /* What the GraphML pre-scan finds. */
@@ -1220,18 +1806,47 @@ static int from_igraph_named(struct ps_explicit *x, igraph_t *graph, const char 
 	return rc;
 }
 
-int ps_explicit_read_stream(struct ps_explicit *x, FILE *f, const char *name,
-			    bool graphml, struct ps_error *err)
+/*
+ * The graph of a file in a known format that is not GML (read through
+ * igraph after its own scan): GraphML, an edge list, HyperdagDB or Matrix
+ * Market; what reading it left out goes to note.
+ */
+static int read_text_format(FILE *f, const char *name, const char *format,
+			    unsigned flags, igraph_t *graph, char *note,
+			    size_t note_len, struct ps_error *err)
 {
+	if (!strcmp(format, "graphml"))
+		return read_graphml(f, name, graph, err);
+	if (!strcmp(format, "hdag"))
+		return read_hdag(f, name, flags & PS_EXPLICIT_IGNORE_WEIGHTS, graph,
+				 note, note_len, err);
+	if (!strcmp(format, "mtx"))
+		return read_mtx(f, name, graph, note, note_len, err);
+	return read_edgelist(f, name, graph, err);
+}
+
+int ps_explicit_read_stream_as(struct ps_explicit *x, FILE *f, const char *name,
+			       const char *format, unsigned flags,
+			       struct ps_error *err)
+{
+	char note[sizeof(x->note)] = "";
 	igraph_t graph;
 	int rc;
 
 	memset(x, 0, sizeof(*x));
 	ps_igraph_setup();
 	igraph_reason[0] = '\0';
-	rc = graphml ? read_graphml(f, name, &graph, err)
-		     : read_edgelist(f, name, &graph, err);
-	return rc ? rc : from_igraph_named(x, &graph, name, err);
+	rc = read_text_format(f, name, format, flags, &graph, note, sizeof(note), err);
+	if (!rc && !(rc = from_igraph_named(x, &graph, name, err)))
+		memcpy(x->note, note, sizeof(note));
+	return rc;
+}
+
+int ps_explicit_read_stream(struct ps_explicit *x, FILE *f, const char *name,
+			    bool graphml, struct ps_error *err)
+{
+	return ps_explicit_read_stream_as(x, f, name, graphml ? "graphml" : "edgelist",
+					  0, err);
 }
 
 int ps_explicit_read(struct ps_explicit *x, const char *path,
@@ -1406,7 +2021,8 @@ static const char *skip_preamble(const char *p, const char *end)
 			while (end - close >= 2 && !(close[0] == '*' && close[1] == '/'))
 				close++;
 			p = end - close >= 2 ? close + 2 : end;
-		} else if (p < end && (*p == '#' || (end - p >= 2 && p[0] == '/' && p[1] == '/'))) {
+		} else if (p < end && (*p == '#' || *p == '%' ||
+				       (end - p >= 2 && p[0] == '/' && p[1] == '/'))) {
 			while (p < end && *p != '\n')
 				p++;
 		} else {
@@ -1424,12 +2040,34 @@ static bool starts_word(const char *p, const char *end, const char *word)
 					      (p[len] >= 'A' && p[len] <= 'Z')));
 }
 
+/* Whether p starts a line of three integers > 0 (a HyperdagDB header). */
+static bool three_counts(const char *p, const char *end)
+{
+	for (int k = 0; k < 3; k++) {
+		bool positive = false;
+
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == end || *p < '0' || *p > '9')
+			return false;
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			positive |= *p != '0';
+		if (!positive || (p < end && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n'))
+			return false;
+	}
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p == end || *p == '\n';
+}
+
 const char *ps_explicit_sniff(const char *head, size_t len)
 {
 	const char *end = head + len, *p = head;
 
 	if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
 		p += 3; /* a UTF-8 byte order mark */
+	if ((size_t)(end - p) >= 14 && !strncasecmp(p, "%%MatrixMarket", 14))
+		return "mtx";
 	p = skip_preamble(p, end);
 	if (p < end && *p == '<')
 		return "graphml"; /* <?xml or <graphml */
@@ -1442,6 +2080,8 @@ const char *ps_explicit_sniff(const char *head, size_t len)
 			;
 		return p < end && *p == '[' ? "gml" : "dot";
 	}
+	if (three_counts(p, end))
+		return "hdag";
 	if (p < end && *p >= '0' && *p <= '9')
 		return "edgelist";
 	return NULL;
@@ -1612,22 +2252,32 @@ static FILE *open_rewindable(const char *path, struct ps_error *err)
 	return copy;
 }
 
-int ps_explicit_read_as(struct ps_explicit *x, const char *path,
-			const char *format, const char **read_as,
-			struct ps_error *err)
+static bool known_format(const char *format)
+{
+	static const char *const formats[] = { "graphml", "gml", "edgelist", "hdag", "mtx", "dot" };
+
+	for (size_t k = 0; k < sizeof(formats) / sizeof(formats[0]); k++)
+		if (!strcmp(format, formats[k]))
+			return true;
+	return false;
+}
+
+int ps_explicit_read_with(struct ps_explicit *x, const char *path,
+			  const char *format, unsigned flags,
+			  const char **read_as, struct ps_error *err)
 {
 	const char *name = strcmp(path, "-") ? path : "(standard input)";
-	char head[4096], what[PS_ERROR_MAX / 2];
+	char head[4096], what[PS_ERROR_MAX / 2], note[sizeof(x->note)] = "";
 	size_t got;
 	igraph_t graph;
 	igraph_error_t rc;
+	int prc;
 	FILE *f;
 
 	memset(x, 0, sizeof(*x));
-	if (format && strcmp(format, "graphml") && strcmp(format, "gml") &&
-	    strcmp(format, "edgelist") && strcmp(format, "dot"))
+	if (format && !known_format(format))
 		return ps_error_set(err, PS_EINPUT,
-				    "unknown DAG format '%s': graphml, gml or edgelist", format);
+				    "unknown DAG format '%s': graphml, gml, edgelist, hdag or mtx", format);
 	f = open_rewindable(path, err);
 	if (!f)
 		return PS_EIO;
@@ -1638,7 +2288,7 @@ int ps_explicit_read_as(struct ps_explicit *x, const char *path,
 		if (!format) {
 			fclose(f);
 			return ps_error_set(err, PS_EINPUT,
-					    "cannot tell the format of DAG '%s' from its content: give --dag-format graphml, gml or edgelist",
+					    "cannot tell the format of DAG '%s' from its content: give --dag-format graphml, gml, edgelist, hdag or mtx",
 					    name);
 		}
 	}
@@ -1650,18 +2300,16 @@ int ps_explicit_read_as(struct ps_explicit *x, const char *path,
 	}
 	ps_igraph_setup();
 	igraph_reason[0] = '\0';
-	/* GraphML and edge lists through the readers that check the sizes
-	 * and the oddities first; GML through igraph */
+	/* GraphML, edge lists, HyperdagDB and Matrix Market through the
+	 * readers that check the sizes and the oddities first; GML through
+	 * igraph */
 	if (strcmp(format, "gml")) {
-		int prc = !strcmp(format, "graphml") ? read_graphml(f, name, &graph, err)
-						     : read_edgelist(f, name, &graph, err);
-
+		prc = read_text_format(f, name, format, flags, &graph, note, sizeof(note), err);
 		fclose(f);
 		if (prc)
 			return prc;
 	} else {
-		int prc = scan_gml(f, name, err);
-
+		prc = scan_gml(f, name, err);
 		if (prc) {
 			fclose(f);
 			return prc;
@@ -1676,7 +2324,17 @@ int ps_explicit_read_as(struct ps_explicit *x, const char *path,
 	}
 	if (read_as)
 		*read_as = format;
-	return from_igraph_named(x, &graph, name, err);
+	if ((prc = from_igraph_named(x, &graph, name, err)))
+		return prc;
+	memcpy(x->note, note, sizeof(note));
+	return PS_OK;
+}
+
+int ps_explicit_read_as(struct ps_explicit *x, const char *path,
+			const char *format, const char **read_as,
+			struct ps_error *err)
+{
+	return ps_explicit_read_with(x, path, format, 0, read_as, err);
 }
 
 void ps_igraph_free(igraph_t *graph)
@@ -1727,4 +2385,6 @@ const struct ps_explicit_module ps_explicit_module = {
 	.igraph_write = ps_igraph_write,
 	.igraph_free = ps_igraph_free,
 	.topological_order = ps_explicit_topological_order,
+	.read_with = ps_explicit_read_with,
+	.read_stream_as = ps_explicit_read_stream_as,
 };

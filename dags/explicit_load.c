@@ -171,13 +171,33 @@ int ps_explicit_read_as(struct ps_explicit *x, const char *path,
 			const char *format, const char **read_as,
 			struct ps_error *err)
 {
+	return ps_explicit_read_with(x, path, format, 0, read_as, err);
+}
+
+int ps_explicit_read_with(struct ps_explicit *x, const char *path,
+			  const char *format, unsigned flags,
+			  const char **read_as, struct ps_error *err)
+{
 	const struct ps_explicit_module *m = explicit_module(err);
 
 	if (!m) {
 		memset(x, 0, sizeof(*x));
 		return PS_EINPUT;
 	}
-	return m->read_as(x, path, format, read_as, err);
+	return m->read_with(x, path, format, flags, read_as, err);
+}
+
+int ps_explicit_read_stream_as(struct ps_explicit *x, FILE *f, const char *name,
+			       const char *format, unsigned flags,
+			       struct ps_error *err)
+{
+	const struct ps_explicit_module *m = explicit_module(err);
+
+	if (!m) {
+		memset(x, 0, sizeof(*x));
+		return PS_EINPUT;
+	}
+	return m->read_stream_as(x, f, name, format, flags, err);
 }
 
 int ps_explicit_read_stream(struct ps_explicit *x, FILE *f, const char *name,

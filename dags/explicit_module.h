@@ -48,6 +48,12 @@ struct ps_explicit_module {
 	void (*igraph_free)(igraph_t *graph);
 	int (*topological_order)(const struct ps_explicit *x, uint64_t *order,
 				 struct ps_error *err);
+	int (*read_with)(struct ps_explicit *x, const char *path,
+			 const char *format, unsigned flags,
+			 const char **read_as, struct ps_error *err);
+	int (*read_stream_as)(struct ps_explicit *x, FILE *f, const char *name,
+			      const char *format, unsigned flags,
+			      struct ps_error *err);
 };
 
 /* The module's one exported symbol, which the loader reads by name. */

@@ -33,8 +33,13 @@ struct graph {
 	uint32_t *outputs;
 	uint32_t output_count;
 	unsigned transient;   /* 1 when some product takes a slot */
-	/* the heuristic's scratch */
+	/* the heuristic's scratch: its walk; the nodes in slow memory only
+	 * where it stopped; the loads claimed, and a search for more */
 	uint32_t *stack, *seen, stamp;
+	uint32_t *stopped, *claimed, *reached, *via, *path_stack, claim_stamp, reach_mark;
+	int32_t *chain_a, *chain_c; /* separations(): the longest chains */
+	uint64_t *reads_mask, *anc_mask, *desc_mask; /* crowding(): inputs */
+	uint64_t M;                 /* capacity, for the separations */
 	/* the uses of each node, for rule R5: the nodes that read it (a
 	 * plain child, or the sum of a product it is a parent of), and the
 	 * nodes in an order where every node comes after its parents */
@@ -56,6 +61,16 @@ static void graph_free(struct graph *gr)
 	free(gr->outputs);
 	free(gr->stack);
 	free(gr->seen);
+	free(gr->stopped);
+	free(gr->claimed);
+	free(gr->reached);
+	free(gr->via);
+	free(gr->path_stack);
+	free(gr->chain_a);
+	free(gr->chain_c);
+	free(gr->reads_mask);
+	free(gr->anc_mask);
+	free(gr->desc_mask);
 	free(gr->use_start);
 	free(gr->use);
 	free(gr->order);
@@ -159,6 +174,16 @@ static int graph_uses(struct graph *gr, struct ps_error *err)
 		rc = ps_error_set(err, PS_EINPUT, "the DAG has a cycle");
 	for (uint32_t k = 0; k < gr->output_count; k++)
 		gr->is_output[gr->outputs[k]] = 1;
+	/* the first 64 inputs by id, a bit each, in the masks of their
+	 * plain readers (crowding() looks at those alone) */
+	for (uint32_t v = 0, bit = 0; v < S && bit < 64; v++) {
+		if (gr->role[v] != PS_ROLE_INPUT)
+			continue;
+		for (uint32_t k = gr->use_start[v]; k < gr->use_start[v + 1]; k++)
+			if (gr->role[gr->use[k]] == PS_ROLE_PLAIN)
+				gr->reads_mask[gr->use[k]] |= UINT64_C(1) << bit;
+		bit++;
+	}
 out:
 	free(indegree);
 	free(next);
@@ -209,9 +234,21 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	gr->outputs = calloc(dag->output_count + 1, sizeof(uint32_t));
 	gr->stack = calloc(S + 1, sizeof(uint32_t));
 	gr->seen = calloc(S + 1, sizeof(uint32_t));
+	gr->stopped = calloc(S + 1, sizeof(uint32_t));
+	gr->claimed = calloc(S + 1, sizeof(uint32_t));
+	gr->reached = calloc(S + 1, sizeof(uint32_t));
+	gr->via = calloc(S + 1, sizeof(uint32_t));
+	gr->path_stack = calloc(S + 1, sizeof(uint32_t));
+	gr->chain_a = calloc(S + 1, sizeof(int32_t));
+	gr->chain_c = calloc(S + 1, sizeof(int32_t));
+	gr->reads_mask = calloc(S + 1, sizeof(uint64_t));
+	gr->anc_mask = calloc(S + 1, sizeof(uint64_t));
+	gr->desc_mask = calloc(S + 1, sizeof(uint64_t));
 	if (!gr->role || !gr->first || !gr->end || !gr->par || !gr->edge_sum || !gr->edge_par ||
 	    !gr->edge_par_count || !gr->edge_transient || !gr->edge_product ||
-	    !gr->outputs || !gr->stack || !gr->seen) {
+	    !gr->outputs || !gr->stack || !gr->seen || !gr->stopped || !gr->claimed ||
+	    !gr->reached || !gr->via || !gr->path_stack || !gr->chain_a || !gr->chain_c ||
+	    !gr->reads_mask || !gr->anc_mask || !gr->desc_mask) {
 		graph_free(gr);
 		return ps_error_set(err, PS_ENOMEM, "out of memory");
 	}
@@ -336,20 +373,188 @@ static inline void visit(struct graph *gr, uint32_t *top, uint32_t u)
 }
 
 /*
+ * Forced loads beyond the walk's (docs/OPTIMAL.md, "The heuristic", term
+ * 4): a plain node u in slow memory only, that the walk requires, is made
+ * red either by a load of itself or by a compute, which needs its parents
+ * red, and so on down. Along any path of nodes without a red pebble from
+ * u to an input that is not red, the first of them to turn red does so by
+ * a load, of a node that is blue now. So every completion loads one of
+ * the blue nodes of such a path: when the paths of several such u share
+ * no blue node with each other nor with a load already counted, each
+ * needs a load of its own. Finds such a path for u among the nodes not
+ * yet claimed, and claims its blue nodes: true, or false when there is
+ * none.
+ */
+static bool claim_path(struct graph *gr, const uint64_t *s, uint32_t u, uint32_t mark)
+{
+	uint32_t top = 0;
+
+	gr->reached[u] = mark;
+	gr->via[u] = UINT32_MAX;
+	gr->path_stack[top++] = u;
+	while (top) {
+		uint32_t v = gr->path_stack[--top];
+
+		if (gr->role[v] == PS_ROLE_INPUT) {
+			/* a path to an input not red: claim its blue nodes */
+			for (uint32_t w = v; w != UINT32_MAX; w = gr->via[w])
+				if (is_blue(gr, s, w))
+					gr->claimed[w] = gr->claim_stamp;
+			return true;
+		}
+		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++) {
+			uint32_t q = gr->par[p];
+
+			/* through nodes without a red pebble, blue ones unclaimed;
+			 * a sum ends the path (not followed) */
+			if (gr->reached[q] == mark || is_red(gr, s, q) ||
+			    gr->role[q] == PS_ROLE_SUM ||
+			    (is_blue(gr, s, q) && gr->claimed[q] == gr->claim_stamp))
+				continue;
+			gr->reached[q] = mark;
+			gr->via[q] = v;
+			gr->path_stack[top++] = q;
+		}
+	}
+	return false;
+}
+
+/* A plain node the walk requires that holds no pebble: it is computed
+ * before anything it feeds is. */
+static inline bool bare(const struct graph *gr, const uint64_t *s, uint32_t v)
+{
+	return gr->role[v] == PS_ROLE_PLAIN && gr->seen[v] == gr->stamp &&
+	       !is_red(gr, s, v) && !is_blue(gr, s, v);
+}
+
+static bool reads(const struct graph *gr, uint32_t v, uint32_t i)
+{
+	for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
+		if (gr->par[p] == i)
+			return true;
+	return false;
+}
+
+/*
+ * Reloads of input i that capacity forces (docs/OPTIMAL.md, "The
+ * heuristic", term 5). A plain node c with M - 1 parents fills fast
+ * memory when it is computed: nothing else is red then. When a bare node
+ * a reading i leads to c through bare nodes, and c to a bare node b
+ * reading i, and c does not read i, then i is red at a's first compute,
+ * not red at c's first, and red again at b's first, after c's: a load of
+ * i lies between c's first compute and b's. Along a chain a0 -> c1 -> a1
+ * -> ... -> cm -> am, those loads are m distinct ones, after the first
+ * load of i. The longest such chain, by a pass in topological order.
+ */
+static uint32_t separations(struct graph *gr, const uint64_t *s, uint32_t i)
+{
+	int32_t best = 0;
+
+	for (uint32_t k = 0; k < gr->nodes; k++) {
+		uint32_t v = gr->order[k];
+		int32_t in_a = -1, in_c = -1;
+		bool reader;
+
+		if (!bare(gr, s, v))
+			continue;
+		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++) {
+			uint32_t u = gr->par[p];
+
+			if (bare(gr, s, u)) {
+				in_a = in_a > gr->chain_a[u] ? in_a : gr->chain_a[u];
+				in_c = in_c > gr->chain_c[u] ? in_c : gr->chain_c[u];
+			}
+		}
+		reader = reads(gr, v, i);
+		/* chain_a, chain_c: the longest chain ending at v or before it on
+		 * a bare path, at a reader of i and at a separator */
+		gr->chain_a[v] = in_a;
+		gr->chain_c[v] = in_c;
+		if (reader) {
+			int32_t a = in_c > 0 ? in_c : 0;
+
+			gr->chain_a[v] = gr->chain_a[v] > a ? gr->chain_a[v] : a;
+			best = best > a ? best : a;
+		}
+		if (!reader && in_a >= 0 && (uint64_t)(gr->end[v] - gr->first[v]) + 1 == gr->M)
+			gr->chain_c[v] = gr->chain_c[v] > in_a + 1 ? gr->chain_c[v] : in_a + 1;
+	}
+	return (uint32_t)best;
+}
+
+/*
+ * Reloads that one crowded compute forces (docs/OPTIMAL.md, "The
+ * heuristic", term 6). When a bare plain node c with P parents is first
+ * computed, at most M - 1 - P other values are red. Each input that c
+ * does not read, read by a bare node before c (a bare path leads from it
+ * to c) and by one after c (a bare path from c), is red before c's first
+ * compute and after it: all but M - 1 - P of them are loaded again after
+ * it. The most over every such c, for the first 64 inputs.
+ */
+static uint32_t crowding(struct graph *gr, const uint64_t *s)
+{
+	uint32_t best = 0;
+
+	/* anc_mask: the inputs read by v and the bare nodes before it */
+	for (uint32_t k = 0; k < gr->nodes; k++) {
+		uint32_t v = gr->order[k];
+		uint64_t m = 0;
+
+		if (!bare(gr, s, v))
+			continue;
+		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
+			if (bare(gr, s, gr->par[p]))
+				m |= gr->anc_mask[gr->par[p]];
+		gr->anc_mask[v] = m | gr->reads_mask[v];
+	}
+	/* desc_mask: the same after it; then each v as the crowded compute */
+	for (uint32_t k = gr->nodes; k-- > 0;) {
+		uint32_t v = gr->order[k], parents = gr->end[v] - gr->first[v];
+		uint64_t before = 0, after = 0, live;
+
+		if (!bare(gr, s, v))
+			continue;
+		for (uint32_t u = gr->use_start[v]; u < gr->use_start[v + 1]; u++)
+			if (bare(gr, s, gr->use[u]))
+				after |= gr->desc_mask[gr->use[u]];
+		gr->desc_mask[v] = after | gr->reads_mask[v];
+		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
+			if (bare(gr, s, gr->par[p]))
+				before |= gr->anc_mask[gr->par[p]];
+		live = before & after & ~gr->reads_mask[v];
+		if (parents + 1 <= gr->M) {
+			uint32_t count = (uint32_t)ps_popcount64(live);
+			uint32_t room = (uint32_t)(gr->M - 1 - parents);
+
+			if (count > room && count - room > best)
+				best = count - room;
+		}
+	}
+	return best;
+}
+
+/*
  * The heuristic (docs/OPTIMAL.md, proved there): one save for every
  * output not yet in slow memory complete, and one load for every input,
  * and every sum in slow memory only, that the unfinished outputs still
  * require and that is not red. A node
  * is required when an output that is not done needs it, through plain
  * nodes that hold no pebble and through the in-edges a sum still lacks.
+ * Then one load more for each plain node in slow memory only that the
+ * walk requires and that claim_path shows needs a load of its own.
  */
 static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 {
-	uint32_t h = 0, top = 0;
+	uint32_t h = 0, top = 0, stopped = 0;
 
 	if (++gr->stamp == 0) {
 		memset(gr->seen, 0, gr->nodes * sizeof(uint32_t));
 		gr->stamp = 1;
+	}
+	if (++gr->claim_stamp == 0) {
+		memset(gr->claimed, 0, gr->nodes * sizeof(uint32_t));
+		memset(gr->reached, 0, gr->nodes * sizeof(uint32_t));
+		gr->claim_stamp = 1;
 	}
 	for (uint32_t k = 0; k < gr->output_count; k++) {
 		uint32_t o = gr->outputs[k];
@@ -365,19 +570,27 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 
 		switch (gr->role[v]) {
 		case PS_ROLE_INPUT:
-			if (!is_red(gr, s, v))
+			if (!is_red(gr, s, v)) {
 				h++;
+				gr->claimed[v] = gr->claim_stamp;
+			}
 			break;
 		case PS_ROLE_PLAIN:
-			if (is_red(gr, s, v) || is_blue(gr, s, v))
+			if (is_red(gr, s, v))
 				break;
+			if (is_blue(gr, s, v)) {
+				gr->stopped[stopped++] = v;
+				break;
+			}
 			for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
 				visit(gr, &top, gr->par[p]);
 			break;
 		case PS_ROLE_SUM:
 			/* only a load makes a sum with a blue pebble red again */
-			if (is_blue(gr, s, v) && !is_red(gr, s, v))
+			if (is_blue(gr, s, v) && !is_red(gr, s, v)) {
 				h++;
+				gr->claimed[v] = gr->claim_stamp;
+			}
 			for (uint32_t e = gr->first[v]; e < gr->end[v]; e++) {
 				if (has_edge(gr, s, e))
 					continue;
@@ -389,6 +602,29 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 			break;
 		}
 	}
+	/* the reached marks of each search: claim_stamp * nodes + k would
+	 * overflow, so a search's mark is its own counter, reset with them */
+	for (uint32_t k = 0; k < stopped; k++) {
+		uint32_t u = gr->stopped[k];
+
+		if (gr->claimed[u] == gr->claim_stamp)
+			continue;
+		if (++gr->reach_mark == 0) {
+			memset(gr->reached, 0, gr->nodes * sizeof(uint32_t));
+			gr->reach_mark = 1;
+		}
+		h += claim_path(gr, s, u, gr->reach_mark);
+	}
+	/* terms 5 and 6 count reloads after a first load: the larger */
+	{
+		uint32_t chains = 0, crowd = gr->M ? crowding(gr, s) : 0;
+
+		for (uint32_t v = 0; v < gr->nodes && gr->M; v++)
+			if (gr->role[v] == PS_ROLE_INPUT && gr->seen[v] == gr->stamp &&
+			    gr->use_start[v + 1] - gr->use_start[v] > 1)
+				chains += separations(gr, s, v);
+		h += chains > crowd ? chains : crowd;
+	}
 	return h;
 }
 
@@ -396,7 +632,8 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 
 #define NO_STATE UINT32_MAX
 
-enum move_code { MV_LOAD, MV_SAVE, MV_DELETE, MV_COMPUTE, MV_MAC };
+/* MV_SPILL: a save and the delete that follows it, one step (R7) */
+enum move_code { MV_LOAD, MV_SAVE, MV_DELETE, MV_COMPUTE, MV_MAC, MV_SPILL };
 
 /* A move as stored: its code in the top 3 bits, a node or an in-edge. */
 #define MOVE(code, arg) (((uint32_t)(code) << 29) | (arg))
@@ -553,7 +790,9 @@ static uint32_t store_find(const struct store *st, const uint64_t *s, uint64_t *
 
 static int open_push(struct store *st, uint32_t g, uint32_t h, uint32_t state)
 {
-	uint64_t key = ((uint64_t)g + h) * st->span + h;
+	/* within one f, fewest h first; an h beyond the span shares the last
+	 * place (it only orders the ties) */
+	uint64_t key = ((uint64_t)g + h) * st->span + (h < st->span ? h : st->span - 1);
 	uint32_t f;
 	struct bucket *b;
 
@@ -662,6 +901,10 @@ static int try_move(struct search *sr, const uint64_t *state, uint32_t from,
 	case MV_SAVE:
 		bit_set(s, gr->nodes + arg);
 		break;
+	case MV_SPILL:
+		bit_set(s, gr->nodes + arg);
+		bit_clear(s, arg);
+		break;
 	case MV_DELETE:
 		bit_clear(s, arg);
 		/* a sum without a copy in slow memory loses its set */
@@ -679,7 +922,35 @@ static int try_move(struct search *sr, const uint64_t *state, uint32_t from,
 	}
 	}
 	return reach(sr, s, from, MOVE(code, arg),
-		     g + (code == MV_LOAD || code == MV_SAVE));
+		     g + (code == MV_LOAD || code == MV_SAVE || code == MV_SPILL));
+}
+
+/*
+ * R6: a load of v only toward a use that could follow it: a plain node
+ * reading v, not red and not dead, whose every parent is red or in slow
+ * memory (loads alone can make them ready), or any sum v feeds or is
+ * (macs are not looked at further). docs/OPTIMAL.md proves it keeps an
+ * optimal sequence: a load can always wait until just before its next
+ * use.
+ */
+static bool load_wanted(const struct graph *gr, const uint64_t *s, uint32_t v)
+{
+	if (gr->role[v] == PS_ROLE_SUM)
+		return true;
+	for (uint32_t k = gr->use_start[v]; k < gr->use_start[v + 1]; k++) {
+		uint32_t c = gr->use[k];
+		bool can = true;
+
+		if (gr->role[c] != PS_ROLE_PLAIN)
+			return true;
+		if (is_red(gr, s, c) || gr->dead[c])
+			continue;
+		for (uint32_t p = gr->first[c]; p < gr->end[c] && can; p++)
+			can = is_red(gr, s, gr->par[p]) || is_blue(gr, s, gr->par[p]);
+		if (can)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -732,12 +1003,19 @@ static int expand(struct search *sr, uint32_t id)
 			if (is_red(gr, s, v) && (rc = try_move(sr, s, id, g, MV_DELETE, v)))
 				return rc;
 	for (uint32_t v = 0; v < gr->nodes && red + 1 <= M; v++)
-		if (is_blue(gr, s, v) && !is_red(gr, s, v) && !gr->dead[v] &&
+		if (is_blue(gr, s, v) && !is_red(gr, s, v) && !gr->dead[v] && load_wanted(gr, s, v) &&
 		    (rc = try_move(sr, s, id, g, MV_LOAD, v)))
 			return rc;
-	for (uint32_t v = 0; v < gr->nodes; v++)
-		if (is_red(gr, s, v) && !is_blue(gr, s, v) && (rc = try_move(sr, s, id, g, MV_SAVE, v)))
+	/* R7: a plain node that is no output is saved only to be deleted at
+	 * once, as one step, where R2 allows the delete */
+	for (uint32_t v = 0; v < gr->nodes; v++) {
+		bool spill = gr->role[v] == PS_ROLE_PLAIN && !gr->is_output[v];
+
+		if (!is_red(gr, s, v) || is_blue(gr, s, v) || (spill && red < sr->delete_from))
+			continue;
+		if ((rc = try_move(sr, s, id, g, spill ? MV_SPILL : MV_SAVE, v)))
 			return rc;
+	}
 	for (uint32_t v = 0; v < gr->nodes && red + 1 <= M; v++) {
 		bool can = gr->role[v] == PS_ROLE_PLAIN && !is_red(gr, s, v) && !gr->dead[v];
 
@@ -768,7 +1046,7 @@ static int path_of(const struct search *sr, uint32_t id,
 	size_t count = 0;
 
 	for (uint32_t k = id; sr->st.parent[k] != NO_STATE; k = sr->st.parent[k])
-		count++;
+		count += 1 + (MOVE_CODE(sr->st.move[k]) == MV_SPILL);
 	res->moves = calloc(count + 1, sizeof(*res->moves));
 	if (!res->moves)
 		return PS_ENOMEM;
@@ -783,6 +1061,13 @@ static int path_of(const struct search *sr, uint32_t id,
 		case MV_DELETE: out->move = PS_MOVE_DELETE; out->node = arg; break;
 		case MV_COMPUTE: out->move = PS_MOVE_COMPUTE; out->node = arg; break;
 		case MV_MAC: out->move = PS_MOVE_MAC; out->node = gr->edge_product[arg]; break;
+		case MV_SPILL:
+			out->move = PS_MOVE_DELETE;
+			out->node = arg;
+			out = &res->moves[--count];
+			out->move = PS_MOVE_SAVE;
+			out->node = arg;
+			break;
 		}
 	}
 	return PS_OK;
@@ -901,6 +1186,7 @@ int ps_optimal_search(const struct ps_dag *dag, uint64_t M,
 	if ((rc = graph_build(&sr.gr, dag, err)))
 		return rc;
 	sr.M = M;
+	sr.gr.M = M;
 	sr.upper = limits->upper;
 	sr.goal = NO_STATE;
 	/* R2: a delete only where the next move may lack room, that is with
@@ -908,10 +1194,8 @@ int ps_optimal_search(const struct ps_dag *dag, uint64_t M,
 	sr.delete_from = (uint32_t)ps_min_u64(M > sr.gr.transient ? M - sr.gr.transient : 0,
 					      UINT32_MAX);
 	sr.st.words = sr.gr.words;
-	/* h counts outputs, inputs and sums, each once */
-	sr.st.span = sr.gr.output_count + 1;
-	for (uint32_t v = 0; v < sr.gr.nodes; v++)
-		sr.st.span += sr.gr.role[v] == PS_ROLE_INPUT || sr.gr.role[v] == PS_ROLE_SUM;
+	/* h counts outputs and loads: more than this only orders ties */
+	sr.st.span = sr.gr.output_count + sr.gr.nodes + 1;
 	sr.st.limit = limits->bytes;
 	sr.scratch = calloc(2 * (size_t)sr.gr.words + 1, 8);
 	s = calloc(sr.gr.words + 1, 8);

@@ -10,104 +10,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "portfolio.h"
 #include "pebblesim/explicit.h"
 #include "pebblesim/strategy.h"
 
-struct vertex_order {
-	const struct ps_explicit *x;
-	uint64_t *vertices, count; /* the order, count <= x->vertices */
-};
-
-static int order_steps(const void *order_ctx, ps_step_fn fn, void *ctx)
-{
-	const struct vertex_order *o = order_ctx;
-	const struct ps_explicit *x = o->x;
-	int rc;
-
-	for (uint64_t k = 0; k < o->count; k++) {
-		uint64_t v = o->vertices[k];
-
-		if (x->role[v] == PS_ROLE_PLAIN) {
-			if ((rc = fn(ctx, PS_STEP_COMPUTE, v)))
-				return rc;
-		} else if (x->role[v] == PS_ROLE_SUM) {
-			uint64_t first = x->vertices + x->edge_base[x->slot[v]];
-
-			for (uint64_t e = 0; e < x->in_start[v + 1] - x->in_start[v]; e++)
-				if ((rc = fn(ctx, PS_STEP_MAC, first + e)))
-					return rc;
-		}
-	}
-	return 0;
-}
-
-/* Post-order of a depth-first search from each output, parents in order. */
-static int dfs_order(const struct ps_explicit *x, uint64_t *out, uint64_t *count)
-{
-	uint64_t *stack = malloc((x->vertices + 1) * sizeof(uint64_t));
-	uint64_t *next = calloc(x->vertices + 1, sizeof(uint64_t));
-	uint8_t *seen = calloc(x->vertices + 1, 1);
-	uint64_t done = 0;
-
-	if (!stack || !next || !seen) {
-		free(stack);
-		free(next);
-		free(seen);
-		return PS_ENOMEM;
-	}
-	for (uint64_t k = 0; k < x->dag.output_count; k++) {
-		uint64_t top = 0;
-
-		if (seen[x->outputs[k]])
-			continue;
-		stack[top++] = x->outputs[k];
-		seen[x->outputs[k]] = 1;
-		while (top) {
-			uint64_t v = stack[top - 1];
-
-			if (next[v] < x->in_start[v + 1] - x->in_start[v]) {
-				uint64_t u = x->in_from[x->in_start[v] + next[v]++];
-
-				if (!seen[u]) {
-					seen[u] = 1;
-					stack[top++] = u;
-				}
-				continue;
-			}
-			top--;
-			out[done++] = v;
-		}
-	}
-	*count = done;
-	free(stack);
-	free(next);
-	free(seen);
-	return PS_OK;
-}
-
-static int make_order(const struct ps_problem *pb, struct vertex_order *o,
-		      struct ps_error *err)
+static int make_order(const struct ps_problem *pb, struct ps_vertex_order *o,
+		      uint64_t **vertices, struct ps_error *err)
 {
 	const char *name = pb->order ? pb->order : "topo";
-
 	int rc;
 
 	o->x = pb->xdag;
 	if (strcmp(name, "dfs") && strcmp(name, "topo"))
 		return ps_error_set(err, PS_EINPUT, "unknown order '%s': topo or dfs", name);
-	o->vertices = malloc((pb->xdag->vertices + 1) * sizeof(uint64_t));
-	if (!o->vertices)
+	*vertices = malloc((pb->xdag->vertices + 1) * sizeof(uint64_t));
+	if (!*vertices)
 		return ps_error_set(err, PS_ENOMEM, "out of memory");
 	o->count = pb->xdag->vertices;
-	rc = !strcmp(name, "dfs") ? dfs_order(pb->xdag, o->vertices, &o->count)
-				  : ps_explicit_topological_order(pb->xdag, o->vertices, err);
+	rc = !strcmp(name, "dfs") ? ps_dfs_order(pb->xdag, NULL, NULL, *vertices, &o->count)
+				  : ps_explicit_topological_order(pb->xdag, *vertices, err);
 	if (rc == PS_ENOMEM)
 		ps_error_set(err, PS_ENOMEM, "out of memory");
 	if (rc) {
-		free(o->vertices);
-		o->vertices = NULL;
+		free(*vertices);
+		*vertices = NULL;
 	}
+	o->vertices = *vertices;
 	return rc;
 }
 
@@ -115,22 +43,29 @@ static int make_order(const struct ps_problem *pb, struct vertex_order *o,
  * Computing a plain vertex holds its parents and itself; a mac holds the
  * edge's source and the sum (an explicit edge takes no slot of its own).
  */
-static uint64_t policy_min_memory(const struct ps_problem *pb)
+uint64_t ps_policy_min_memory(const struct ps_problem *pb)
 {
 	const struct ps_explicit *x = pb->xdag;
 
 	return ps_max_u64(x->max_plain_in + 1, x->sums ? 2 : 1);
 }
 
-static int plan_with(const struct ps_problem *pb, struct ps_plan *plan,
-		     const char *policy, struct ps_error *err)
+int ps_policy_check_memory(const struct ps_problem *pb, struct ps_error *err)
 {
-	uint64_t min_m = policy_min_memory(pb);
+	uint64_t min_m = ps_policy_min_memory(pb);
 
 	if (pb->M < min_m)
 		return ps_error_set(err, PS_EINPUT,
 				    "M = %llu is too small for this DAG: it needs M >= %llu (the largest in-degree of a plain vertex, plus one)",
 				    (unsigned long long)pb->M, (unsigned long long)min_m);
+	return PS_OK;
+}
+
+static int plan_with(const struct ps_problem *pb, struct ps_plan *plan,
+		     const char *policy, struct ps_error *err)
+{
+	if (ps_policy_check_memory(pb, err))
+		return PS_EINPUT;
 	if (pb->order && strcmp(pb->order, "topo") && strcmp(pb->order, "dfs"))
 		return ps_error_set(err, PS_EINPUT, "unknown order '%s': topo or dfs", pb->order);
 	snprintf(plan->summary, sizeof(plan->summary),
@@ -151,13 +86,14 @@ static int plan_with(const struct ps_problem *pb, struct ps_plan *plan,
 static int run_with(const struct ps_problem *pb, struct ps_sink *sink,
 		    enum ps_policy policy, struct ps_error *err)
 {
-	struct vertex_order o;
-	int rc = make_order(pb, &o, err);
+	struct ps_vertex_order o;
+	uint64_t *vertices;
+	int rc = make_order(pb, &o, &vertices, err);
 
 	if (rc)
 		return rc;
-	rc = ps_cache_run(&pb->xdag->dag, order_steps, &o, pb->M, policy, sink, err);
-	free(o.vertices);
+	rc = ps_cache_run(&pb->xdag->dag, ps_vertex_order_steps, &o, pb->M, policy, sink, err);
+	free(vertices);
 	return rc;
 }
 
@@ -200,7 +136,7 @@ const struct ps_strategy ps_strategy_lru = {
 	.plan = lru_plan,
 	.run = lru_run,
 	.flags = PS_STRATEGY_EXPLICIT,
-	.min_memory_explicit = policy_min_memory,
+	.min_memory_explicit = ps_policy_min_memory,
 	.takes = PS_TAKES_ORDER,
 };
 
@@ -213,6 +149,6 @@ const struct ps_strategy ps_strategy_belady = {
 	.plan = belady_plan,
 	.run = belady_run,
 	.flags = PS_STRATEGY_EXPLICIT,
-	.min_memory_explicit = policy_min_memory,
+	.min_memory_explicit = ps_policy_min_memory,
 	.takes = PS_TAKES_ORDER,
 };

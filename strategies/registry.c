@@ -20,6 +20,7 @@ extern const struct ps_strategy ps_strategy_naive_exact;
 extern const struct ps_strategy ps_strategy_naive_exact_belady;
 extern const struct ps_strategy ps_strategy_lru;
 extern const struct ps_strategy ps_strategy_belady;
+extern const struct ps_strategy ps_strategy_portfolio;
 
 static const struct ps_strategy *const builtin[] = {
 	&ps_strategy_generic,
@@ -38,6 +39,7 @@ static const struct ps_strategy *const builtin[] = {
 	&ps_strategy_naive_exact_belady,
 	&ps_strategy_lru,
 	&ps_strategy_belady,
+	&ps_strategy_portfolio,
 };
 
 #define BUILTIN_COUNT (sizeof(builtin) / sizeof(builtin[0]))

@@ -467,7 +467,7 @@ START_TEST(test_validate_dag_and_dry_run)
 	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "2", NULL), 2);
 	HAS(err_text, "pebblesim: M = 2 is too small for lru on this DAG: it needs M >= 3");
 	ck_assert_int_eq(cli("run", "--dag", "examples/tree.graphml", "-M", "5", "--strategy", "generic", NULL), 2);
-	HAS(err_text, "pebblesim: generic pebbles the attention DAG; a DAG from a file takes lru or belady");
+	HAS(err_text, "pebblesim: generic pebbles the attention DAG; a DAG from a file takes lru, belady or portfolio");
 	ck_assert_int_eq(cli("--strategy", "lru", "-n", "8", "-d", "4", "-g", "2", "-M", "64", NULL), 2);
 	HAS(err_text, "pebblesim: lru pebbles a DAG from a file (run --dag FILE), not the attention DAG");
 	ck_assert_int_eq(cli("-n", "8", "-d", "4", "-g", "2", "-M", "64", "--order", "dfs", NULL), 2);
@@ -972,7 +972,7 @@ START_TEST(test_dag_files_round_trip)
 	ck_assert_int_eq(cli("run", "--dag", path[1], "--dag-format", "graphml", "-M", "40", NULL), 2);
 	HAS(err_text, "as GraphML");
 	ck_assert_int_eq(cli("run", "--dag", path[1], "--dag-format", "pajek", "-M", "40", NULL), 2);
-	HAS(err_text, "pebblesim: unknown DAG format 'pajek': graphml, gml or edgelist");
+	HAS(err_text, "pebblesim: unknown DAG format 'pajek': graphml, gml, edgelist, hdag or mtx");
 	f = fopen(path[3], "w");
 	fputs("hello\n", f);
 	fclose(f);

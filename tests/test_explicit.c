@@ -4,10 +4,12 @@
  * igraph and pebbled by lru and belady in both orders.
  */
 #include <igraph.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "pebblesim/explicit.h"
 #include "pebblesim/run.h"
@@ -609,6 +611,429 @@ START_TEST(test_graphml_readers_agree)
 }
 END_TEST
 
+
+/* ---- HyperdagDB, Matrix Market and edge lines ------------------------ */
+
+/* text into a fresh temporary file, its name into path (a template). */
+static void write_temp(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A small HyperdagDB file as OneStopParallel writes one: a diamond
+ * 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3 and a second source 4 -> 3, 4 -> 5. */
+static const char diamond_hdag[] =
+	"%% HyperdagDB format written by OneStopParallel\n"
+	"4 6 10\n"
+	"%% Hyperedges: ID comm_weight mem_weight\n"
+	"0 1 1\n1 1 1\n2 1 1\n3 1 1\n"
+	"%% Vertices: ID work_weight type\n"
+	"0 1 0\n1 2 0\n2 1 0\n3 3 0\n4 1 0\n5 1 0\n"
+	"%% Pins: HyperedgeID NodeID\n"
+	"0 0\n0 1\n0 2\n1 1\n1 3\n2 2\n2 3\n3 4\n3 3\n3 5\n";
+
+/* The lower triangle of a 5 x 5 matrix: row 3 (1-based) reads rows 1
+ * and 2, row 4 row 3, row 5 rows 1 and 4; every diagonal entry. */
+static const char triangle_mtx[] =
+	"%%MatrixMarket matrix coordinate real symmetric\n"
+	"% a comment\n"
+	"5 5 10\n"
+	"1 1 2.0\n2 2 1\n3 1 -0.5\n3 2 1e-3\n3 3 4\n4 3 1\n4 4 1\n5 1 2\n5 4 3\n5 5 1\n";
+
+/* The in-edges of v, sorted, as "a,b". */
+static void parents_of(const struct ps_explicit *x, uint64_t v, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (uint64_t k = x->in_start[v]; k < x->in_start[v + 1] && used < len; k++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%llu",
+					 k == x->in_start[v] ? "" : ",",
+					 (unsigned long long)x->in_from[k]);
+}
+
+/* The least I/O of belady and lru in both orders at M, each valid. */
+static uint64_t policies_io(const struct ps_explicit *x, uint64_t M, uint64_t io[4])
+{
+	static const char *const policies[] = { "belady", "lru" }, *const orders[] = { "topo", "dfs" };
+	uint64_t least = UINT64_MAX;
+
+	for (int p = 0; p < 2; p++)
+		for (int o = 0; o < 2; o++) {
+			struct ps_report rep = pebble(x, policies[p], orders[o], M);
+
+			io[2 * p + o] = io_of(&rep);
+			least = ps_min_u64(least, io[2 * p + o]);
+		}
+	return least;
+}
+
+/* x written as GraphML by igraph and read back gives the same game:
+ * the same parents, outputs and, for each policy and order, the same I/O. */
+static void same_as_graphml(const struct ps_explicit *x, uint64_t M)
+{
+	char path[] = "/tmp/pebblesim-conv-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	struct ps_explicit back;
+	struct ps_error err;
+	uint64_t a[4], b[4];
+	const char *format = NULL;
+
+	ck_assert_int_eq(ps_igraph_write(&x->graph, "graphml", f, &err), 0);
+	fclose(f);
+	ck_assert_int_eq(ps_explicit_read_as(&back, path, NULL, &format, &err), 0);
+	ck_assert_str_eq(format, "graphml");
+	ck_assert_uint_eq(back.vertices, x->vertices);
+	ck_assert_uint_eq(back.edges, x->edges);
+	ck_assert_uint_eq(back.dag.output_count, x->dag.output_count);
+	ck_assert_mem_eq(back.in_start, x->in_start, (x->vertices + 1) * sizeof(uint64_t));
+	ck_assert_mem_eq(back.in_from, x->in_from, x->edges * sizeof(uint64_t));
+	policies_io(x, M, a);
+	policies_io(&back, M, b);
+	ck_assert_mem_eq(a, b, sizeof(a));
+	ps_explicit_free(&back);
+	unlink(path);
+}
+
+START_TEST(test_hdag_and_mtx_read)
+{
+	char path[] = "/tmp/pebblesim-hdag-XXXXXX", buf[64];
+	struct ps_explicit x;
+	struct ps_error err;
+	const char *format = NULL;
+
+	/* by content, and by --dag-format */
+	write_temp(path, diamond_hdag);
+	ck_assert_int_eq(ps_explicit_read_as(&x, path, NULL, &format, &err), 0);
+	ck_assert_str_eq(format, "hdag");
+	ck_assert_uint_eq(x.vertices, 6);
+	ck_assert_uint_eq(x.edges, 6);
+	ck_assert_uint_eq(x.inputs, 2);
+	ck_assert_uint_eq(x.dag.output_count, 2); /* 3 and 5 */
+	parents_of(&x, 3, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "1,2,4");
+	parents_of(&x, 5, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "4");
+	ck_assert_str_eq(x.note, "HyperdagDB: no roles, sources are inputs and every other vertex plain; work weights 1 to 3 not used (the game counts I/O only)");
+	same_as_graphml(&x, 4);
+	ps_explicit_free(&x);
+	ck_assert_int_eq(ps_explicit_read_as(&x, path, "hdag", &format, &err), 0);
+	ck_assert_uint_eq(x.edges, 6);
+	ps_explicit_free(&x);
+	unlink(path);
+
+	strcpy(path, "/tmp/pebblesim-mtx-XXXXXX");
+	write_temp(path, triangle_mtx);
+	ck_assert_int_eq(ps_explicit_read_as(&x, path, NULL, &format, &err), 0);
+	ck_assert_str_eq(format, "mtx");
+	ck_assert_uint_eq(x.vertices, 5);
+	ck_assert_uint_eq(x.edges, 5);
+	ck_assert_uint_eq(x.inputs, 2); /* rows 1 and 2 */
+	parents_of(&x, 2, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0,1");
+	parents_of(&x, 4, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0,3");
+	ck_assert_ptr_nonnull(strstr(x.note, "triangular-solve DAG"));
+	same_as_graphml(&x, 3);
+	ps_explicit_free(&x);
+	ck_assert_int_eq(ps_explicit_read_as(&x, path, "mtx", NULL, &err), 0);
+	ps_explicit_free(&x);
+	unlink(path);
+
+	ck_assert_str_eq(ps_explicit_sniff("%%MatrixMarket matrix", 21), "mtx");
+	ck_assert_str_eq(ps_explicit_sniff("%% c\n31 40 76\n", 14), "hdag");
+	ck_assert_str_eq(ps_explicit_sniff("31 40 76", 8), "hdag");
+	ck_assert_str_eq(ps_explicit_sniff("# c\n0 1\n", 8), "edgelist");
+	ck_assert_str_eq(ps_explicit_sniff("0 2 7\n", 6), "edgelist");
+}
+END_TEST
+
+/* The same game from a .hdag file and from its GraphML, on DAGs of every
+ * shape the generator makes: random hyperedges over a topological order. */
+START_TEST(test_hdag_random_same_as_graphml)
+{
+	uint64_t seed = 7;
+
+	for (int round = 0; round < 12; round++) {
+		char path[] = "/tmp/pebblesim-hdag-XXXXXX";
+		char *text = malloc(65536);
+		size_t used = 0;
+		unsigned n = 8 + (unsigned)(round * 3), H = 0, pins = 0;
+		unsigned pin_from[600], pin_to[600];
+		struct ps_explicit x;
+		struct ps_error err;
+
+		for (unsigned u = 0; u + 1 < n; u++) {
+			unsigned children = 0;
+
+			for (unsigned v = u + 1; v < n && pins < 590; v++) {
+				seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+				if ((seed >> 33) % 4 == 0) {
+					if (!children++) {
+						pin_from[pins] = H;
+						pin_to[pins++] = u;
+					}
+					pin_from[pins] = H;
+					pin_to[pins++] = v;
+				}
+			}
+			H += children > 0;
+		}
+		used += (size_t)snprintf(text + used, 65536 - used, "%u %u %u\n", H ? H : 1, n, pins);
+		for (unsigned h = 0; h < (H ? H : 1); h++)
+			used += (size_t)snprintf(text + used, 65536 - used, "%u 1 1\n", h);
+		for (unsigned v = 0; v < n; v++)
+			used += (size_t)snprintf(text + used, 65536 - used, "%u %u 0\n", v, 1 + v % 3);
+		for (unsigned p = 0; p < pins; p++)
+			used += (size_t)snprintf(text + used, 65536 - used, "%u %u\n", pin_from[p], pin_to[p]);
+		write_temp(path, text);
+		free(text);
+		ck_assert_int_eq(ps_explicit_read_as(&x, path, NULL, NULL, &err), 0);
+		ck_assert_uint_eq(x.edges, pins - H);
+		same_as_graphml(&x, ps_max_u64(x.max_plain_in + 1, 2) + (uint64_t)(round % 3));
+		ps_explicit_free(&x);
+		unlink(path);
+	}
+}
+END_TEST
+
+START_TEST(test_bad_hdag_mtx_edgelist)
+{
+	static const struct {
+		const char *format, *text, *want; /* want: after "FILE:" */
+	} cases[] = {
+		/* an edge-list line holds exactly one pair */
+		{ NULL, "0 2 7\n1 2 7\n", "1: an edge-list line holds exactly one pair of vertex ids (from to); this one holds more than two" },
+		{ "edgelist", "0 1\n2\n", "2: an edge-list line holds exactly one pair of vertex ids (from to); this one holds one id" },
+		{ "edgelist", "0 /* a\n */ 1\n", "1: an edge-list line holds exactly one pair of vertex ids (from to); this one holds one id" },
+		{ "edgelist", "0 1 /* open\n", "1: a comment opened by /* is not closed" },
+		{ NULL, "# c\n0 1\n1 x\n", "3: an edge list holds vertex ids, integers >= 0 (found 'x')" },
+		/* HyperdagDB */
+		{ "hdag", "2 3\n", "1: a HyperdagDB header holds three counts: hyperedges >= 0, vertices >= 1, pins >= 0" },
+		{ NULL, "1 2 2\n0 1 1\n0\n", "3: the file ends before the last vertex" },
+		{ NULL, "1 2 2\n0 1 1\n0\n0\n0 0\n0 1\n", "4: vertex 0 is declared twice" },
+		{ NULL, "1 2 2\n0 1 1\n0\n1\n0 0\n0 2\n", "6: a pin line holds a hyperedge (0 to 0) and a vertex (0 to 1)" },
+		{ NULL, "1 2 2\n1 1 1\n0\n1\n0 0\n0 1\n", "2: a hyperedge line holds its id (0 to 0) and, optionally, its comm and mem weights (integers >= 0)" },
+		{ NULL, "1 2 2\n0 1 1\n0\n1\n0 0\n0 0\n", "6: vertex 0 is the source of hyperedge 0 and also its child: a loop" },
+		{ NULL, "2 2 4\n0\n1\n0\n1\n0 0\n0 1\n1 1\n1 0\n", "the graph has a cycle: it is not a DAG" },
+		{ NULL, "2 3 4\n0\n1\n0\n1\n2\n0 0\n0 1\n1 0\n1 1\n", "10: the pins make the edge 0 -> 1 again (line 8): a DAG names each edge once" },
+		{ NULL, "1 2 2\n0 1 1\n0\n1\n0 0\n0 1\n0 1\n", "7: data after the 2 pins the header declares" },
+		{ NULL, "1 2 2\n0 2 1\n0\n1\n0 0\n0 1\n", "2: hyperedge 0 has comm weight 2: pebblesim's game is unit-weight (a value takes one slot, a load or save costs one); give --ignore-weights to read every weight as 1" },
+		{ NULL, "1 2 2\n0 1 3\n0\n1\n0 0\n0 1\n", "2: hyperedge 0 has mem weight 3: pebblesim's game is unit-weight (a value takes one slot, a load or save costs one); give --ignore-weights to read every weight as 1" },
+		{ NULL, "1 2 2\n0 -1 1\n0\n1\n0 0\n0 1\n", "2: a hyperedge line holds its id (0 to 0) and, optionally, its comm and mem weights (integers >= 0)" },
+		/* Matrix Market */
+		{ "mtx", "3 3 1\n1 1 1\n", "1: a Matrix Market file starts with its banner, %%MatrixMarket matrix coordinate FIELD SYMMETRY" },
+		{ NULL, "%%MatrixMarket matrix array real general\n2 2\n", "1: the matrix is stored as 'array': pebblesim reads the coordinate format, a nonzero a line" },
+		{ NULL, "%%MatrixMarket matrix coordinate real general\n2 3 1\n1 1 1\n", "2: the matrix is 2 x 3: a triangular solve needs a square one" },
+		{ NULL, "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n1 2 1\n", "4: A[1,2] lies above the diagonal: a triangular-solve DAG is read from a lower-triangular matrix" },
+		{ NULL, "%%MatrixMarket matrix coordinate real general\n2 2 2\n2 1 1\n2 1 5\n", "4: a nonzero repeats the edge 0 -> 1 again (line 3): a DAG names each edge once" },
+		{ NULL, "%%MatrixMarket matrix coordinate real general\n2 2 2\n2 1 1\n", "3: the file ends before the last nonzero the size line declares" },
+		{ NULL, "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 1 x\n", "3: the value 'x' is not a number" },
+		{ NULL, "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n2 1 1\n", "3: a nonzero's line holds its row and column (1 to 2) and no value (pattern)" },
+		{ NULL, "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n", "3: a nonzero's line holds its row and column (1 to 2) and one value" },
+		{ NULL, "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 1 1\n1 1 1\n", "4: data after the 1 nonzeros the size line declares" },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char path[] = "/tmp/pebblesim-bad-XXXXXX", want[512];
+		struct ps_explicit x;
+		struct ps_error err;
+
+		write_temp(path, cases[k].text);
+		ck_assert_int_eq(ps_explicit_read_as(&x, path, cases[k].format, NULL, &err), PS_EINPUT);
+		/* a line's fault after "FILE:", the graph's after "DAG 'FILE': " */
+		if (cases[k].want[0] >= '0' && cases[k].want[0] <= '9')
+			snprintf(want, sizeof(want), "%s:%s", path, cases[k].want);
+		else
+			snprintf(want, sizeof(want), "DAG '%s': %s", path, cases[k].want);
+		ck_assert_str_eq(err.msg, want);
+		unlink(path);
+	}
+}
+END_TEST
+
+START_TEST(test_edgelist_comments_and_weights)
+{
+	char path[] = "/tmp/pebblesim-el-XXXXXX";
+	struct ps_explicit x;
+	struct ps_error err;
+	const char *format;
+
+	/* comments wherever detection skips them: before, between, after a pair */
+	write_temp(path, "# a comment\n% another\n// and\n/* a\nblock */\n0 1 # after\n1 2 // after\n\n2 3 /* x */\n");
+	ck_assert_int_eq(ps_explicit_read_as(&x, path, NULL, &format, &err), 0);
+	ck_assert_str_eq(format, "edgelist");
+	ck_assert_uint_eq(x.vertices, 4);
+	ck_assert_uint_eq(x.edges, 3);
+	ps_explicit_free(&x);
+	unlink(path);
+
+	/* weights other than 1: refused, or read as 1 and said */
+	strcpy(path, "/tmp/pebblesim-w-XXXXXX");
+	write_temp(path, "2 3 4\n0 2 1\n1 1 5\n0\n1 4\n2\n0 0\n0 2\n1 1\n1 2\n");
+	ck_assert_int_eq(ps_explicit_read_as(&x, path, NULL, NULL, &err), PS_EINPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, ":2: hyperedge 0 has comm weight 2"));
+	ck_assert_int_eq(ps_explicit_read_with(&x, path, NULL, PS_EXPLICIT_IGNORE_WEIGHTS, &format, &err), 0);
+	ck_assert_uint_eq(x.edges, 2);
+	ck_assert_str_eq(x.note, "HyperdagDB: no roles, sources are inputs and every other vertex plain; work weights 1 to 4 not used (the game counts I/O only); comm weights 1 to 2 and mem weights 1 to 5 read as 1 (--ignore-weights)");
+	ps_explicit_free(&x);
+	unlink(path);
+}
+END_TEST
+
+/* The portfolio (best on a DAG file) at M: valid in the engine, its I/O
+ * the one its plan names, no more than any policy over topo or dfs, at
+ * least the trivial bound. */
+static uint64_t check_portfolio(const struct ps_explicit *x, uint64_t M)
+{
+	const struct ps_strategy *s = ps_strategy_find("portfolio");
+	struct ps_problem pb = { .xdag = x, .M = M, .time_limit = 0.2 };
+	struct ps_plan plan;
+	struct ps_report rep;
+	struct ps_error err;
+	struct ps_bound trivial;
+	uint64_t io[4], least = policies_io(x, M, io);
+	char want[64];
+
+	ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), 0);
+	ck_assert_msg(ps_run(&pb, s, NULL, &rep, &err) == 0, "%s", err.msg);
+	ck_assert_msg(rep.valid, "portfolio M=%llu: %s", (unsigned long long)M, rep.violation);
+	ck_assert_uint_le(rep.counts.peak_red, M);
+	ck_assert_uint_le(io_of(&rep), least);
+	ps_bound_trivial_explicit(x, &trivial);
+	ck_assert((double)io_of(&rep) >= trivial.value);
+	snprintf(want, sizeof(want), ", I/O %llu, the least of 19 members", (unsigned long long)io_of(&rep));
+	ck_assert_msg(strstr(plan.summary, want) && !strncmp(plan.summary, "won: ", 5),
+		      "%s (want '%s')", plan.summary, want);
+	return io_of(&rep);
+}
+
+START_TEST(test_portfolio)
+{
+	struct ps_explicit x;
+	struct ps_bound trivial;
+	struct ps_problem pb = { .M = 2 };
+	struct ps_plan plan;
+	struct ps_error err;
+	char path[] = "/tmp/pebblesim-pf-XXXXXX";
+
+	for (int shape = 0; shape < 5; shape++) {
+		uint64_t min_m;
+
+		switch (shape) {
+		case 0: binary_tree(&x, 4); break;
+		case 1: pyramid(&x, 6); break;
+		case 2: butterfly(&x, 3); break;
+		case 3: matmul(&x, 3); break;
+		default:
+			write_temp(path, diamond_hdag);
+			ck_assert_int_eq(ps_explicit_read(&x, path, &err), 0);
+			unlink(path);
+			strcpy(path, "/tmp/pebblesim-pf-XXXXXX");
+			break;
+		}
+		pb.xdag = &x;
+		min_m = ps_strategy_min_memory_explicit(ps_strategy_find("portfolio"), &pb);
+		for (uint64_t M = min_m; M <= x.vertices; M += 1 + M / 3)
+			check_portfolio(&x, M);
+		/* room for everything: the trivial I/O */
+		ps_bound_trivial_explicit(&x, &trivial);
+		ck_assert_double_eq((double)check_portfolio(&x, x.vertices + 1), trivial.value);
+		/* below the least M: refused with it */
+		pb.M = min_m - 1;
+		if (min_m > 1) {
+			ck_assert_int_eq(ps_strategy_plan(ps_strategy_find("portfolio"), &pb, &plan, &err), PS_EINPUT);
+			ck_assert_ptr_nonnull(strstr(err.msg, "it needs M >= "));
+		}
+		ps_explicit_free(&x);
+	}
+	/* the tree of 8 leaves at M = 3 and 4: the optima that `optimal`
+	 * proves (docs/OPTIMAL.md), 15 and 11 */
+	binary_tree(&x, 3);
+	ck_assert_uint_eq(check_portfolio(&x, 3), 15);
+	ck_assert_uint_eq(check_portfolio(&x, 4), 11);
+	ps_explicit_free(&x);
+}
+END_TEST
+
+START_TEST(test_portfolio_cli)
+{
+	char path[] = "/tmp/pebblesim-pfc-XXXXXX", trace[64], cmd[512];
+	FILE *p;
+	char line[512];
+	bool won = false, valid = false;
+	int rc;
+
+	write_temp(path, diamond_hdag);
+	snprintf(trace, sizeof(trace), "%s.jsonl", path);
+	snprintf(cmd, sizeof(cmd),
+		 "%s run --dag %s -M 4 --strategy best --time-limit 0.1 --trace %s && %s validate %s --dag %s",
+		 getenv("PEBBLESIM_BIN") ? getenv("PEBBLESIM_BIN") : "build/pebblesim", path, trace,
+		 getenv("PEBBLESIM_BIN") ? getenv("PEBBLESIM_BIN") : "build/pebblesim", trace, path);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p)) {
+		won |= strstr(line, "  plan                 won: ") != NULL;
+		valid |= !strncmp(line, "valid                  yes", 26);
+	}
+	rc = pclose(p);
+	ck_assert_int_eq(rc, 0);
+	ck_assert(won);
+	ck_assert(valid);
+	/* --time-limit is the portfolio's, refused by name for lru */
+	snprintf(cmd, sizeof(cmd), "%s run --dag %s -M 4 --strategy lru --time-limit 1 2>&1",
+		 getenv("PEBBLESIM_BIN") ? getenv("PEBBLESIM_BIN") : "build/pebblesim", path);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+	ck_assert_int_eq(WEXITSTATUS(pclose(p)), 2);
+	ck_assert_str_eq(line, "pebblesim: --time-limit is an option of portfolio, not of lru\n");
+	/* --ignore-weights is a HyperdagDB file's: refused with one that has none */
+	snprintf(cmd, sizeof(cmd), "%s run --dag examples/tree.graphml -M 4 --ignore-weights 2>&1",
+		 getenv("PEBBLESIM_BIN") ? getenv("PEBBLESIM_BIN") : "build/pebblesim");
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+	ck_assert_int_eq(WEXITSTATUS(pclose(p)), 2);
+	ck_assert_str_eq(line, "pebblesim: --ignore-weights applies to a HyperdagDB file; 'examples/tree.graphml' is read as graphml, which carries no weights\n");
+	/* optimal takes the portfolio's I/O as its first upper end */
+	{
+		char out[65536];
+		size_t got;
+		json_t *root, *rows;
+		json_error_t jerr;
+		uint64_t least = UINT64_MAX, portfolio = UINT64_MAX;
+
+		snprintf(cmd, sizeof(cmd), "%s optimal --dag %s -M 4 --time-limit 1 --json",
+			 getenv("PEBBLESIM_BIN") ? getenv("PEBBLESIM_BIN") : "build/pebblesim", path);
+		p = popen(cmd, "r");
+		got = fread(out, 1, sizeof(out) - 1, p);
+		out[got] = '\0';
+		ck_assert_int_eq(WEXITSTATUS(pclose(p)), 0);
+		root = json_loads(out, 0, &jerr);
+		ck_assert_ptr_nonnull(root);
+		rows = json_object_get(root, "strategies");
+		for (size_t k = 0; k < json_array_size(rows); k++) {
+			json_t *row = json_array_get(rows, k);
+			uint64_t io = (uint64_t)json_integer_value(json_object_get(row, "io"));
+
+			if (!strcmp(json_string_value(json_object_get(row, "strategy")), "portfolio"))
+				portfolio = io;
+			least = ps_min_u64(least, io);
+		}
+		ck_assert_uint_eq(portfolio, least);
+		ck_assert_uint_le((uint64_t)json_integer_value(json_object_get(root, "upper")), portfolio);
+		json_decref(root);
+	}
+	unlink(trace);
+	unlink(path);
+}
+END_TEST
+
 Suite *explicit_suite(void)
 {
 	Suite *s = suite_create("explicit");
@@ -622,6 +1047,12 @@ Suite *explicit_suite(void)
 	tcase_add_test(tc, test_bad_dag_files);
 	tcase_add_test(tc, test_explicit_trace_round_trip);
 	tcase_add_test(tc, test_graphml_readers_agree);
+	tcase_add_test(tc, test_hdag_and_mtx_read);
+	tcase_add_test(tc, test_hdag_random_same_as_graphml);
+	tcase_add_test(tc, test_bad_hdag_mtx_edgelist);
+	tcase_add_test(tc, test_edgelist_comments_and_weights);
+	tcase_add_test(tc, test_portfolio);
+	tcase_add_test(tc, test_portfolio_cli);
 	suite_add_tcase(s, tc);
 	return s;
 }

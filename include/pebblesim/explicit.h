@@ -54,6 +54,9 @@ struct ps_explicit {
 	uint64_t *outputs;   /* [output_count] the sinks */
 	char **labels;       /* [V] from the "label" attribute, or NULL */
 	uint64_t max_plain_in; /* the largest in-degree of a plain vertex */
+	/* what reading the file left out, in words for the report ("" when
+	 * nothing): a HyperdagDB file's work weights, a matrix's values */
+	char note[384];
 };
 
 /* Installs igraph's C attribute handler and a non-aborting error handler;
@@ -75,18 +78,34 @@ int ps_explicit_read(struct ps_explicit *x, const char *path,
 		     struct ps_error *err);
 
 /*
- * Reads path ("-": standard input) as format, "graphml", "gml" or
- * "edgelist", or, when format is NULL, as the format its content shows
+ * Reads path ("-": standard input) as format, "graphml", "gml",
+ * "edgelist", "hdag" (HyperdagDB, as OneStopParallel writes it) or "mtx"
+ * (a lower-triangular Matrix Market matrix, read as its triangular-solve
+ * DAG), or, when format is NULL, as the format its content shows
  * (ps_explicit_sniff). DOT is refused with the reason. *read_as, when not
- * NULL, receives the format read.
+ * NULL, receives the format read: ps_explicit_read_with(..., 0, ...).
  */
 int ps_explicit_read_as(struct ps_explicit *x, const char *path,
 			const char *format, const char **read_as,
 			struct ps_error *err);
 
-/* The format a file's first bytes show: "graphml" (<?xml, <graphml), "gml"
- * (Creator, graph [), "dot" (digraph, strict, graph {), "edgelist" (a
- * digit), or NULL. Comments and white space before them are skipped. */
+/* Flags of ps_explicit_read_with. */
+enum {
+	/* a HyperdagDB file's comm and mem weights read as 1 (noted in
+	 * x->note) instead of refused */
+	PS_EXPLICIT_IGNORE_WEIGHTS = 1,
+};
+
+int ps_explicit_read_with(struct ps_explicit *x, const char *path,
+			  const char *format, unsigned flags,
+			  const char **read_as, struct ps_error *err);
+
+/* The format a file's first bytes show: "mtx" (%%MatrixMarket, first),
+ * "graphml" (<?xml, <graphml), "gml" (Creator, graph [), "dot" (digraph,
+ * strict, graph {), "hdag" (a first line of three integers > 0, a
+ * HyperdagDB header), "edgelist" (another digit), or NULL. Comments ('#',
+ * '%', '//' lines, slash-star blocks) and white space before them are
+ * skipped. */
 const char *ps_explicit_sniff(const char *head, size_t len);
 
 /* What reading a format loses, in words for the report, or NULL: an edge
@@ -96,6 +115,11 @@ const char *ps_explicit_format_note(const char *format);
  * reads twice: f must be seekable) or an edge list. */
 int ps_explicit_read_stream(struct ps_explicit *x, FILE *f, const char *name,
 			    bool graphml, struct ps_error *err);
+
+/* The same in format: "graphml", "edgelist", "hdag" or "mtx" (not GML). */
+int ps_explicit_read_stream_as(struct ps_explicit *x, FILE *f, const char *name,
+			       const char *format, unsigned flags,
+			       struct ps_error *err);
 
 void ps_explicit_free(struct ps_explicit *x);
 

@@ -48,6 +48,7 @@ struct ps_problem {
 	FILE *progress;    /* where to show progress on long runs, or NULL */
 	struct ps_values *values; /* run with values (values.h), or NULL */
 	const char *progress_label; /* names the run in progress lines, or NULL */
+	double time_limit; /* explicit DAGs' best: its search's seconds; 0: default */
 };
 
 struct ps_strategy;
@@ -138,6 +139,7 @@ enum {
 	PS_TAKES_ORDER = 4, /* pb->order: the compute order (--order) */
 	PS_TAKES_SIZES = 8, /* pb->sizes: the tile sizes (--sizes) */
 	PS_TAKES_LAYOUT = 16, /* pb->layout: colpass's layout (--layout) */
+	PS_TAKES_TIME_LIMIT = 32, /* pb->time_limit: a search's budget (--time-limit) */
 };
 
 /* The cheapest of some candidates by their cost models. */

@@ -36,7 +36,7 @@ enum cli_option_id {
 	OPT_N, OPT_D, OPT_G, OPT_M, OPT_NO_NORMALIZE,
 	OPT_CASE, OPT_STRATEGY, OPT_W, OPT_TILES, OPT_SIZES, OPT_ORDER,
 	OPT_LAYOUT,
-	OPT_DAG, OPT_DAG_FORMAT,
+	OPT_DAG, OPT_DAG_FORMAT, OPT_IGNORE_WEIGHTS,
 	OPT_JSON, OPT_DRY_RUN, OPT_ELEMENT_PATH,
 	OPT_TRACE, OPT_TRACE_DETAIL, OPT_TRACE_LIMIT, OPT_MAX_MOVES,
 	OPT_FORMAT, OPT_OUTPUT,
@@ -108,6 +108,7 @@ struct cli_args {
 	const char *plugin;     /* --plugin: a shared object of strategies */
 	const char *text[CLI_OPTION_COUNT]; /* a number's text as given */
 	bool no_normalize, json, dry_run, element_path, help;
+	bool ignore_weights;    /* --ignore-weights: a .hdag file's weights as 1 */
 	bool progress;          /* --progress: lines even off a terminal */
 	bool partial;           /* sweep --merge --partial */
 	bool given[CLI_OPTION_COUNT];
@@ -178,7 +179,9 @@ const char *cli_plot_polynomial(const struct cli_args *a, bool known);
 #define CLI_OPT_JSON(help) { OPT_JSON, 0, "json", CLI_FLAG, offsetof(struct cli_args, json), 0, 0, NULL, help }
 #define CLI_OPT_DAG(help) { OPT_DAG, 0, "dag", CLI_STRING, offsetof(struct cli_args, dag_file), 0, 0, "FILE", help }
 #define CLI_OPT_DAG_FORMAT { OPT_DAG_FORMAT, 0, "dag-format", CLI_STRING, offsetof(struct cli_args, dag_format), 0, \
-	CLI_DAG_ONLY, "F", "graphml, gml or edgelist: the format of --dag FILE;\nwithout it the content tells (standard input too)" }
+	CLI_DAG_ONLY, "F", "graphml, gml, edgelist, hdag (HyperdagDB) or mtx\n(a lower-triangular Matrix Market matrix): the format\nof --dag FILE; without it the content tells (standard\ninput too)" }
+#define CLI_OPT_IGNORE_WEIGHTS { OPT_IGNORE_WEIGHTS, 0, "ignore-weights", CLI_FLAG, offsetof(struct cli_args, ignore_weights), 0, \
+	CLI_DAG_ONLY, NULL, "read a HyperdagDB file's comm and mem weights as 1\n(the game is unit-weight; without it other weights\nare refused); the report says so" }
 #define CLI_OPT_ELEMENT_PATH { OPT_ELEMENT_PATH, 0, "element-path", CLI_FLAG, offsetof(struct cli_args, element_path), 0, 0, NULL, \
 	"validate move by move, without the block path (the\nsame verdicts, slower: for cross-checks)" }
 #define CLI_OPT_ATTENTION { OPT_ATTENTION, 0, "attention", CLI_STRING, offsetof(struct cli_args, attention), 0, \

@@ -30,8 +30,10 @@ const struct cli_option compare_options[] = {
 	CLI_OPT_M("fast memory capacity in words (red pebbles), M >= 1"),
 	CLI_OPT_NO_NORMALIZE,
 	CLI_OPT_DAG("compare the policies for a DAG from a file instead:\n"
-		    "lru and belady, each over the topo and dfs orders"),
+		    "lru and belady, each over the topo and dfs orders,\n"
+		    "and portfolio (best's, a 3 s search)"),
 	CLI_OPT_DAG_FORMAT,
+	CLI_OPT_IGNORE_WEIGHTS,
 	{ OPT_STRATEGIES, 0, "strategies", CLI_STRING, offsetof(struct cli_args, strategies), 0, 0, "LIST",
 	  "only these rows: comma-separated names (a tiling's\n"
 	  "name gives its row and its tuned row); a baseline named\n"
@@ -528,7 +530,8 @@ const struct cli_help compare_help = {
 	"lower bound, run time; then those that do not run, with the reason; then\n"
 	"the I/O of each array (Q, K, V, ...) for each valid row. With\n"
 	"--dag, the rows are the policies for a DAG from a file, lru and belady,\n"
-	"each over the topo and dfs orders.\n"
+	"each over the topo and dfs orders, and portfolio (what run --dag\n"
+	"--strategy best runs, with its 3 s budget).\n"
 	"\n"
 	"--strategies keeps the rows named, --predict fills them from the cost\n"
 	"models without the engine, -j runs them in parallel processes.\n"

@@ -68,12 +68,20 @@ int cli_read_dag(const struct cli_args *a, struct ps_explicit *x,
 	struct ps_error err;
 
 	ps_error_clear(&err);
-	if (ps_explicit_read_as(x, a->dag_file, a->dag_format, &format, &err)) {
+	if (ps_explicit_read_with(x, a->dag_file, a->dag_format,
+				  a->ignore_weights ? PS_EXPLICIT_IGNORE_WEIGHTS : 0,
+				  &format, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
 	}
+	if (a->ignore_weights && strcmp(format, "hdag")) {
+		fprintf(errout, "pebblesim: --ignore-weights applies to a HyperdagDB file; '%s' is read as %s, which carries no weights\n",
+			a->dag_file, format);
+		ps_explicit_free(x);
+		return PS_EXIT_USAGE;
+	}
 	how->format = format;
-	how->note = ps_explicit_format_note(format);
+	how->note = x->note[0] ? x->note : ps_explicit_format_note(format);
 	return 0;
 }
 
@@ -127,6 +135,7 @@ static const struct {
 	{ OPT_W, PS_TAKES_W },
 	{ OPT_ORDER, PS_TAKES_ORDER },
 	{ OPT_LAYOUT, PS_TAKES_LAYOUT },
+	{ OPT_TIME_LIMIT, PS_TAKES_TIME_LIMIT },
 };
 
 /* A strategy that takes option bit `takes` itself (choosers pass it on),
@@ -189,14 +198,18 @@ int cli_check_strategy(const struct cli_args *a, const struct ps_strategy *s,
 /*
  * A trace of a known strategy is set beside that strategy's plan, made
  * for the header's own M and parameters (not for -M). A name of the
- * other DAG kind, or a plan that cannot be made, gives no prediction.
+ * other DAG kind, a plan that cannot be made, or one that a time budget
+ * ends (best on a DAG file), gives no prediction.
  */
 void cli_replay_plan(const struct ps_replay *replay, const struct ps_explicit *xdag,
 		     struct ps_report *rep)
 {
 	const struct ps_strategy *s = ps_strategy_find(replay->header.strategy);
 
-	if (s && !(s->flags & PS_STRATEGY_EXPLICIT) == !xdag) {
+	/* a search within a time budget (best on a DAG file) may end
+	 * elsewhere when made again: no plan is set beside its trace */
+	if (s && !(s->flags & PS_STRATEGY_EXPLICIT) == !xdag &&
+	    !ps_strategy_takes(s, PS_TAKES_TIME_LIMIT)) {
 		struct ps_problem pb = {
 			.att = xdag ? NULL : &replay->att,
 			.xdag = xdag, .M = replay->header.planned_M,

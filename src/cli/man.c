@@ -36,7 +36,7 @@ static const struct {
 	{ OPT_TRACE_DETAIL, "set elementary" },
 	{ OPT_ORDER, "topo dfs" },
 	{ OPT_FORMAT, "graphml gml edgelist dot" },
-	{ OPT_DAG_FORMAT, "graphml gml edgelist" },
+	{ OPT_DAG_FORMAT, "graphml gml edgelist hdag mtx" },
 	{ OPT_ATTENTION, "approx exact" },
 	{ OPT_POLYNOMIAL, "taylor chebyshev minimax" },
 	{ OPT_BOUND, "a-priori measured" },

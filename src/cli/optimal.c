@@ -31,6 +31,7 @@ const struct cli_option optimal_options[] = {
 	CLI_OPT_ATTENTION,
 	CLI_OPT_DAG("search a small DAG from a file instead (GraphML, GML\nor an edge list; docs/DAG_FILES.md)"),
 	CLI_OPT_DAG_FORMAT,
+	CLI_OPT_IGNORE_WEIGHTS,
 	{ OPT_TIME_LIMIT, 0, "time-limit", CLI_REAL, offsetof(struct cli_args, time_limit), 0, 0, "S",
 	  "stop the search after S seconds (default 60; 10 an\ninstance with --sweep) and report the bracket" },
 	{ OPT_MEMORY_LIMIT, 0, "memory-limit", CLI_SIZE, offsetof(struct cli_args, memory_limit), 1, 0, "B",

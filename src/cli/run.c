@@ -27,7 +27,9 @@ const struct cli_option run_options[] = {
 	{ OPT_STRATEGY, 0, "strategy", CLI_STRING, offsetof(struct cli_args, strategy), 0, 0, "NAME",
 	  "a strategy by name, overriding --case (`pebblesim list`);\n"
 	  "best runs the one with the least predicted I/O; with --dag,\n"
-	  "lru (the default) or belady" },
+	  "lru (the default), belady, or best (or portfolio): the\n"
+	  "least I/O of belady and lru over nine orders and a local\n"
+	  "search, naming the member that won" },
 	{ OPT_W, 0, "w", CLI_COUNT, offsetof(struct cli_args, w), 1, CLI_ATTENTION_ONLY, "W",
 	  "keylemma, best: the generating set size (g <= W <= D,\n"
 	  "W tau(W) <= M/4; with --sizes tuned any W from g to D)\n"
@@ -42,11 +44,16 @@ const struct cli_option run_options[] = {
 	{ OPT_LAYOUT, 0, "layout", CLI_STRING, offsetof(struct cli_args, layout), 0, CLI_ATTENTION_ONLY, "L",
 	  "colpass: rect-dup, rect-save or tail instead of the\n"
 	  "cheapest that fits M" },
-	CLI_OPT_DAG("a DAG from a file (GraphML, GML or an edge list;\n"
+	CLI_OPT_DAG("a DAG from a file (GraphML, GML, an edge list, .hdag\n"
+		    "or a lower-triangular .mtx;\n"
 		    "- for standard input) instead of the attention DAG:\n"
 		    "-n, -d, -g, --case, --w, --tiles, --sizes, --layout\n"
 		    "do not apply"),
 	CLI_OPT_DAG_FORMAT,
+	CLI_OPT_IGNORE_WEIGHTS,
+	{ OPT_TIME_LIMIT, 0, "time-limit", CLI_REAL, offsetof(struct cli_args, time_limit), 0, CLI_DAG_ONLY, "S",
+	  "best on a DAG from a file: the local search's budget in\n"
+	  "seconds (default 3)" },
 	{ OPT_ORDER, 0, "order", CLI_STRING, offsetof(struct cli_args, order), 0, 0, "O",
 	  "lru, belady: topo (igraph's topological sort, the default)\n"
 	  "or dfs (depth-first post-order from the outputs)" },
@@ -89,7 +96,9 @@ static const struct ps_strategy *select_strategy(const struct cli_args *a,
 
 	why[0] = '\0';
 	if (a->strategy) {
-		s = ps_strategy_find(a->strategy);
+		/* best on a DAG from a file is the portfolio of its policies */
+		s = ps_strategy_find(!pb->att && !strcmp(a->strategy, "best") ? "portfolio"
+									: a->strategy);
 		if (!s) {
 			const char *near = cli_nearest_strategy(a->strategy, false);
 
@@ -161,7 +170,8 @@ static int open_trace(const struct cli_args *a, const struct ps_problem *pb,
 	/* "-" is the command's standard output: captured under ps_script_command */
 	if (ps_trace_open_stream(writer, a->trace, out, pb->att, pb->xdag, pb->M,
 				 plan.chosen ? plan.chosen->name : s->name, &plan,
-				 pb->xdag ? (pb->order ? pb->order : "topo") : NULL,
+				 pb->xdag && ps_strategy_takes(s, PS_TAKES_ORDER) ?
+				 (pb->order ? pb->order : "topo") : NULL,
 				 elementary, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;
@@ -282,6 +292,8 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	if (rc)
 		return rc;
 	cli_problem(a, explicit_dag ? NULL : &att, explicit_dag ? &xdag : NULL, &pb);
+	if (a->given[OPT_TIME_LIMIT])
+		pb.time_limit = a->time_limit;
 	status = PS_EXIT_USAGE;
 	s = select_strategy(a, &pb, algorithm, sizeof(algorithm), errout);
 	if (!s || cli_check_strategy(a, s, explicit_dag, errout))
@@ -371,7 +383,7 @@ done:
 const struct cli_help run_help = {
 	"[run] -n N -d D -g G -M M [--case C | --strategy NAME] [OPTIONS]\n"
 	"       pebblesim [run] --attention exact -n N -d D -M M [--strategy flash|exact-matmul] [OPTIONS]\n"
-	"       pebblesim run --dag FILE|- -M M [--strategy lru|belady] [--order topo|dfs] [OPTIONS]",
+	"       pebblesim run --dag FILE|- -M M [--strategy lru|belady|best] [--order topo|dfs] [--time-limit S] [OPTIONS]",
 	"build the DAG, run a strategy, validate every move, report (the default)",
 	"Builds the approximate-attention DAG for n, d, g (or reads a DAG with\n"
 	"--dag), runs the strategy of the paper's case (or the one named), validates\n"
@@ -390,6 +402,8 @@ const struct cli_help run_help = {
 	"      write the pebbling sequence as JSON Lines\n"
 	"  pebblesim dag -n 8 -d 3 -g 2 | pebblesim run --dag - -M 64 --strategy belady\n"
 	"      a DAG from standard input, its format told by its content\n"
+	"  pebblesim run --dag instance_k-means.hdag -M 4 --strategy best\n"
+	"      OneStopParallel's k-means DAG, the best of the portfolio\n"
 	"  pebblesim --attention exact -n 4096 -d 16 -M 8k\n"
 	"      FlashAttention on exact attention, the same n, d and M\n"
 	"  pebblesim --case II -n 4096 -d 16 -g 3 -M 8k --values --output A.npy\n"

@@ -18,6 +18,7 @@ const struct cli_option validate_options[] = {
 	CLI_OPT_DAG("the trace pebbles this DAG file (GraphML, GML or an\n"
 		    "edge list), its moves naming vertex ids"),
 	CLI_OPT_DAG_FORMAT,
+	CLI_OPT_IGNORE_WEIGHTS,
 	CLI_OPT_JSON("print the report as one JSON object\n"
 		     "(docs/pebblesim.schema.json)"),
 	CLI_OPT_ELEMENT_PATH,

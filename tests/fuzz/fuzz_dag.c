@@ -1,11 +1,13 @@
 /*
- * libFuzzer target: the DAG file readers (dags/explicit.c), GraphML and
- * edge list, and the runs of lru and belady on what they read, validated
- * in the engine.
+ * libFuzzer target: the DAG file readers (dags/explicit.c), GraphML, edge
+ * list, HyperdagDB and Matrix Market, and the runs of lru and belady on
+ * what they read, validated in the engine.
  *
  * Input: one byte of options, then the file.
- *   bit 0: GraphML (else an edge list); bit 1: belady (else lru);
- *   bit 2: order dfs (else topo); bits 3-7: M above the least M.
+ *   bit 0: GraphML (else bits 6-7: 0 an edge list, 1 HyperdagDB, 2 Matrix
+ *   Market, 3 HyperdagDB with --ignore-weights); bit 1: belady (else lru);
+ *   bit 2: order dfs (else topo); bits 3-5: M above the least M.
+ * Seeds in tests/fuzz/dag, words in tests/fuzz/dag.dict.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -39,7 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f)
 		return 0;
 	ps_error_clear(&err);
-	rc = ps_explicit_read_stream(&x, f, "fuzz", data[0] & 1, &err);
+	{
+		static const char *const formats[] = { "edgelist", "hdag", "mtx", "hdag" };
+		unsigned which = data[0] >> 6;
+
+		rc = ps_explicit_read_stream_as(&x, f, "fuzz", data[0] & 1 ? "graphml" : formats[which],
+						which == 3 ? PS_EXPLICIT_IGNORE_WEIGHTS : 0, &err);
+	}
 	fclose(f);
 	if (rc)
 		return 0;
@@ -47,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pb.xdag = &x;
 	pb.order = data[0] & 4 ? "dfs" : "topo";
 	min_m = ps_strategy_min_memory_explicit(s, &pb);
-	pb.M = min_m + (data[0] >> 3);
+	pb.M = min_m + ((data[0] >> 3) & 7);
 	ps_report_init_explicit(&rep, &x, "fuzz", pb.M);
 	if (ps_run(&pb, s, NULL, &rep, &err) == 0 && !rep.valid) {
 		/* lru and belady are valid at any M from their least one */
