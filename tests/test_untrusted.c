@@ -679,6 +679,24 @@ START_TEST(test_huge_m_allocates_by_the_dag)
 }
 END_TEST
 
+/* map's axis of more than 64 points is refused before a 65th value is
+ * stored: it overwrote the cells' pointer, which the error path freed. */
+START_TEST(test_map_axis_beyond_its_side)
+{
+	ck_assert_int_eq(cli("map", "-n", "64", "-d", "4", "-g", "2:3", "-M", "256:512", NULL), 2);
+	HAS(err_text, "-M 256:512: at most 64 points a side");
+	ck_assert_int_eq(cli("map", "-n", "64:128:x2", "-d", "4", "-g", "2", "-M", "1:65", NULL), 2);
+	HAS(err_text, "-M 1:65: at most 64 points a side");
+	ck_assert_int_eq(cli("map", "-n", "1:65", "-d", "4", "-g", "2", "-M", "256:512:x2", NULL), 2);
+	HAS(err_text, "-n 1:65: at most 64 points a side");
+	/* 64 a side is the most there is, and all 64 are mapped */
+	ck_assert_int_eq(cli("map", "-n", "64", "-d", "4", "-g", "1:2", "-M", "193:256", "--json",
+			     NULL), 0);
+	HAS(out_text, "\"y\":\"M\"");
+	HAS(out_text, "254,255,256],\"cells\"");
+}
+END_TEST
+
 Suite *untrusted_suite(void)
 {
 	Suite *s = suite_create("untrusted");
@@ -702,6 +720,7 @@ Suite *untrusted_suite(void)
 	tcase_add_test(tc, test_tiling_without_features);
 	tcase_add_test(tc, test_graphml_entities_and_undeclared_nodes);
 	tcase_add_test(tc, test_huge_m_allocates_by_the_dag);
+	tcase_add_test(tc, test_map_axis_beyond_its_side);
 	suite_add_tcase(s, tc);
 	return s;
 }
