@@ -253,7 +253,7 @@ $(MAN): $(BIN)
 # The plugins tests/test_plugin.c loads: the example, and the test plugin
 # in each of its variants (tests/plugins/test_plugin.c). A plugin takes the
 # ps_ functions from the program that loads it: no -lpebblesim.
-TEST_PLUGIN_VARIANTS := good newer clash chooser empty nosym
+TEST_PLUGIN_VARIANTS := good newer clash chooser empty nosym badtext
 TEST_PLUGINS := $(BUILD)/plugins/rowfused.so $(TEST_PLUGIN_VARIANTS:%=$(BUILD)/plugins/test-%.so)
 PLUGIN_CFLAGS = -std=c11 $(WARN) $(OPT) -fPIC -shared -Iinclude $(CFLAGS)
 
@@ -461,7 +461,7 @@ clean:
 #   make fuzz-smoke              run each for FUZZ_SMOKE_SECONDS (20) seconds
 #   make fuzz FUZZ_SECONDS=600   build, then run each that long
 # New inputs go to build/fuzz/corpus-TARGET; the seeds in tests/fuzz/TARGET
-# are only read. A crash leaves build/fuzz/crash-* and fails the target.
+# are only read, and so is the dictionary tests/fuzz/TARGET.dict if there is one. A crash leaves build/fuzz/crash-* and fails the target.
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
 FUZZ_TARGETS := trace dag cli plot plotscript npy
@@ -477,6 +477,7 @@ FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 FUZZ_RUN = for t in $(FUZZ_TARGETS); do \
 	mkdir -p $(FUZZ_BUILD)/corpus-$$t && \
 	./$(FUZZ_BUILD)/fuzz-$$t -max_total_time=$(1) $(2) -print_final_stats=1 \
+		$$(test -f tests/fuzz/$$t.dict && echo -dict=tests/fuzz/$$t.dict) \
 		-artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus-$$t tests/fuzz/$$t \
 		|| exit 1; done
 

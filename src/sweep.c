@@ -232,8 +232,9 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 	row->swept = spec->range.param;
 	row->upper = -1;
 	ps_error_clear(&err);
-	/* the sizes only: the pebble state is checked before a simulation */
-	if (ps_attention_init(&att, &p, &err)) {
+	/* the monomial table and a plan's tables within the memory limit
+	 * before they are built; the pebble state before a simulation */
+	if (ps_attention_check_dag(&p, &err) || ps_attention_init(&att, &p, &err)) {
 		not_run(row, err.msg);
 		return;
 	}
@@ -276,8 +277,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			if (plan.chosen)
 				snprintf(row->strategy, sizeof(row->strategy), "%s", plan.chosen->name);
 		}
-	} else if (ps_attention_check_dag(&p, &err) ||
-		   ps_run_fits(&pb, s, spec->values, &err) == PS_ENOMEM) {
+	} else if (ps_run_fits(&pb, s, spec->values, &err) == PS_ENOMEM) {
 		snprintf(why, sizeof(why), "too large to simulate (%.300s): use --predict", err.msg);
 		not_run(row, why);
 	} else {

@@ -697,6 +697,52 @@ START_TEST(test_map_axis_beyond_its_side)
 }
 END_TEST
 
+/* Found by fuzz-cli: a sweep's point (here frontier's) built its monomial
+ * table, 2.2 GB at d = 13, g = 15, before checking it against the limit
+ * (a cap of 512 bytes). It is checked first, and the point not run. */
+START_TEST(test_sweep_point_checked_before_its_tables)
+{
+	ps_memory_limit_cap(1 << 20);
+	ck_assert_int_eq(cli("frontier", "-n", "18:64:x2", "-d", "13", "-M", "64", "--epsilon", "1e-2",
+			     "--entry-bound", "1", NULL), 0);
+	HAS(out_text, "18   15  not run: the monomial table with the plan's tiles for n = 18, d = 13, g = 15 needs about 13.5 GiB");
+	ck_assert_int_eq(cli("sweep", "-j", "1", "-n", "18:18", "-d", "13", "-g", "15", "-M", "64",
+			     "--strategies", "colpass", "--predict", NULL), 0);
+	HAS(out_text, "not run: the monomial table with the plan's tiles for n = 18");
+	ps_memory_limit_cap(0);
+}
+END_TEST
+
+/* A header's strategy cut inside a UTF-8 character (62 bytes and an
+ * e acute, cut at 64) was no UTF-8 any more: view said "out of memory",
+ * validate --json dropped it. Names are cut at a character's end. */
+START_TEST(test_trace_name_cut_at_a_character)
+{
+	char trace[256], page[256], text[1 << 14], name[80], *at;
+	FILE *f;
+
+	in_dir(trace, sizeof(trace), "t.jsonl");
+	in_dir(page, sizeof(page), "v.html");
+	ck_assert_int_eq(cli("-n", "2", "-d", "1", "-g", "1", "-M", "9", "--strategy", "naive",
+			     "--trace", trace, NULL), 0);
+	read_text(trace, text, sizeof(text));
+	at = strstr(text, "\"strategy\":\"naive\"");
+	ck_assert_ptr_nonnull(at);
+	memset(name, 'a', 62);
+	name[62] = '\0';
+	f = fopen(trace, "w");
+	fwrite(text, 1, (size_t)(at - text), f);
+	fprintf(f, "\"strategy\":\"%s\xc3\xa9\"%s", name, at + strlen("\"strategy\":\"naive\""));
+	fclose(f);
+	ck_assert_int_eq(cli("validate", trace, "--json", NULL), 0);
+	snprintf(text, sizeof(text), "\"strategy\":\"%s\",", name);
+	HAS(out_text, text);
+	ck_assert_int_eq(cli("view", trace, "-o", page, NULL), 0);
+	read_text(page, text, sizeof(text));
+	HAS(text, name);
+}
+END_TEST
+
 Suite *untrusted_suite(void)
 {
 	Suite *s = suite_create("untrusted");
@@ -721,6 +767,8 @@ Suite *untrusted_suite(void)
 	tcase_add_test(tc, test_graphml_entities_and_undeclared_nodes);
 	tcase_add_test(tc, test_huge_m_allocates_by_the_dag);
 	tcase_add_test(tc, test_map_axis_beyond_its_side);
+	tcase_add_test(tc, test_sweep_point_checked_before_its_tables);
+	tcase_add_test(tc, test_trace_name_cut_at_a_character);
 	suite_add_tcase(s, tc);
 	return s;
 }
