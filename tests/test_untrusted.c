@@ -431,6 +431,26 @@ START_TEST(test_output_special_files)
 	ck_assert_int_gt(read(fd, text, sizeof(text) - 1), 0);
 	HAS(text, "pebblesim-trace");
 	close(fd);
+	/* /dev/stdout into a pipe: its link ends in "pipe:[N]", no path, and
+	 * the pipe is written in place (standard output made the pipe's end
+	 * here; the trace fits the pipe's buffer) */
+	{
+		int ends[2], saved = dup(1);
+
+		ck_assert_int_eq(pipe(ends), 0);
+		ck_assert_int_ge(saved, 0);
+		ck_assert_int_eq(dup2(ends[1], 1), 1);
+		close(ends[1]);
+		ck_assert_int_eq(cli("-n", "1", "-d", "1", "-g", "0", "-M", "9", "--trace", "/dev/stdout",
+				     NULL), 0);
+		ck_assert_int_eq(dup2(saved, 1), 1);
+		close(saved);
+		memset(text, 0, sizeof(text));
+		ck_assert_int_gt(read(ends[0], text, sizeof(text) - 1), 0);
+		HAS(text, "{\"format\":\"pebblesim-trace\"");
+		HAS(text, "{\"op\":\"end\"");
+		close(ends[0]);
+	}
 	/* dag -o is atomic: a failure leaves the old file whole */
 	in_dir(dag, sizeof(dag), "old.graphml");
 	write_text(dag, "old contents\n");
