@@ -2,7 +2,8 @@
 # make check: examples/distributed/ run here. sweep-parallel.sh with GNU
 # parallel and 3 shards, and sweep-slurm.sh as 3 array tasks (Slurm's
 # variables set by hand), each merge compared with the same sweep run
-# whole: the same identity line and the same rows (but the seconds).
+# whole: the same rows (but the seconds), their sweep and shard columns
+# included.
 #
 #   check-distributed.sh BUILD_DIR
 set -eu
