@@ -763,6 +763,74 @@ START_TEST(test_trace_name_cut_at_a_character)
 }
 END_TEST
 
+/* Is process pid gone (or a zombie no one reaped)? */
+static bool process_gone(pid_t pid)
+{
+	char path[64], stat_text[256];
+	FILE *f;
+	char *close_paren;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	stat_text[fread(stat_text, 1, sizeof(stat_text) - 1, f)] = '\0';
+	fclose(f);
+	close_paren = strrchr(stat_text, ')');
+	return close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z';
+}
+
+/* gnuplot outlived a SIGTERM'd sweep --plot: it dies with pebblesim. A
+ * gnuplot of the test's own (first on PATH) writes its pid and sleeps. */
+START_TEST(test_gnuplot_dies_with_pebblesim)
+{
+	const char *bin = getenv("PEBBLESIM_BIN");
+	char fake[256], pid_file[256], plot[256], path[4096], text[64] = "";
+	pid_t child, gnuplot = 0;
+	int status;
+
+	ck_assert_msg(bin != NULL, "PEBBLESIM_BIN names the binary");
+	in_dir(fake, sizeof(fake), "gnuplot");
+	in_dir(pid_file, sizeof(pid_file), "gnuplot.pid");
+	in_dir(plot, sizeof(plot), "p.svg");
+	write_text(fake, "#!/bin/sh\necho $$ > \"$PS_TEST_GNUPLOT_PID\"\nexec sleep 30\n");
+	ck_assert_int_eq(chmod(fake, 0755), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		snprintf(path, sizeof(path), "%s:%s", dir, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+		setenv("PATH", path, 1);
+		setenv("PS_TEST_GNUPLOT_PID", pid_file, 1);
+		execl(bin, "pebblesim", "sweep", "-n", "8:16:x2", "-d", "4", "-g", "2", "-M", "200",
+		      "--predict", "--strategies", "generic", "--plot", plot, (char *)NULL);
+		_exit(127);
+	}
+	for (int k = 0; k < 1000 && !gnuplot; k++) {
+		FILE *f = fopen(pid_file, "r");
+
+		if (f) {
+			if (fgets(text, sizeof(text), f) && strchr(text, '\n'))
+				gnuplot = (pid_t)atoi(text);
+			fclose(f);
+		}
+		if (!gnuplot)
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	ck_assert_msg(gnuplot > 0, "the sweep started no gnuplot");
+	ck_assert_int_eq(kill(child, SIGTERM), 0);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	for (int k = 0; k < 200 && !process_gone(gnuplot); k++)
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	if (!process_gone(gnuplot)) {
+		kill(gnuplot, SIGKILL);
+		ck_abort_msg("gnuplot (pid %d) outlived the sweep by 2 s", (int)gnuplot);
+	}
+}
+END_TEST
+
 Suite *untrusted_suite(void)
 {
 	Suite *s = suite_create("untrusted");
@@ -789,6 +857,7 @@ Suite *untrusted_suite(void)
 	tcase_add_test(tc, test_map_axis_beyond_its_side);
 	tcase_add_test(tc, test_sweep_point_checked_before_its_tables);
 	tcase_add_test(tc, test_trace_name_cut_at_a_character);
+	tcase_add_test(tc, test_gnuplot_dies_with_pebblesim);
 	suite_add_tcase(s, tc);
 	return s;
 }
