@@ -269,7 +269,8 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			row->loads = plan.loads;
 			row->saves = plan.saves;
 			row->io = row->predicted_io = plan.loads + plan.saves;
-			row_by_array(row, &att.dag, plan.by_array);
+			if (ps_plan_by_array_given(&plan))
+				row_by_array(row, &att.dag, plan.by_array);
 			row->peak_red = plan.peak_red;
 			row->upper = plan.bounded ? plan.upper.value : -1;
 			ps_bounds_lower(&att, M, &lb);

@@ -254,6 +254,51 @@ START_TEST(test_plugin_operations_checked)
 }
 END_TEST
 
+/* A cost model without a breakdown by array gets no by-array column (it
+ * printed "PREDICTS 0 + 0" for every array); the example's has one. */
+START_TEST(test_plugin_breakdown)
+{
+	json_t *doc;
+
+	ck_assert_int_eq(run_test_plugin("tp-totals", NULL), 0);
+	HAS(test_out, "(cost model agrees)");
+	HAS(test_out, "I/O by array                  loads        saves   share\n");
+	ck_assert_ptr_null(strstr(test_out, "PREDICTS"));
+	ck_assert_ptr_null(strstr(test_out, "cost model\n"));
+	ck_assert_int_eq(run_test_plugin("tp-totals", "--json"), 0);
+	doc = parse(test_out);
+	ck_assert_uint_eq(field(doc, "predicted_io"), field(doc, "io"));
+	ck_assert_ptr_null(json_object_get(doc, "predicted_by_array"));
+	ck_assert_ptr_nonnull(json_object_get(doc, "by_array"));
+	json_decref(doc);
+	ck_assert_int_eq(run_test_plugin("tp-totals", "--dry-run"), 0);
+	HAS(test_out, "predicted              ");
+	ck_assert_ptr_null(strstr(test_out, "  Q                    "));
+	ck_assert_int_eq(test_cli("compare", "--plugin", plugin("test-good"), "--strategies", "tp-totals,colpass",
+				  "-n", "16", "-d", "3", "-g", "2", "-M", "100", "--predict", NULL), 0);
+	HAS(test_out, "\ntp-totals                -           -");
+	ck_assert_int_eq(test_cli("sweep", "--plugin", plugin("test-good"), "--strategies", "tp-totals",
+				  "-n", "16:32:x2", "-d", "3", "-g", "2", "-M", "100", "--predict", "--json",
+				  NULL), 0);
+	ck_assert_ptr_null(strstr(test_out, "\"by_array\""));
+	/* the example fills its breakdown, and it agrees with the engine */
+	ck_assert_int_eq(test_cli("--plugin", plugin("rowfused"), "--strategy", "rowfused",
+				  "-n", "64", "-d", "4", "-g", "2", "-M", "64", NULL), 0);
+	ck_assert_ptr_null(strstr(test_out, "PREDICTS"));
+	HAS(test_out, "  agrees\n");
+	ck_assert_int_eq(test_cli("--plugin", plugin("rowfused"), "--strategy", "rowfused",
+				  "-n", "16", "-d", "3", "-g", "2", "-M", "64", "--json", NULL), 0);
+	doc = parse(test_out);
+	ck_assert(json_equal(json_object_get(doc, "predicted_by_array"), json_object_get(doc, "by_array")));
+	json_decref(doc);
+	ck_assert_int_eq(test_cli("--plugin", plugin("rowfused"), "--strategy", "rowfused", "--no-normalize",
+				  "-n", "16", "-d", "3", "-g", "2", "-M", "64", "--json", NULL), 0);
+	doc = parse(test_out);
+	ck_assert(json_equal(json_object_get(doc, "predicted_by_array"), json_object_get(doc, "by_array")));
+	json_decref(doc);
+}
+END_TEST
+
 /* A plugin built against an older header (version 1: no `takes`) works
  * and takes no option; one from a newer header is refused by name. */
 START_TEST(test_plugin_versions)
@@ -312,11 +357,11 @@ START_TEST(test_plugin_load_unload)
 	const struct ps_strategy *s;
 
 	ps_error_clear(&err);
-	/* the 15 strategies of tests/plugins/test_plugin.c's GOOD list */
+	/* the 16 strategies of tests/plugins/test_plugin.c's GOOD list */
 	ck_assert_int_eq(ps_plugin_load(plugin("test-good"), &err), 0);
-	ck_assert_uint_eq(ps_strategy_count, builtin + 15);
+	ck_assert_uint_eq(ps_strategy_count, builtin + 16);
 	ck_assert_int_eq(ps_plugin_load(plugin("test-good"), &err), 0);
-	ck_assert_uint_eq(ps_strategy_count, builtin + 15);
+	ck_assert_uint_eq(ps_strategy_count, builtin + 16);
 	s = ps_strategy_find("tp-liar");
 	ck_assert_ptr_nonnull(s);
 	ck_assert(!ps_strategy_builtin(s));
@@ -325,7 +370,7 @@ START_TEST(test_plugin_load_unload)
 	ck_assert_ptr_null(ps_strategy_origin(ps_strategy_find("colpass")));
 	ck_assert_ptr_eq(ps_strategies[builtin], s);
 	ck_assert_int_eq(ps_plugin_load(plugin("rowfused"), &err), 0);
-	ck_assert_uint_eq(ps_strategy_count, builtin + 16);
+	ck_assert_uint_eq(ps_strategy_count, builtin + 17);
 	ps_plugin_unload_all();
 	ck_assert_uint_eq(ps_strategy_count, builtin);
 	ck_assert_ptr_null(ps_strategy_find("tp-liar"));
@@ -417,6 +462,7 @@ Suite *plugin_suite(void)
 	tcase_add_test(tc, test_plugin_commands);
 	tcase_add_test(tc, test_plugin_held_to_its_word);
 	tcase_add_test(tc, test_plugin_operations_checked);
+	tcase_add_test(tc, test_plugin_breakdown);
 	tcase_add_test(tc, test_plugin_versions);
 	tcase_add_test(tc, test_plugin_refused);
 	tcase_add_test(tc, test_plugin_load_unload);

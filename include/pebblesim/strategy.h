@@ -69,11 +69,13 @@ struct ps_plan {
 	const char *variant;    /* generic: the tiles, "square", "tall", "unit" */
 	const char *sizes;      /* "tuned": sizes by the cost model, no bound */
 	bool predicted;         /* loads and saves come from a cost model,
-				 * by_array too */
+				 * by_array too where it is given
+				 * (ps_plan_by_array_given) */
 	bool bounded;           /* upper holds the strategy's upper bound */
 	const struct ps_strategy *chosen; /* auto: the strategy it runs */
 	/* the prediction by array, numbered as the DAG numbers its arrays
-	 * (dag.h): loads and saves are its totals (ps_plan_predicted) */
+	 * (dag.h): loads and saves are its totals (ps_plan_predicted); all
+	 * zero when the cost model gives the totals alone */
 	struct ps_array_io by_array[PS_ARRAY_MAX];
 };
 
@@ -85,6 +87,20 @@ static inline void ps_plan_predicted(struct ps_plan *plan,
 	memcpy(plan->by_array, by_array, sizeof(plan->by_array));
 	ps_array_io_total(by_array, &plan->loads, &plan->saves);
 	plan->predicted = true;
+}
+
+/* Does the plan's cost model give its I/O by array? A plugin's may give
+ * the totals alone: its by_array all zero while they are not. */
+static inline bool ps_plan_by_array_given(const struct ps_plan *plan)
+{
+	if (!plan->predicted)
+		return false;
+	if (!plan->loads && !plan->saves)
+		return true;
+	for (unsigned a = 0; a < PS_ARRAY_MAX; a++)
+		if (plan->by_array[a].loads || plan->by_array[a].saves)
+			return true;
+	return false;
 }
 
 struct ps_strategy {

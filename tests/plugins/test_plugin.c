@@ -8,7 +8,8 @@
  *            upper bound of 1), tp-bad-* (an operation out of range,
  *            each in one field), tp-silent (a run that fails without a
  *            message), tp-bad-summary (a plan's summary in Latin-1),
- *            tp-long-summary (a UTF-8 summary cut by its buffer)
+ *            tp-long-summary (a UTF-8 summary cut by its buffer),
+ *            tp-totals (a cost model of the totals, no breakdown by array)
  *   BADTEXT  a section in Latin-1
  *   NEWER    tp-future, of a version above this header's
  *   CLASH    a strategy named colpass
@@ -228,6 +229,16 @@ MAYBE_UNUSED static int long_summary_plan(const struct ps_problem *pb, struct ps
 	return rc;
 }
 
+/* colpass's plan with its totals alone, no breakdown by array */
+MAYBE_UNUSED static int totals_plan(const struct ps_problem *pb, struct ps_plan *plan,
+				    struct ps_error *err)
+{
+	int rc = like_colpass_plan(pb, plan, err);
+
+	memset(plan->by_array, 0, sizeof(plan->by_array));
+	return rc;
+}
+
 #define LIKE_COLPASS(NAME, PLAN, RUN, VERSION, FLAGS) { \
 	.version = (VERSION), .name = (NAME), .section = "a test plugin", \
 	.summary = "tests/plugins/test_plugin.c", .min_memory = like_colpass_min_memory, \
@@ -261,11 +272,12 @@ static const struct ps_strategy bad[] = {
 	LIKE_COLPASS("tp-silent", like_colpass_plan, silent_run, PS_STRATEGY_VERSION, PS_STRATEGY_BEYOND),
 	LIKE_COLPASS("tp-bad-summary", bad_summary_plan, like_colpass_run, PS_STRATEGY_VERSION, PS_STRATEGY_BEYOND),
 	LIKE_COLPASS("tp-long-summary", long_summary_plan, like_colpass_run, PS_STRATEGY_VERSION, PS_STRATEGY_BEYOND),
+	LIKE_COLPASS("tp-totals", totals_plan, like_colpass_run, PS_STRATEGY_VERSION, PS_STRATEGY_BEYOND),
 };
 static const struct ps_strategy *const list[] = {
 	&liar, &cheater, (const struct ps_strategy *)&old, &overbound,
 	&bad[0], &bad[1], &bad[2], &bad[3], &bad[4], &bad[5], &bad[6], &bad[7], &bad[8],
-	&bad[9], &bad[10],
+	&bad[9], &bad[10], &bad[11],
 };
 #elif defined(TEST_PLUGIN_NEWER)
 static const struct ps_strategy future = LIKE_COLPASS("tp-future", like_colpass_plan, like_colpass_run, PS_STRATEGY_VERSION + 1, 0);
