@@ -464,7 +464,8 @@ clean:
 #   make fuzz-smoke              run each for FUZZ_SMOKE_SECONDS (20) seconds
 #   make fuzz FUZZ_SECONDS=600   build, then run each that long
 # New inputs go to build/fuzz/corpus-TARGET; the seeds in tests/fuzz/TARGET
-# are only read, and so is the dictionary tests/fuzz/TARGET.dict if there is one. A crash leaves build/fuzz/crash-* and fails the target.
+# are only read, and so is the dictionary tests/fuzz/TARGET.dict where
+# there is one. A crash leaves build/fuzz/crash-* and fails the target.
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
 FUZZ_TARGETS := trace dag cli plot plotscript npy
