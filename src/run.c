@@ -267,8 +267,9 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 				    tap ? &tee.sink : judge, err);
 	ps_progress_end(&progress.progress);
 	/* a plugin's operation out of range (ps_strategy_run) has a message,
-	 * the engine's verdict none */
-	guarded = rc == PS_EINVALID && err && err->msg[0];
+	 * the engine's verdict none; the plugin may be a chooser's choice */
+	guarded = rc == PS_EINVALID && err && err->msg[0] &&
+		  ps_strategy_origin(rep->plan.chosen ? rep->plan.chosen : s);
 	if (rc == PS_OK) {
 		ps_engine_set_position(&engine, sink.ops + 1);
 		rc = ps_engine_finish(&engine);
