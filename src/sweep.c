@@ -1375,7 +1375,6 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 						       strlen(csv_identity_header));
 	columns = 20 + (values_columns ? 2 : 0) + (bound_columns ? 2 : 0) +
 		  (arrays_columns ? 2 * CSV_ARRAYS : 0) + (identity_columns ? 2 : 0);
-	id->rowless = identity_columns && !id->present;
 	while (!(rc = csv_next(in, line, sizeof(line), name, ++lineno, err))) {
 		struct ps_sweep_row r;
 		size_t nf;
@@ -1484,6 +1483,7 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 		*count = used;
 	}
 	free(grid);
+	id->rowless = identity_columns && !id_line;
 	return rc < 0 ? rc : PS_OK;
 }
 

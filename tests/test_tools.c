@@ -358,6 +358,21 @@ static void rows_of(const char *path, char *buf, size_t len)
 	fclose(f);
 }
 
+/* Copies the first keep lines of from into to (all: 0), line k (from 1)
+ * replaced by with when with is not NULL. */
+static void copy_lines(const char *from, const char *to, size_t keep, size_t k, const char *with)
+{
+	FILE *in = fopen(from, "r"), *out = fopen(to, "w");
+	char line[4096];
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(out);
+	for (size_t at = 1; fgets(line, sizeof(line), in) && (!keep || at <= keep); at++)
+		fputs(at == k && with ? with : line, out);
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
+}
+
 /*
  * to: from without its identity's columns; with legacy, its identity on a
  * line before the header instead, as the format before the columns had it.
@@ -456,6 +471,25 @@ START_TEST(test_merge_checks)
 	ck_assert_int_eq(cli("sweep", "--merge", "old.csv", NULL), 0);
 	ck_assert_int_eq(cli("sweep", "--merge", "old.csv", "s2.csv", NULL), 2);
 	HAS(err_text, "old.csv records no sweep");
+	/* the columns there but empty: the same; a header alone brings nothing */
+	f = fopen("s1.csv", "r");
+	ck_assert_ptr_nonnull(f);
+	test_slurp(f, merged, sizeof(merged));
+	for (char *at = strstr(merged, ",param=n"); at; at = strstr(at, ",param=n")) {
+		char *end = strchr(at, '\n');
+
+		memmove(at + 2, end, strlen(end) + 1);
+		at[1] = ',';
+	}
+	f = fopen("blank.csv", "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(merged, f);
+	fclose(f);
+	ck_assert_int_eq(cli("sweep", "--merge", "blank.csv", "s2.csv", "s3.csv", NULL), 2);
+	HAS(err_text, "blank.csv records no sweep");
+	copy_lines("s1.csv", "header.csv", 1, 0, NULL);
+	ck_assert_int_eq(cli("sweep", "--merge", "header.csv", "s2.csv", "s3.csv", NULL), 2);
+	HAS(err_text, "pebblesim: shard 1/3 of the sweep is missing");
 	/* the format before the columns: the identity on a line before the
 	 * header, still read, with a note */
 	for (int k = 1; k <= 3; k++) {
@@ -480,21 +514,6 @@ START_TEST(test_merge_checks)
 	HAS(err_text, "bad.csv:1: not a sweep's identity");
 }
 END_TEST
-
-/* Copies the first keep lines of from into to (all: 0), line k (from 1)
- * replaced by with when with is not NULL. */
-static void copy_lines(const char *from, const char *to, size_t keep, size_t k, const char *with)
-{
-	FILE *in = fopen(from, "r"), *out = fopen(to, "w");
-	char line[4096];
-
-	ck_assert_ptr_nonnull(in);
-	ck_assert_ptr_nonnull(out);
-	for (size_t at = 1; fgets(line, sizeof(line), in) && (!keep || at <= keep); at++)
-		fputs(at == k && with ? with : line, out);
-	fclose(in);
-	ck_assert_int_eq(fclose(out), 0);
-}
 
 /* Line k (from 1) of path, into buf. */
 static void line_of(const char *path, size_t k, char *buf, size_t len)
