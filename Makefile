@@ -5,6 +5,7 @@
 #   make check      build and run every test (the README's second command;
 #                   PS_TEST_JOBS=N suites side by side, default the processors) and
 #                   the NumPy check of the polynomials (tests/numpy_polynomial.py),
+#                   the sweep CSV through csv, NumPy and pandas (tests/csv_readers.py),
 #                   README's package list against scripts/deps.sh (check-deps-list.sh),
 #                   examples/distributed/ with 3 shards (check-distributed.sh), then
 #                   check that build options are tracked (check-flags), and
@@ -253,7 +254,7 @@ $(MAN): $(BIN)
 # The plugins tests/test_plugin.c loads: the example, and the test plugin
 # in each of its variants (tests/plugins/test_plugin.c). A plugin takes the
 # ps_ functions from the program that loads it: no -lpebblesim.
-TEST_PLUGIN_VARIANTS := good newer clash chooser empty nosym
+TEST_PLUGIN_VARIANTS := good newer clash chooser empty nosym badtext
 TEST_PLUGINS := $(BUILD)/plugins/rowfused.so $(TEST_PLUGIN_VARIANTS:%=$(BUILD)/plugins/test-%.so)
 PLUGIN_CFLAGS = -std=c11 $(WARN) $(OPT) -fPIC -shared -Iinclude $(CFLAGS)
 
@@ -275,11 +276,13 @@ check: check-code
 
 # The part of make check that runs the code: the unit tests (in worker
 # processes side by side, PS_TEST_JOBS: tests/main.c), the polynomials
-# against NumPy, examples/distributed/. The sanitizer runs of .ci/run run
+# against NumPy, the sweep CSV read by csv, NumPy and pandas (where
+# installed), examples/distributed/. The sanitizer runs of .ci/run run
 # this part alone; the rest of make check tests the packaging.
 check-code: $(BIN) $(TESTS) $(SHLIB) $(XMOD) $(MAN) $(TEST_PLUGINS)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
 	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
+	/usr/bin/python3 tests/csv_readers.py $(BIN)
 	sh scripts/check-distributed.sh $(abspath $(BUILD))
 
 # The Python module from the sources, over this build's libpebblesim.so

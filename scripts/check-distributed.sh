@@ -3,7 +3,7 @@
 # parallel and 3 shards, and sweep-slurm.sh as 3 array tasks (Slurm's
 # variables set by hand) of the arrays 1-3, 0-4:2 and the list 0,2,5
 # (PEBBLESIM_ARRAY), each merge compared with the same sweep run whole:
-# the same identity line and the same rows (but the seconds).
+# the same rows (but the seconds), their sweep and shard columns included.
 #
 #   check-distributed.sh BUILD_DIR
 set -eu

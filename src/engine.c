@@ -36,6 +36,7 @@ static const char *const rule_names[] = {
 	[PS_RULE_END_INCOMPLETE] = "output-incomplete",
 	[PS_RULE_END_COUNTS] = "end-counts-differ",
 	[PS_RULE_NO_SUCH_NODE] = "no-such-node",
+	[PS_RULE_BAD_OPERATION] = "operation-out-of-range",
 };
 
 static const char *const move_names[] = {

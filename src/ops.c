@@ -7,6 +7,7 @@
  */
 #include "pebblesim/ops.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ops_block.h"
@@ -113,13 +114,18 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 {
 	enum ps_kind k;
 
+	if ((unsigned)op->code > PS_OP_MAC)
+		return ps_error_set(err, PS_EINPUT,
+				    "opcode %u is none of load, save, delete, compute, mac",
+				    (unsigned)op->code);
 	if (op->by_id)
 		return att && op->node >= att->dag.node_count ?
 			ps_error_set(err, PS_EINPUT, "node %llu is not in the DAG (it has %llu nodes)",
 				     (unsigned long long)op->node,
 				     (unsigned long long)att->dag.node_count) : PS_OK;
 	if ((unsigned)op->kind >= PS_KIND_COUNT)
-		return ps_error_set(err, PS_EINPUT, "unknown kind");
+		return ps_error_set(err, PS_EINPUT, "kind %u is none of the DAG's kinds",
+				    (unsigned)op->kind);
 	if (op->code == PS_OP_MAC &&
 	    (ps_kinds[op->kind].role != PS_ROLE_SUM || !ps_attention_has(att, op->kind)))
 		return ps_error_set(err, PS_EINPUT,
@@ -517,10 +523,123 @@ void ps_forward_sink_init(struct ps_forward_sink *s, struct ps_sink *next,
 	s->ctx = ctx;
 }
 
+/* Is the byte of a bool 0 or 1? (A plugin may store any byte there.) */
+static bool bool_byte(const bool *b, unsigned *value)
+{
+	unsigned char byte;
+
+	memcpy(&byte, b, 1);
+	*value = byte;
+	return byte <= 1;
+}
+
+static int guard_check(struct ps_guard_sink *g, const struct ps_op *op)
+{
+	unsigned byte;
+
+	if (!bool_byte(&op->by_id, &byte))
+		return ps_error_set(&g->why, PS_EINVALID, "its by_id is byte %u, neither false nor true", byte);
+	if (!bool_byte(&op->fuse, &byte))
+		return ps_error_set(&g->why, PS_EINVALID, "its fuse is byte %u, neither false nor true", byte);
+	if (op->by_id) {
+		if ((unsigned)op->code > PS_OP_MAC)
+			return ps_op_check(NULL, op, &g->why);
+		if (op->node >= g->node_count)
+			return ps_error_set(&g->why, PS_EINVALID,
+					    "node %llu is not in the DAG (it has %llu nodes)",
+					    (unsigned long long)op->node,
+					    (unsigned long long)g->node_count);
+		return PS_OK;
+	}
+	if (!g->att)
+		return ps_error_set(&g->why, PS_EINVALID,
+				    "an operation by kind and coordinates on a DAG that has none (a DAG from a file)");
+	return ps_op_check(g->att, op, &g->why);
+}
+
+/* Checks operation number g->ops + 1; on failure ends the guard. */
+static int guard_one(struct ps_guard_sink *g, const struct ps_op *op)
+{
+	char why[PS_ERROR_MAX];
+
+	if (g->failed || g->next_failed)
+		return PS_EINVALID;
+	g->ops++;
+	if (!guard_check(g, op))
+		return PS_OK;
+	snprintf(why, sizeof(why), "%s", g->why.msg);
+	ps_error_set(&g->why, PS_EINVALID, "operation %llu is out of range: %s",
+		     (unsigned long long)g->ops, why);
+	g->failed = true;
+	return PS_EINVALID;
+}
+
+static int guard_next(struct ps_guard_sink *g, int rc)
+{
+	if (rc && !g->next_failed) {
+		g->next_failed = true;
+		g->next_rc = rc;
+	}
+	return rc;
+}
+
+static int guard_emit(struct ps_sink *sink, const struct ps_op *op, struct ps_error *err)
+{
+	struct ps_guard_sink *g = (struct ps_guard_sink *)sink;
+	int rc = guard_one(g, op);
+
+	return rc ? rc : guard_next(g, ps_sink_emit(g->next, op, err));
+}
+
+/* A loop through the guard: every operation of every iteration checked,
+ * then the loop passed whole; up to the first that fails when one does,
+ * so that an earlier violation of the engine's is still the one found. */
+static int guard_repeat(struct ps_guard_sink *g, const struct ps_repeat *r, struct ps_error *err)
+{
+	const uint64_t first = g->ops;
+	struct ps_repeat head = *r;
+	struct ps_op op;
+	int rc;
+
+	for (uint64_t t = 0; t < r->count; t++)
+		for (size_t k = 0; k < r->len; k++) {
+			ps_repeat_op(r, t, k, &op);
+			if (!guard_one(g, &op))
+				continue;
+			/* the iterations before t whole, then t's ops before
+			 * k: a failure there comes first */
+			head.count = t;
+			rc = t ? ps_sink_repeat(g->next, &head, err) : PS_OK;
+			for (size_t q = 0; !rc && q < k; q++) {
+				ps_repeat_op(r, t, q, &op);
+				rc = ps_sink_emit(g->next, &op, err);
+			}
+			if (rc) {
+				g->failed = false;
+				g->ops = first + t * r->len + k;
+				return guard_next(g, rc);
+			}
+			return PS_EINVALID;
+		}
+	return guard_next(g, ps_sink_repeat(g->next, r, err));
+}
+
+void ps_guard_sink_init(struct ps_guard_sink *g, struct ps_sink *next,
+			const struct ps_attention *att, uint64_t node_count)
+{
+	memset(g, 0, sizeof(*g));
+	g->sink.emit = guard_emit;
+	g->next = next;
+	g->att = att;
+	g->node_count = node_count;
+}
+
 int ps_sink_repeat(struct ps_sink *sink, const struct ps_repeat *r, struct ps_error *err)
 {
 	int rc;
 
+	if (sink->emit == guard_emit)
+		return guard_repeat((struct ps_guard_sink *)sink, r, err);
 	if (sink->emit == engine_emit)
 		return engine_repeat((struct ps_engine_sink *)sink, r, err);
 	if (sink->emit == forward_emit) {

@@ -138,7 +138,8 @@ static char *dir_of(const char *path)
 
 /*
  * The file that writing path writes: path itself, or where its chain of
- * symbolic links ends (possibly a path where nothing stands yet).
+ * symbolic links ends (possibly a path where nothing stands yet); a link
+ * that ends in a special file stands for it.
  */
 static int resolve_target(const char *path, char **target)
 {
@@ -149,7 +150,11 @@ static int resolve_target(const char *path, char **target)
 		char link[PS_OUTPUT_PATH_MAX], *dir, *next;
 		ssize_t len;
 
-		if (lstat(cur, &st) || !S_ISLNK(st.st_mode)) {
+		/* a link to a device, FIFO or pipe is written through the link,
+		 * as open follows it: /dev/stdout ends in /proc/self/fd/1,
+		 * whose "target" of a pipe, "pipe:[N]", is no path */
+		if ((!stat(cur, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
+		    lstat(cur, &st) || !S_ISLNK(st.st_mode)) {
 			*target = cur;
 			return 0;
 		}

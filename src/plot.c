@@ -18,8 +18,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "pebblesim/attention.h"
 #include "pebblesim/bounds.h"
@@ -132,15 +136,25 @@ static void last_error_line(const char *dir, char *buf, size_t len)
 /*
  * gnuplot, without a shell: in the scratch directory, its script a file
  * there, standard input /dev/null, standard output a pipe back to
- * pebblesim and standard error a file there. Returns its pid, or -1.
+ * pebblesim and standard error a file there, killed if pebblesim dies
+ * first. Returns its pid, or -1.
  */
 static pid_t start_gnuplot(const char *dir, int out_fd, int err_fd)
 {
+	const pid_t parent = getpid();
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		int in = open("/dev/null", O_RDONLY);
 
+		/* it dies with pebblesim (a SIGTERM, a crash), as a sweep's
+		 * workers do, and leaves at once if pebblesim is gone already */
+#ifdef __linux__
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(126);
+#else
+		(void)parent;
+#endif
 		if (in < 0 || dup2(in, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0 ||
 		    chdir(dir))
 			_exit(126);

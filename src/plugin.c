@@ -52,7 +52,7 @@ static bool valid_name(const char *name)
 	return true;
 }
 
-/* One line of printable text. */
+/* One line of printable text (UTF-8 is checked apart, to be named). */
 static bool valid_text(const char *text)
 {
 	size_t len = strlen(text);
@@ -63,6 +63,19 @@ static bool valid_text(const char *text)
 		if (*p < 0x20 || *p == 0x7f)
 			return false;
 	return true;
+}
+
+/* Why the text the strategy calls what is not UTF-8, or PS_OK. */
+static int utf8_text(const char *path, const char *name, const char *what, const char *text,
+		     struct ps_error *err)
+{
+	size_t at;
+
+	if (ps_utf8_valid(text, &at))
+		return PS_OK;
+	return ps_error_set(err, PS_EINPUT,
+			    "plugin '%s': strategy '%s' has a %s that is not valid UTF-8 (byte 0x%02x at offset %zu)",
+			    path, name, what, (unsigned)(unsigned char)text[at], at);
 }
 
 static bool registered_name(const char *name, const struct ps_strategy *const *list,
@@ -82,6 +95,7 @@ static int check_strategy(const char *path, const struct ps_strategy *const *lis
 {
 	const struct ps_strategy *s = list[k];
 	const char *name;
+	int rc;
 
 	if (!s)
 		return ps_error_set(err, PS_EINPUT, "plugin '%s': strategy %zu is NULL", path, k);
@@ -107,6 +121,9 @@ static int check_strategy(const char *path, const struct ps_strategy *const *lis
 		return ps_error_set(err, PS_EINPUT,
 				    "plugin '%s': strategy '%s' needs a section and a summary, each one line of 1 to %d printable characters",
 				    path, name, PS_PLUGIN_MAX_TEXT);
+	if ((rc = utf8_text(path, name, "section", s->section, err)) ||
+	    (rc = utf8_text(path, name, "summary", s->summary, err)))
+		return rc;
 	if (!s->plan || !s->run)
 		return ps_error_set(err, PS_EINPUT, "plugin '%s': strategy '%s' has no %s function",
 				    path, name, !s->plan ? "plan" : "run");

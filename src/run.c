@@ -215,6 +215,7 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	struct ps_sink *judge; /* the engine, and the values behind it */
 	struct ps_tee_sink tee;
 	double start;
+	bool guarded;
 	int rc;
 
 	if (att)
@@ -261,9 +262,14 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	}
 	ps_progress_init(&progress.progress, pb->progress, progress.progress.total);
 	progress.progress.label = pb->progress_label;
+	ps_error_clear(err);
 	rc = ps_strategy_run(s, pb, pb->progress ? &progress.forward.sink :
 				    tap ? &tee.sink : judge, err);
 	ps_progress_end(&progress.progress);
+	/* a plugin's operation out of range (ps_strategy_run) has a message,
+	 * the engine's verdict none; the plugin may be a chooser's choice */
+	guarded = rc == PS_EINVALID && err && err->msg[0] &&
+		  ps_strategy_origin(rep->plan.chosen ? rep->plan.chosen : s);
 	if (rc == PS_OK) {
 		ps_engine_set_position(&engine, sink.ops + 1);
 		rc = ps_engine_finish(&engine);
@@ -271,7 +277,12 @@ int ps_run(const struct ps_problem *pb, const struct ps_strategy *s,
 	rep->seconds = ps_now_seconds() - start;
 	rep->counts = engine.c;
 	rep->ops = sink.ops;
-	if (rc == PS_EINVALID) {
+	if (guarded) {
+		snprintf(rep->violation, sizeof(rep->violation), "%s", err->msg);
+		rep->rule = PS_RULE_BAD_OPERATION;
+		ps_error_clear(err);
+		rc = PS_OK;
+	} else if (rc == PS_EINVALID) {
 		char prefix[48];
 
 		snprintf(prefix, sizeof(prefix), "op %llu: ",

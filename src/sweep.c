@@ -232,8 +232,9 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 	row->swept = spec->range.param;
 	row->upper = -1;
 	ps_error_clear(&err);
-	/* the sizes only: the pebble state is checked before a simulation */
-	if (ps_attention_init(&att, &p, &err)) {
+	/* the monomial table and a plan's tables within the memory limit
+	 * before they are built; the pebble state before a simulation */
+	if (ps_attention_check_dag(&p, &err) || ps_attention_init(&att, &p, &err)) {
 		not_run(row, err.msg);
 		return;
 	}
@@ -268,7 +269,8 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			row->loads = plan.loads;
 			row->saves = plan.saves;
 			row->io = row->predicted_io = plan.loads + plan.saves;
-			row_by_array(row, &att.dag, plan.by_array);
+			if (ps_plan_by_array_given(&plan))
+				row_by_array(row, &att.dag, plan.by_array);
 			row->peak_red = plan.peak_red;
 			row->upper = plan.bounded ? plan.upper.value : -1;
 			ps_bounds_lower(&att, M, &lb);
@@ -276,8 +278,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 			if (plan.chosen)
 				snprintf(row->strategy, sizeof(row->strategy), "%s", plan.chosen->name);
 		}
-	} else if (ps_attention_check_dag(&p, &err) ||
-		   ps_run_fits(&pb, s, spec->values, &err) == PS_ENOMEM) {
+	} else if (ps_run_fits(&pb, s, spec->values, &err) == PS_ENOMEM) {
 		snprintf(why, sizeof(why), "too large to simulate (%.300s): use --predict", err.msg);
 		not_run(row, why);
 	} else {
@@ -589,19 +590,22 @@ static const enum ps_kind csv_arrays[] = {
 };
 #define CSV_ARRAYS (sizeof(csv_arrays) / sizeof(csv_arrays[0]))
 
-static void csv_field(FILE *out, const char *s)
+/*
+ * Then two columns, the sweep the row is of (its identity, below, with
+ * semicolons for commas) and its shard, "K/N" or "partial"; both empty for
+ * a row of no known sweep. A CSV without them (written before them) has
+ * its identity on a line before its header, or none.
+ */
+static const char csv_identity_header[] = ",sweep,shard";
+
+/* Text in one field that no reader must unquote: no field is quoted, so
+ * that even a reader that splits every line at its commas (numpy's
+ * genfromtxt) reads it. Commas become semicolons, double quotes single
+ * ones, line ends spaces. */
+static void csv_text(FILE *out, const char *s)
 {
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s == '\n' ? ' ' : *s, out);
-	}
-	fputc('"', out);
+	for (; *s; s++)
+		fputc(*s == ',' ? ';' : *s == '"' ? '\'' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
 
 /* ---- the identity of a sweep, and the checks of --merge ------------------ */
@@ -652,15 +656,6 @@ void ps_sweep_identity_of(const struct ps_sweep_spec *spec,
 	id->shards = spec->shards ? spec->shards : 1;
 }
 
-/* "shard=K/N", or "shard=partial" for a partial merge. */
-static void identity_shard(const struct ps_sweep_identity *id, char *buf, size_t len)
-{
-	if (id->shards)
-		snprintf(buf, len, "shard=%u/%u", id->shard + 1, id->shards);
-	else
-		snprintf(buf, len, "shard=partial");
-}
-
 /* Reads "... shard=K/N" after the prefix; false when it is not one. */
 static bool identity_parse(const char *line, struct ps_sweep_identity *id)
 {
@@ -701,13 +696,145 @@ static void identity_part(const struct ps_sweep_identity *id, char *buf, size_t 
 		snprintf(buf, len, "a partial merge");
 }
 
+/*
+ * The grid a sweep's identity declares: its swept parameter and points,
+ * its fixed parameters and its labels, every row of it checked against
+ * them, and every point of it looked for by --merge.
+ */
+struct sweep_grid {
+	struct ps_sweep_range range;
+	uint64_t values[PS_SWEEP_MAX_POINTS];
+	size_t points;
+	uint64_t fixed[4]; /* n, d, g, M; the swept one unused */
+	char text[PS_SWEEP_IDENTITY_MAX];
+	const char *labels[PS_SWEEP_MAX_STRATEGIES];
+	size_t label_count;
+};
+
+static const char grid_letters[] = "ndgM";
+
+/* The grid of an identity's text (its words "param=", "range=", "n=", ...,
+ * "strategies="); false when it has none this pebblesim reads. */
+static bool grid_parse(const char *sweep, struct sweep_grid *g)
+{
+	char *save = NULL, *strategies = NULL, range[128] = "";
+	char param = 0;
+	unsigned have = 0;
+	struct ps_error ignored;
+
+	memset(g, 0, sizeof(*g));
+	snprintf(g->text, sizeof(g->text), "%s", sweep);
+	for (char *w = strtok_r(g->text, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		const char *letter = w[0] && w[1] == '=' ? strchr(grid_letters, w[0]) : NULL;
+
+		if (!strncmp(w, "param=", 6) && strlen(w) == 7 && strchr(grid_letters, w[6]))
+			param = w[6];
+		else if (!strncmp(w, "range=", 6))
+			snprintf(range, sizeof(range), "%s", w + 6);
+		else if (!strncmp(w, "strategies=", 11))
+			strategies = w + 11;
+		else if (letter && *letter && !ps_parse_size(w + 2, &g->fixed[letter - grid_letters]))
+			have |= 1u << (letter - grid_letters);
+	}
+	if (!param || !strategies || ps_sweep_range_parse(param, range, &g->range, &ignored) ||
+	    (have | 1u << (strchr(grid_letters, param) - grid_letters)) != 15)
+		return false;
+	g->points = ps_sweep_points(&g->range, g->values, PS_SWEEP_MAX_POINTS);
+	for (char *l = strtok_r(strategies, ",", &save); l; l = strtok_r(NULL, ",", &save)) {
+		if (g->label_count == PS_SWEEP_MAX_STRATEGIES)
+			return false;
+		g->labels[g->label_count++] = l;
+	}
+	return g->label_count > 0;
+}
+
+/* The index of value among the grid's points, or SIZE_MAX. */
+static size_t grid_point(const struct sweep_grid *g, uint64_t value)
+{
+	size_t lo = 0, hi = g->points;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->values[mid] < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->points && g->values[lo] == value ? lo : SIZE_MAX;
+}
+
+static size_t grid_label(const struct sweep_grid *g, const char *label)
+{
+	for (size_t k = 0; k < g->label_count; k++)
+		if (!strcmp(g->labels[k], label))
+			return k;
+	return SIZE_MAX;
+}
+
+/* Is row r one of the grid's, in the shard id names? PS_EINPUT naming the
+ * line when not. */
+static int grid_check_row(const struct sweep_grid *g, const struct ps_sweep_identity *id,
+			  const struct ps_sweep_row *r, const char *name, size_t lineno,
+			  struct ps_error *err)
+{
+	size_t point = grid_point(g, r->value);
+
+	if (r->swept != g->range.param)
+		return ps_error_set(err, PS_EINPUT, "%s:%zu: the row sweeps %c, its sweep %c",
+				    name, lineno, r->swept, g->range.param);
+	if (point == SIZE_MAX)
+		return ps_error_set(err, PS_EINPUT,
+				    "%s:%zu: %c = %llu is not a point of its sweep's range %llu:%llu:%c%llu",
+				    name, lineno, r->swept, (unsigned long long)r->value,
+				    (unsigned long long)g->range.lo, (unsigned long long)g->range.hi,
+				    g->range.geometric ? 'x' : '+', (unsigned long long)g->range.step);
+	if (grid_label(g, r->label) == SIZE_MAX)
+		return ps_error_set(err, PS_EINPUT, "%s:%zu: the label '%s' is not among its sweep's strategies",
+				    name, lineno, r->label);
+	if (id->shards > 1 && point % id->shards != id->shard)
+		return ps_error_set(err, PS_EINPUT, "%s:%zu: %c = %llu is a point of shard %zu/%u, not of this file's %u/%u",
+				    name, lineno, r->swept, (unsigned long long)r->value,
+				    point % id->shards + 1, id->shards, id->shard + 1, id->shards);
+	return PS_OK;
+}
+
+/* Marks in seen (points x labels) the grid's (point, label) of each row;
+ * returns how many of the grid's are not seen. */
+static size_t grid_missing(const struct sweep_grid *g, const struct ps_sweep_row *rows,
+			   size_t count, unsigned char *seen)
+{
+	size_t missing = g->points * g->label_count;
+
+	for (size_t k = 0; k < count; k++) {
+		size_t p = rows[k].swept == g->range.param ? grid_point(g, rows[k].value) : SIZE_MAX;
+		size_t l = p == SIZE_MAX ? SIZE_MAX : grid_label(g, rows[k].label);
+
+		if (l != SIZE_MAX && !seen[p * g->label_count + l]) {
+			seen[p * g->label_count + l] = 1;
+			missing--;
+		}
+	}
+	return missing;
+}
+
+static int points_missing(const struct sweep_grid *g, const struct ps_sweep_row *rows,
+			  size_t count, bool partial, struct ps_error *err);
+
+/* The why of a row that a partial merge adds for a point no file held
+ * (ps_sweep_merge_fill); read back, such a row is left out, and added
+ * again if the point is still missing. */
+static const char merge_missing_why[] = "in none of the files merged (--partial)";
+
 int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identity *ids,
 			 size_t file_count, const struct ps_sweep_row *rows,
 			 size_t count, bool partial, struct ps_sweep_identity *merged,
 			 struct ps_error *err)
 {
 	const struct ps_sweep_identity *first = NULL, *split = NULL;
-	size_t first_file = 0, split_file = 0, missing = 0;
+	size_t first_file = 0, split_file = 0, missing = 0, expected_points = SIZE_MAX;
+	struct sweep_grid *grid = NULL;
+	int rc = 0;
 	unsigned char *seen = NULL;
 	char missing_text[128] = "";
 	bool partial_input = false;
@@ -715,9 +842,12 @@ int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identit
 	memset(merged, 0, sizeof(*merged));
 	for (size_t k = 0; k < file_count; k++) {
 		if (!ids[k].present) {
-			if (file_count > 1 && !partial)
+			/* a header with the identity's columns and no row: a shard
+			 * of no point, or one cut to its header, brings nothing
+			 * (the shards and points missing are found below) */
+			if (file_count > 1 && !partial && !ids[k].rowless)
 				return ps_error_set(err, PS_EINPUT,
-						    "%s records no sweep (no '# pebblesim sweep:' line: an older pebblesim or a hand-written CSV): its rows cannot be checked against the others' (--partial merges it anyway)",
+						    "%s records no sweep (no sweep and shard in its rows, no '# pebblesim sweep:' line: an older pebblesim or a hand-written CSV): its rows cannot be checked against the others' (--partial merges it anyway)",
 						    files[k]);
 			continue;
 		}
@@ -758,11 +888,22 @@ int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identit
 		*merged = *first;
 		merged->shard = 0;
 		merged->shards = partial_input ? 0 : 1;
+		grid = malloc(sizeof(*grid));
+		if (!grid)
+			return ps_error_set(err, PS_ENOMEM, "out of memory for the merge");
+		if (!grid_parse(first->sweep, grid)) {
+			free(grid);
+			return ps_error_set(err, PS_EINPUT, "%s: its sweep's identity names no grid this pebblesim reads (param, range, n, d, g, M, strategies)",
+					    files[first_file]);
+		}
+		expected_points = grid->points;
 	}
 	if (split && split->shards > 1) {
 		seen = calloc(split->shards, sizeof(*seen));
-		if (!seen)
+		if (!seen) {
+			free(grid);
 			return ps_error_set(err, PS_ENOMEM, "out of memory for the merge");
+		}
 		for (size_t k = 0; k < file_count; k++) {
 			if (!ids[k].present || !ids[k].shards)
 				continue;
@@ -774,14 +915,17 @@ int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identit
 				       !ids[other].shards)
 					other++;
 				free(seen);
+				free(grid);
 				identity_part(&ids[k], part, sizeof(part));
 				return ps_error_set(err, PS_EINPUT, "%s is given twice: %s and %s",
 						    part, files[other], files[k]);
 			}
 			seen[ids[k].shard] = 1;
 		}
+		/* a shard of no point (more shards than points) holds no row,
+		 * and its file none to name it by */
 		for (unsigned s = 0; s < split->shards; s++)
-			if (!seen[s] && missing++ < 8) {
+			if (!seen[s] && s < expected_points && missing++ < 8) {
 				size_t used = strlen(missing_text);
 
 				snprintf(missing_text + used, sizeof(missing_text) - used, "%s%u/%u",
@@ -789,40 +933,144 @@ int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identit
 			}
 		free(seen);
 		/* with a partial merge among the files, the rows tell */
-		if (missing && !partial)
+		if (missing && !partial) {
+			free(grid);
 			return ps_error_set(err, PS_EINPUT,
 					    "shard%s %s%s of the sweep %s missing: merge %s too, or --partial for a partial merge",
 					    missing > 1 ? "s" : "", missing_text, missing > 8 ? ", ..." : "",
 					    missing > 1 ? "are" : "is", missing > 1 ? "them" : "it");
+		}
 		if (missing && !partial_input)
 			merged->shards = 0;
 	}
 	/* sorted: the rows of one point and label are neighbours */
 	for (size_t k = 1; k < count; k++)
 		if (rows[k].value == rows[k - 1].value && rows[k].swept == rows[k - 1].swept &&
-		    !strcmp(rows[k].label, rows[k - 1].label))
+		    !strcmp(rows[k].label, rows[k - 1].label)) {
+			free(grid);
 			return ps_error_set(err, PS_EINPUT,
 					    "the point %c = %llu of %s is in more than one row (a file given twice?)",
 					    rows[k].swept, (unsigned long long)rows[k].value, rows[k].label);
+		}
+	/* every point of the grid, of every label, in some row: a shard cut
+	 * short (head -n 2) holds the identity and fewer rows */
+	if (grid && (rc = points_missing(grid, rows, count, partial, err)) > 0)
+		merged->shards = 0;
+	free(grid);
+	return rc < 0 ? rc : PS_OK;
+}
+
+/* How many of the grid's (point, label) no row holds: PS_EINPUT without
+ * partial, naming the first of them. */
+static int points_missing(const struct sweep_grid *g, const struct ps_sweep_row *rows,
+			  size_t count, bool partial, struct ps_error *err)
+{
+	unsigned char *seen = calloc(g->points * g->label_count + 1, 1);
+	char text[256] = "";
+	size_t missing, named = 0;
+
+	if (!seen)
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the merge");
+	missing = grid_missing(g, rows, count, seen);
+	for (size_t p = 0; missing && !partial && p < g->points && named < 4; p++)
+		for (size_t l = 0; l < g->label_count && named < 4; l++)
+			if (!seen[p * g->label_count + l]) {
+				size_t used = strlen(text);
+
+				snprintf(text + used, sizeof(text) - used, "%s%c = %llu of %s",
+					 named++ ? ", " : "", g->range.param,
+					 (unsigned long long)g->values[p], g->labels[l]);
+			}
+	free(seen);
+	if (missing && !partial)
+		return ps_error_set(err, PS_EINPUT,
+				    "%zu of the sweep's %zu rows (%zu points x %zu strategies) are in no file (%s%s): a shard missing or cut short; merge all of it, or --partial marks them not run",
+				    missing, g->points * g->label_count, g->points, g->label_count, text,
+				    missing > named ? ", ..." : "");
+	return missing > (size_t)INT32_MAX ? INT32_MAX : (int)missing;
+}
+
+int ps_sweep_merge_fill(struct ps_sweep_row **rows, size_t *count,
+			const struct ps_sweep_identity *merged, struct ps_error *err)
+{
+	struct sweep_grid *g;
+	unsigned char *seen;
+	struct ps_sweep_row *grown;
+	size_t missing, used = *count;
+
+	if (!merged->present)
+		return PS_OK;
+	g = malloc(sizeof(*g));
+	if (!g || !grid_parse(merged->sweep, g)) {
+		free(g);
+		return g ? PS_OK : ps_error_set(err, PS_ENOMEM, "out of memory for the merge");
+	}
+	seen = calloc(g->points * g->label_count + 1, 1);
+	missing = seen ? grid_missing(g, *rows, *count, seen) : 0;
+	grown = seen && missing ? realloc(*rows, (*count + missing) * sizeof(**rows)) : *rows;
+	if (!seen || !grown) {
+		free(seen);
+		free(g);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the merge");
+	}
+	*rows = grown;
+	for (size_t p = 0; missing && p < g->points; p++)
+		for (size_t l = 0; l < g->label_count; l++) {
+			const struct ps_strategy *s = ps_strategy_find(g->labels[l]);
+			bool exact = s && (s->flags & PS_STRATEGY_EXACT);
+			struct ps_sweep_row *r = &grown[used];
+			uint64_t *at[4];
+
+			if (seen[p * g->label_count + l])
+				continue;
+			memset(r, 0, sizeof(*r));
+			snprintf(r->label, sizeof(r->label), "%s", g->labels[l]);
+			snprintf(r->strategy, sizeof(r->strategy), "%s", g->labels[l]);
+			snprintf(r->dag, sizeof(r->dag), "%s", exact ? "exact-attention" : "approx-attention");
+			at[0] = &r->n;
+			at[1] = &r->d;
+			at[2] = &r->g;
+			at[3] = &r->M;
+			for (size_t q = 0; q < 4; q++)
+				*at[q] = grid_letters[q] == g->range.param ? g->values[p] : g->fixed[q];
+			if (exact)
+				r->g = 0;
+			r->swept = g->range.param;
+			r->value = g->values[p];
+			r->upper = -1;
+			snprintf(r->why, sizeof(r->why), "%s", merge_missing_why);
+			used++;
+		}
+	*count = used;
+	free(seen);
+	free(g);
+	ps_sweep_sort(*rows, *count);
 	return PS_OK;
+}
+
+/* "K/N", or "partial" for a partial merge: the shard column. */
+static void shard_value(const struct ps_sweep_identity *id, char *buf, size_t len)
+{
+	if (id->shards)
+		snprintf(buf, len, "%u/%u", id->shard + 1, id->shards);
+	else
+		snprintf(buf, len, "partial");
+}
+
+int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
+{
+	return ps_sweep_write_csv_identity(out, NULL, rows, count);
 }
 
 int ps_sweep_write_csv_identity(FILE *out, const struct ps_sweep_identity *id,
 				const struct ps_sweep_row *rows, size_t count)
 {
-	if (id && id->present) {
-		char shard[32];
+	char shard[32] = "";
 
-		identity_shard(id, shard, sizeof(shard));
-		fprintf(out, "%s%s %s\n", identity_prefix, id->sweep, shard);
-	}
-	return ps_sweep_write_csv(out, rows, count);
-}
-
-int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
-{
-	fprintf(out, "%s%s%s%s\n", csv_header, csv_values_header, csv_bound_header,
-		csv_arrays_header);
+	if (id && id->present)
+		shard_value(id, shard, sizeof(shard));
+	fprintf(out, "%s%s%s%s%s\n", csv_header, csv_values_header, csv_bound_header,
+		csv_arrays_header, csv_identity_header);
 	for (size_t k = 0; k < count; k++) {
 		const struct ps_sweep_row *r = &rows[k];
 
@@ -841,7 +1089,7 @@ int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 			fprintf(out, "%.0f", r->upper);
 		fprintf(out, ",%.3f,%s,%s,", r->seconds, r->label, r->simulated ? "true" : "false");
 		fprintf(out, "%c,%llu,", r->swept, (unsigned long long)r->value);
-		csv_field(out, r->why);
+		csv_text(out, r->why);
 		if (r->has_values) {
 			fprintf(out, ",%.6e", r->error_vs_direct);
 			csv_optional(out, r->epsilon);
@@ -857,7 +1105,10 @@ int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 					(unsigned long long)r->by_array[csv_arrays[q]].saves);
 			else
 				fputs(",,", out);
-		fputc('\n', out);
+		fputc(',', out);
+		if (id && id->present)
+			csv_text(out, id->sweep);
+		fprintf(out, ",%s\n", shard);
 	}
 	return ferror(out) ? PS_EIO : PS_OK;
 }
@@ -987,57 +1238,158 @@ int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 	return ps_sweep_read_csv_identity(in, name, rows, count, param, NULL, err);
 }
 
+enum { LINE_OK, LINE_END, LINE_LONG, LINE_NUL };
+
+/* One line of at most size - 1 bytes into buf, its newline kept; *nul
+ * the offset of its first NUL byte. LINE_END at the end of the file. */
+static int csv_getline(FILE *in, char *buf, size_t size, size_t *nul)
+{
+	size_t len = 0;
+	int c = EOF;
+
+	*nul = SIZE_MAX;
+	flockfile(in);
+	while ((c = getc_unlocked(in)) != EOF) {
+		if (len + 1 >= size) {
+			funlockfile(in);
+			return LINE_LONG;
+		}
+		if (!c && *nul == SIZE_MAX)
+			*nul = len;
+		buf[len++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	funlockfile(in);
+	buf[len] = '\0';
+	if (!len)
+		return LINE_END;
+	return *nul == SIZE_MAX ? LINE_OK : LINE_NUL;
+}
+
+/* Line lineno of the file, or why not: PS_OK, 1 at its end (an error
+ * when the file could not be read), PS_EINPUT. */
+static int csv_next(FILE *in, char *buf, size_t size, const char *name, size_t lineno,
+		    struct ps_error *err)
+{
+	size_t nul;
+
+	switch (csv_getline(in, buf, size, &nul)) {
+	case LINE_OK:
+		return PS_OK;
+	case LINE_LONG:
+		return ps_error_set(err, PS_EINPUT, "%s:%zu: the line is longer than %zu bytes", name,
+				    lineno, size - 2);
+	case LINE_NUL:
+		return ps_error_set(err, PS_EINPUT, "%s:%zu: the line has a NUL byte (byte %zu): not a CSV of text",
+				    name, lineno, nul + 1);
+	default:
+		if (ferror(in))
+			return ps_error_set(err, PS_EIO, "cannot read '%s': %s", name, strerror(errno));
+		return 1;
+	}
+}
+
+/* A real number of column k: finite, the whole field (an empty one is
+ * dflt). 0, or PS_EINPUT naming the line and the column. */
+static int csv_real(char *const *f, size_t k, const char *what, double dflt, double *out,
+		    const char *name, size_t lineno, struct ps_error *err)
+{
+	char *end;
+
+	if (!*f[k]) {
+		*out = dflt;
+		return PS_OK;
+	}
+	errno = 0;
+	*out = strtod(f[k], &end);
+	if (end == f[k] || *end || !isfinite(*out) || (errno == ERANGE && *out != 0))
+		return ps_error_set(err, PS_EINPUT, "%s:%zu: the %s (column %zu) is '%.40s', not a finite number",
+				    name, lineno, what, k + 1, f[k]);
+	return PS_OK;
+}
+
+/* The identity of a row from its columns sweep and shard (commas written
+ * as semicolons): false when they are not one. */
+static bool row_identity(const char *sweep, const char *shard, struct ps_sweep_identity *id)
+{
+	char text[PS_SWEEP_IDENTITY_MAX + 64];
+	int used = snprintf(text, sizeof(text), "%s shard=%s", sweep, shard);
+
+	if (used < 0 || (size_t)used >= sizeof(text))
+		return false;
+	for (char *c = text; *c; c++)
+		if (*c == ';')
+			*c = ',';
+	return identity_parse(text, id);
+}
+
+static bool same_identity(const struct ps_sweep_identity *x, const struct ps_sweep_identity *y)
+{
+	return x->present == y->present && !strcmp(x->sweep, y->sweep) && x->shard == y->shard &&
+	       x->shards == y->shards;
+}
+
 int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row **rows,
 			       size_t *count, char *param,
 			       struct ps_sweep_identity *id, struct ps_error *err)
 {
-	char line[4096], *f[52];
-	bool values_columns, bound_columns, arrays_columns;
-	size_t cap = *count, used = *count, lineno = 1, columns, at;
-	struct ps_sweep_identity ignored;
+	char line[4096], *f[54];
+	bool values_columns, bound_columns, arrays_columns, identity_columns;
+	size_t cap = *count, used = *count, lineno = 1, columns, at, id_line = 0;
+	struct ps_sweep_identity ignored, row_id;
+	struct sweep_grid *grid = NULL;
+	int rc;
 
 	if (!id)
 		id = &ignored;
 	memset(id, 0, sizeof(*id));
-	if (!fgets(line, sizeof(line), in))
-		return ps_error_set(err, PS_EINPUT, "%s: not a pebblesim sweep CSV (it is empty)", name);
+	if ((rc = csv_next(in, line, sizeof(line), name, lineno, err)))
+		return rc > 0 ? ps_error_set(err, PS_EINPUT, "%s: not a pebblesim sweep CSV (it is empty)", name) : rc;
 	if (!strncmp(line, identity_prefix, strlen(identity_prefix))) {
+		/* the format before the identity's columns: read as it was */
 		if (!strchr(line, '\n') || !identity_parse(line + strlen(identity_prefix), id))
 			return ps_error_set(err, PS_EINPUT,
 					    "%s:1: not a sweep's identity ('# pebblesim sweep: ... shard=K/N')", name);
-		lineno++;
-		if (!fgets(line, sizeof(line), in))
+		id->legacy = true;
+		id_line = lineno++;
+		if ((rc = csv_next(in, line, sizeof(line), name, lineno, err)) < 0)
+			return rc;
+		if (rc)
 			line[0] = '\0';
 	}
 	if (strncmp(line, csv_header, strlen(csv_header)))
 		return ps_error_set(err, PS_EINPUT, "%s:%zu: not a pebblesim sweep CSV (its header differs)",
 				    name, lineno);
-	/* the values' columns, then eta and bound, then the arrays': a CSV
-	 * written before a group of them has none of that group */
+	/* the values' columns, then eta and bound, then the arrays', then the
+	 * identity's: a CSV written before a group of them has none of that
+	 * group */
 	at = strlen(csv_header);
 	values_columns = !strncmp(line + at, csv_values_header, strlen(csv_values_header));
 	at += values_columns ? strlen(csv_values_header) : 0;
 	bound_columns = values_columns && !strncmp(line + at, csv_bound_header, strlen(csv_bound_header));
 	at += bound_columns ? strlen(csv_bound_header) : 0;
 	arrays_columns = values_columns && !strncmp(line + at, csv_arrays_header, strlen(csv_arrays_header));
+	at += arrays_columns ? strlen(csv_arrays_header) : 0;
+	identity_columns = arrays_columns && !strncmp(line + at, csv_identity_header,
+						       strlen(csv_identity_header));
 	columns = 20 + (values_columns ? 2 : 0) + (bound_columns ? 2 : 0) +
-		  (arrays_columns ? 2 * CSV_ARRAYS : 0);
-	while (fgets(line, sizeof(line), in)) {
+		  (arrays_columns ? 2 * CSV_ARRAYS : 0) + (identity_columns ? 2 : 0);
+	while (!(rc = csv_next(in, line, sizeof(line), name, ++lineno, err))) {
 		struct ps_sweep_row r;
 		size_t nf;
 
-		lineno++;
-		if (!strchr(line, '\n') && !feof(in))
-			return ps_error_set(err, PS_EINPUT, "%s:%zu: line too long", name, lineno);
-		nf = csv_split(line, f, 52);
+		nf = csv_split(line, f, 54);
 		memset(&r, 0, sizeof(r));
 		if (nf != columns || !csv_u64(f[1], &r.n) || !csv_u64(f[2], &r.d) ||
 		    !csv_u64(f[3], &r.g) || !csv_u64(f[4], &r.M) || !csv_u64(f[18], &r.value) ||
 		    strlen(f[0]) >= sizeof(r.dag) || strlen(f[5]) >= sizeof(r.strategy) ||
-		    strlen(f[15]) >= sizeof(r.label))
-			return ps_error_set(err, PS_EINPUT, "%s:%zu: not a sweep row", name, lineno);
-		if (check_names(f, nf, name, lineno, err))
-			return PS_EINPUT;
+		    strlen(f[15]) >= sizeof(r.label)) {
+			rc = ps_error_set(err, PS_EINPUT, "%s:%zu: not a sweep row", name, lineno);
+			break;
+		}
+		if ((rc = check_names(f, nf, name, lineno, err)))
+			break;
 		strcpy(r.dag, f[0]);
 		strcpy(r.strategy, f[5]);
 		strcpy(r.label, f[15]);
@@ -1045,43 +1397,94 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 		r.simulated = !strcmp(f[16], "true");
 		r.ran = csv_u64(f[9], &r.io);
 		if (r.ran && (!csv_u64(f[7], &r.loads) || !csv_u64(f[8], &r.saves) ||
-			      !csv_u64(f[10], &r.predicted_io) || !csv_u64(f[11], &r.peak_red)))
-			return ps_error_set(err, PS_EINPUT, "%s:%zu: not a sweep row", name, lineno);
+			      !csv_u64(f[10], &r.predicted_io) || !csv_u64(f[11], &r.peak_red))) {
+			rc = ps_error_set(err, PS_EINPUT, "%s:%zu: not a sweep row", name, lineno);
+			break;
+		}
 		r.valid = !strcmp(f[6], "true");
-		r.lower = atof(f[12]);
-		r.upper = *f[13] ? atof(f[13]) : -1;
-		r.seconds = atof(f[14]);
+		if ((rc = csv_real(f, 12, "lower", 0, &r.lower, name, lineno, err)) ||
+		    (rc = csv_real(f, 13, "upper", -1, &r.upper, name, lineno, err)) ||
+		    (rc = csv_real(f, 14, "seconds", 0, &r.seconds, name, lineno, err)))
+			break;
 		if (arrays_columns &&
-		    csv_by_array(f + 22 + (bound_columns ? 2 : 0), &r, name, lineno, err))
-			return PS_EINPUT;
+		    (rc = csv_by_array(f + 22 + (bound_columns ? 2 : 0), &r, name, lineno, err)))
+			break;
 		if (values_columns && *f[20]) {
 			r.has_values = true;
-			r.error_vs_direct = atof(f[20]);
-			r.epsilon = *f[21] ? atof(f[21]) : -1;
+			if ((rc = csv_real(f, 20, "error_vs_direct", 0, &r.error_vs_direct, name, lineno, err)) ||
+			    (rc = csv_real(f, 21, "epsilon", -1, &r.epsilon, name, lineno, err)))
+				break;
 			/* a CSV from before the columns eta and bound has neither */
-			r.eta = bound_columns && *f[22] ? atof(f[22]) : -1;
-			r.bound = bound_columns && *f[23] ? atof(f[23]) : -1;
+			r.eta = r.bound = -1;
+			if (bound_columns &&
+			    ((rc = csv_real(f, 22, "eta", -1, &r.eta, name, lineno, err)) ||
+			     (rc = csv_real(f, 23, "bound", -1, &r.bound, name, lineno, err))))
+				break;
 		}
-		if (strlen(f[17]) != 1 || !strchr("ndgM", f[17][0]))
-			return ps_error_set(err, PS_EINPUT, "%s:%zu: the swept parameter is n, d, g or M", name, lineno);
+		if (strlen(f[17]) != 1 || !strchr("ndgM", f[17][0])) {
+			rc = ps_error_set(err, PS_EINPUT, "%s:%zu: the swept parameter is n, d, g or M", name, lineno);
+			break;
+		}
 		r.swept = f[17][0];
-		if (*param && *param != r.swept)
-			return ps_error_set(err, PS_EINPUT, "%s:%zu: this row sweeps %c, the others %c",
-					    name, lineno, r.swept, *param);
+		if (*param && *param != r.swept) {
+			rc = ps_error_set(err, PS_EINPUT, "%s:%zu: this row sweeps %c, the others %c",
+					  name, lineno, r.swept, *param);
+			break;
+		}
 		*param = r.swept;
+		/* the row's sweep: the same on every row of the file */
+		if (identity_columns) {
+			memset(&row_id, 0, sizeof(row_id));
+			if ((*f[columns - 2] || *f[columns - 1]) &&
+			    !row_identity(f[columns - 2], f[columns - 1], &row_id)) {
+				rc = ps_error_set(err, PS_EINPUT, "%s:%zu: the sweep and shard (columns %zu and %zu) are not a sweep's identity",
+						  name, lineno, columns - 1, columns);
+				break;
+			}
+			row_id.legacy = id->legacy;
+			if (!id_line) {
+				*id = row_id;
+				id_line = lineno;
+			} else if (!same_identity(&row_id, id)) {
+				rc = ps_error_set(err, PS_EINPUT, "%s:%zu: the row's sweep or shard (columns %zu and %zu) differs from line %zu's: one file, one sweep",
+						  name, lineno, columns - 1, columns, id_line);
+				break;
+			}
+		}
+		/* and a row of its grid */
+		if (id->present && !grid) {
+			grid = malloc(sizeof(*grid));
+			if (!grid) {
+				rc = ps_error_set(err, PS_ENOMEM, "out of memory for the sweep");
+				break;
+			}
+			if (!grid_parse(id->sweep, grid)) {
+				rc = ps_error_set(err, PS_EINPUT, "%s:%zu: its sweep's identity names no grid this pebblesim reads (param, range, n, d, g, M, strategies)",
+						  name, id_line);
+				break;
+			}
+		}
+		if (grid && (rc = grid_check_row(grid, id, &r, name, lineno, err)))
+			break;
+		if (!r.ran && !strcmp(r.why, merge_missing_why))
+			continue;
 		if (used == cap) {
 			struct ps_sweep_row *grown;
 
 			cap = cap * 2 + 64;
 			grown = realloc(*rows, cap * sizeof(**rows));
-			if (!grown)
-				return ps_error_set(err, PS_ENOMEM, "out of memory for the sweep");
+			if (!grown) {
+				rc = ps_error_set(err, PS_ENOMEM, "out of memory for the sweep");
+				break;
+			}
 			*rows = grown;
 		}
 		(*rows)[used++] = r;
 		*count = used;
 	}
-	return PS_OK;
+	free(grid);
+	id->rowless = identity_columns && !id_line;
+	return rc < 0 ? rc : PS_OK;
 }
 
 /* ---- order, crossovers, output ---------------------------------------- */

@@ -382,7 +382,7 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	v = json_object_get(h, "strategy");
 	if (v && !json_is_string(v))
 		return BAD(r, "the header's \"strategy\" must be a string");
-	snprintf(out->strategy, sizeof(out->strategy), "%s",
+	ps_utf8_copy(out->strategy, sizeof(out->strategy),
 		 v ? json_string_value(v) : "");
 	v = json_object_get(h, "params");
 	if (v && !json_is_object(v))
@@ -390,16 +390,16 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	if (v && json_is_integer(json_object_get(v, "w")))
 		out->w = (uint64_t)json_integer_value(json_object_get(v, "w"));
 	if (v && json_is_string(json_object_get(v, "tiles")))
-		snprintf(out->tiles, sizeof(out->tiles), "%s",
+		ps_utf8_copy(out->tiles, sizeof(out->tiles),
 			 json_string_value(json_object_get(v, "tiles")));
 	if (v && json_is_string(json_object_get(v, "sizes")))
-		snprintf(out->sizes, sizeof(out->sizes), "%s",
+		ps_utf8_copy(out->sizes, sizeof(out->sizes),
 			 json_string_value(json_object_get(v, "sizes")));
 	if (v && json_is_string(json_object_get(v, "layout")))
-		snprintf(out->layout, sizeof(out->layout), "%s",
+		ps_utf8_copy(out->layout, sizeof(out->layout),
 			 json_string_value(json_object_get(v, "layout")));
 	if (v && json_is_string(json_object_get(v, "order")))
-		snprintf(out->order, sizeof(out->order), "%s",
+		ps_utf8_copy(out->order, sizeof(out->order),
 			 json_string_value(json_object_get(v, "order")));
 	return PS_OK;
 }

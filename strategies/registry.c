@@ -130,3 +130,121 @@ void ps_strategy_names(char *buf, size_t len)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s",
 					 k ? ", " : "", ps_strategies[k]->name);
 }
+
+/* "strategy 'S' of plugin 'F'" */
+static void plugin_named(const struct ps_strategy *s, const char *origin, char *buf, size_t len)
+{
+	snprintf(buf, len, "strategy '%s' of plugin '%s'", s->name, origin);
+}
+
+/* A plugin's failure, named: its message, or the code it returned. */
+static int plugin_failed(const struct ps_strategy *s, const char *origin, const char *what,
+			 int rc, struct ps_error *err)
+{
+	char who[PS_ERROR_MAX], why[PS_ERROR_MAX];
+
+	plugin_named(s, origin, who, sizeof(who));
+	if (err && err->msg[0]) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return ps_error_set(err, rc, "%s: %s", who, why);
+	}
+	return ps_error_set(err, rc, "%s: its %s failed (returned %d) without a message", who,
+			    what, rc);
+}
+
+/* A plugin's plan whose text is not UTF-8 is refused, the text named
+ * (JSON holds only UTF-8). */
+static int plan_text(const struct ps_strategy *s, const char *origin, const struct ps_plan *plan,
+		     struct ps_error *err)
+{
+	const struct {
+		const char *what, *text;
+	} texts[] = {
+		{ "summary", plan->summary },
+		{ "bound's formula", plan->upper.formula },
+		{ "bound's name", plan->upper.name },
+		{ "parameter's name", plan->param_name },
+		{ "variant", plan->variant },
+		{ "sizes", plan->sizes },
+	};
+	char who[PS_ERROR_MAX];
+	size_t at;
+
+	for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++)
+		if (texts[k].text && !ps_utf8_valid(texts[k].text, &at)) {
+			plugin_named(s, origin, who, sizeof(who));
+			return ps_error_set(err, PS_EINPUT,
+					    "%s: its plan's %s is not valid UTF-8 (byte 0x%02x at offset %zu)",
+					    who, texts[k].what,
+					    (unsigned)(unsigned char)texts[k].text[at], at);
+		}
+	return PS_OK;
+}
+
+int ps_strategy_plan(const struct ps_strategy *s, const struct ps_problem *pb,
+		     struct ps_plan *plan, struct ps_error *err)
+{
+	const char *origin = ps_strategy_origin(s);
+	int rc;
+
+	memset(plan, 0, sizeof(*plan));
+	if (pb->att && !ps_strategy_serves(s, pb->att))
+		return ps_error_set(err, PS_EINPUT, "%s pebbles %s, not the %s DAG",
+				    s->name,
+				    (s->flags & PS_STRATEGY_EXPLICIT) ? "a DAG from a file" :
+				    (s->flags & PS_STRATEGY_EXACT) ? "exact attention" :
+				    "approximate attention",
+				    ps_attention_kind_name(pb->att));
+	if (origin)
+		ps_error_clear(err);
+	rc = s->plan(pb, plan, err);
+	if (rc && origin)
+		rc = plugin_failed(s, origin, "plan", rc, err);
+	/* a plan is an output, read as one (a plugin's too): its text ends
+	 * within its buffers, at a character's end, and only a chooser names
+	 * another strategy */
+	plan->summary[sizeof(plan->summary) - 1] = '\0';
+	plan->upper.formula[sizeof(plan->upper.formula) - 1] = '\0';
+	ps_utf8_copy(plan->summary, sizeof(plan->summary), plan->summary);
+	ps_utf8_copy(plan->upper.formula, sizeof(plan->upper.formula), plan->upper.formula);
+	if (!(s->flags & PS_STRATEGY_CHOOSER))
+		plan->chosen = NULL;
+	if (plan->bounded && !plan->upper.name)
+		plan->upper.name = "upper bound";
+	if (!rc && origin)
+		rc = plan_text(s, origin, plan, err);
+	return rc;
+}
+
+int ps_strategy_run(const struct ps_strategy *s, const struct ps_problem *pb,
+		    struct ps_sink *sink, struct ps_error *err)
+{
+	const char *origin = ps_strategy_origin(s);
+	struct ps_guard_sink guard;
+	int rc;
+
+	if (pb->att && !ps_strategy_serves(s, pb->att))
+		return ps_error_set(err, PS_EINPUT, "%s does not pebble the %s DAG",
+				    s->name, ps_attention_kind_name(pb->att));
+	if (!origin)
+		return s->run(pb, sink, err);
+	ps_guard_sink_init(&guard, sink, pb->att,
+			   pb->att ? pb->att->dag.node_count :
+			   ((const struct ps_dag *)pb->xdag)->node_count); /* its first member */
+	ps_error_clear(err);
+	rc = s->run(pb, &guard.sink, err);
+	if (guard.failed) {
+		/* whatever the plugin did with the guard's answer */
+		char who[PS_ERROR_MAX];
+
+		plugin_named(s, origin, who, sizeof(who));
+		return ps_error_set(err, PS_EINVALID, "%s: %s", who, guard.why.msg);
+	}
+	if (guard.next_failed)
+		rc = guard.next_rc; /* a sink's error, even one the plugin let pass */
+	else if (rc)
+		return plugin_failed(s, origin, "run", rc, err);
+	if (rc == PS_EINVALID)
+		ps_error_clear(err); /* the engine's verdict, which it keeps */
+	return rc;
+}

@@ -188,6 +188,117 @@ START_TEST(test_plugin_held_to_its_word)
 }
 END_TEST
 
+/* Every field of a plugin's operation is checked before any sink reads
+ * it: one out of range makes the run invalid, the plugin named, on the
+ * block path and element by element, in the trace too. */
+START_TEST(test_plugin_operations_checked)
+{
+	static const struct {
+		const char *strategy, *why;
+		int op;
+	} cases[] = {
+		{ "tp-bad-opcode", "opcode 99 is none of load, save, delete, compute, mac", 2 },
+		{ "tp-bad-opcode-id", "opcode 99 is none of load, save, delete, compute, mac", 2 },
+		{ "tp-bad-kind", "kind 77 is none of the DAG's kinds", 2 },
+		{ "tp-bad-bool", "its fuse is byte 2, neither false nor true", 2 },
+		{ "tp-bad-node", "node 1073741824 is not in the DAG (it has ", 2 },
+		{ "tp-bad-range", "Q coordinate i range [1, 1000) is not within [0, 16)", 2 },
+		{ "tp-bad-loop", "Q coordinate i = 16 is out of range [0, 16)", 3 },
+		{ "tp-bad-ignored", "opcode 7 is none of load, save, delete, compute, mac", 2 },
+	};
+	char want[512], dir[64], trace[128];
+	json_t *doc;
+
+	test_dir_make(dir, sizeof(dir), "plugin-ops");
+	snprintf(trace, sizeof(trace), "%s/t.jsonl", dir);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		snprintf(want, sizeof(want), "strategy '%s' of plugin '%s': operation %d is out of range: %s",
+			 cases[k].strategy, plugin("test-good"), cases[k].op, cases[k].why);
+		for (int element = 0; element < 2; element++) {
+			ck_assert_int_eq(run_test_plugin(cases[k].strategy,
+							 element ? "--element-path" : NULL), 1);
+			HAS(test_out, "valid                  no");
+			HAS(test_out, want);
+		}
+		ck_assert_int_eq(run_test_plugin(cases[k].strategy, "--json"), 1);
+		doc = parse(test_out);
+		ck_assert(json_is_false(json_object_get(doc, "valid")));
+		ck_assert_str_eq(json_string_value(json_object_get(json_object_get(doc, "violation"),
+								   "rule")), "operation-out-of-range");
+		json_decref(doc);
+		/* the trace holds the operations before it, none of it */
+		ck_assert_int_eq(test_cli("--plugin", plugin("test-good"), "--strategy", cases[k].strategy,
+					  "-n", "16", "-d", "3", "-g", "2", "-M", "100", "--trace", trace,
+					  NULL), 1);
+		ck_assert_int_eq(test_cli("validate", trace, "--json", NULL), 1);
+		ck_assert_ptr_null(strstr(test_out, "\"op\":\"into\""));
+	}
+	test_dir_remove(dir);
+	/* a plan's text that is not UTF-8 is refused, named; one cut by its
+	 * buffer inside a character is cut before it */
+	ck_assert_int_eq(run_test_plugin("tp-bad-summary", NULL), 2);
+	snprintf(want, sizeof(want), "strategy 'tp-bad-summary' of plugin '%s': its plan's summary is not valid UTF-8 (byte 0xe9 at offset 3)",
+		 plugin("test-good"));
+	HAS(test_err, want);
+	ck_assert_int_eq(run_test_plugin("tp-long-summary", "--json"), 0);
+	doc = parse(test_out);
+	ck_assert_uint_eq(strlen(json_string_value(json_object_get(doc, "plan"))), 254);
+	json_decref(doc);
+	ck_assert_int_eq(test_cli("list", "--json", "--plugin", plugin("test-good"), NULL), 0);
+	HAS(test_out, "\"tp-long-summary\"");
+	/* a run that fails without a message is named */
+	ck_assert_int_eq(run_test_plugin("tp-silent", NULL), 2);
+	snprintf(want, sizeof(want), "pebblesim: strategy 'tp-silent' of plugin '%s': its run failed (returned -2) without a message",
+		 plugin("test-good"));
+	HAS(test_err, want);
+}
+END_TEST
+
+/* A cost model without a breakdown by array gets no by-array column (it
+ * printed "PREDICTS 0 + 0" for every array); the example's has one. */
+START_TEST(test_plugin_breakdown)
+{
+	json_t *doc;
+
+	ck_assert_int_eq(run_test_plugin("tp-totals", NULL), 0);
+	HAS(test_out, "(cost model agrees)");
+	HAS(test_out, "I/O by array                  loads        saves   share\n");
+	ck_assert_ptr_null(strstr(test_out, "PREDICTS"));
+	ck_assert_ptr_null(strstr(test_out, "cost model\n"));
+	ck_assert_int_eq(run_test_plugin("tp-totals", "--json"), 0);
+	doc = parse(test_out);
+	ck_assert_uint_eq(field(doc, "predicted_io"), field(doc, "io"));
+	ck_assert_ptr_null(json_object_get(doc, "predicted_by_array"));
+	ck_assert_ptr_nonnull(json_object_get(doc, "by_array"));
+	json_decref(doc);
+	ck_assert_int_eq(run_test_plugin("tp-totals", "--dry-run"), 0);
+	HAS(test_out, "predicted              ");
+	ck_assert_ptr_null(strstr(test_out, "  Q                    "));
+	ck_assert_int_eq(test_cli("compare", "--plugin", plugin("test-good"), "--strategies", "tp-totals,colpass",
+				  "-n", "16", "-d", "3", "-g", "2", "-M", "100", "--predict", NULL), 0);
+	HAS(test_out, "\ntp-totals                -           -");
+	ck_assert_int_eq(test_cli("sweep", "--plugin", plugin("test-good"), "--strategies", "tp-totals",
+				  "-n", "16:32:x2", "-d", "3", "-g", "2", "-M", "100", "--predict", "--json",
+				  NULL), 0);
+	ck_assert_ptr_null(strstr(test_out, "\"by_array\""));
+	/* the example fills its breakdown, and it agrees with the engine */
+	ck_assert_int_eq(test_cli("--plugin", plugin("rowfused"), "--strategy", "rowfused",
+				  "-n", "64", "-d", "4", "-g", "2", "-M", "64", NULL), 0);
+	ck_assert_ptr_null(strstr(test_out, "PREDICTS"));
+	HAS(test_out, "  agrees\n");
+	ck_assert_int_eq(test_cli("--plugin", plugin("rowfused"), "--strategy", "rowfused",
+				  "-n", "16", "-d", "3", "-g", "2", "-M", "64", "--json", NULL), 0);
+	doc = parse(test_out);
+	ck_assert(json_equal(json_object_get(doc, "predicted_by_array"), json_object_get(doc, "by_array")));
+	json_decref(doc);
+	ck_assert_int_eq(test_cli("--plugin", plugin("rowfused"), "--strategy", "rowfused", "--no-normalize",
+				  "-n", "16", "-d", "3", "-g", "2", "-M", "64", "--json", NULL), 0);
+	doc = parse(test_out);
+	ck_assert(json_equal(json_object_get(doc, "predicted_by_array"), json_object_get(doc, "by_array")));
+	json_decref(doc);
+}
+END_TEST
+
 /* A plugin built against an older header (version 1: no `takes`) works
  * and takes no option; one from a newer header is refused by name. */
 START_TEST(test_plugin_versions)
@@ -216,6 +327,7 @@ START_TEST(test_plugin_refused)
 	} cases[] = {
 		{ "test-clash", "strategy 'colpass' has the name of a strategy already registered" },
 		{ "test-chooser", "strategy 'tp-chooser' has flags 0x4 that a plugin cannot set" },
+		{ "test-badtext", "strategy 'tp-badtext' has a section that is not valid UTF-8 (byte 0xe9 at offset 5)" },
 		{ "test-empty", "offers no strategy to this pebblesim" },
 		{ "test-nosym", "does not define ps_plugin_strategies" },
 		{ "no-such-plugin", "cannot open plugin" },
@@ -245,10 +357,11 @@ START_TEST(test_plugin_load_unload)
 	const struct ps_strategy *s;
 
 	ps_error_clear(&err);
+	/* the 16 strategies of tests/plugins/test_plugin.c's GOOD list */
 	ck_assert_int_eq(ps_plugin_load(plugin("test-good"), &err), 0);
-	ck_assert_uint_eq(ps_strategy_count, builtin + 4);
+	ck_assert_uint_eq(ps_strategy_count, builtin + 16);
 	ck_assert_int_eq(ps_plugin_load(plugin("test-good"), &err), 0);
-	ck_assert_uint_eq(ps_strategy_count, builtin + 4);
+	ck_assert_uint_eq(ps_strategy_count, builtin + 16);
 	s = ps_strategy_find("tp-liar");
 	ck_assert_ptr_nonnull(s);
 	ck_assert(!ps_strategy_builtin(s));
@@ -257,7 +370,7 @@ START_TEST(test_plugin_load_unload)
 	ck_assert_ptr_null(ps_strategy_origin(ps_strategy_find("colpass")));
 	ck_assert_ptr_eq(ps_strategies[builtin], s);
 	ck_assert_int_eq(ps_plugin_load(plugin("rowfused"), &err), 0);
-	ck_assert_uint_eq(ps_strategy_count, builtin + 5);
+	ck_assert_uint_eq(ps_strategy_count, builtin + 17);
 	ps_plugin_unload_all();
 	ck_assert_uint_eq(ps_strategy_count, builtin);
 	ck_assert_ptr_null(ps_strategy_find("tp-liar"));
@@ -348,6 +461,8 @@ Suite *plugin_suite(void)
 	tcase_add_test(tc, test_example_plugin);
 	tcase_add_test(tc, test_plugin_commands);
 	tcase_add_test(tc, test_plugin_held_to_its_word);
+	tcase_add_test(tc, test_plugin_operations_checked);
+	tcase_add_test(tc, test_plugin_breakdown);
 	tcase_add_test(tc, test_plugin_versions);
 	tcase_add_test(tc, test_plugin_refused);
 	tcase_add_test(tc, test_plugin_load_unload);

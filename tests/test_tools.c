@@ -14,6 +14,7 @@
 
 #include "../src/cli/cli.h"
 #include "pebblesim/run.h"
+#include "pebblesim/sweep.h"
 #include "tests.h"
 
 static char out_text[1 << 18], err_text[1 << 15];
@@ -403,6 +404,60 @@ static void rows_of(const char *path, char *buf, size_t len)
 	fclose(f);
 }
 
+/* Copies the first keep lines of from into to (all: 0), line k (from 1)
+ * replaced by with when with is not NULL. */
+static void copy_lines(const char *from, const char *to, size_t keep, size_t k, const char *with)
+{
+	FILE *in = fopen(from, "r"), *out = fopen(to, "w");
+	char line[4096];
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(out);
+	for (size_t at = 1; fgets(line, sizeof(line), in) && (!keep || at <= keep); at++)
+		fputs(at == k && with ? with : line, out);
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
+}
+
+/*
+ * to: from without its identity's columns; with legacy, its identity on a
+ * line before the header instead, as the format before the columns had it.
+ */
+static void strip_identity(const char *from, const char *to, bool legacy)
+{
+	FILE *in = fopen(from, "r"), *out = fopen(to, "w");
+	char line[4096], header[4096] = "";
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(out);
+	while (fgets(line, sizeof(line), in)) {
+		char *shard = strrchr(line, ','), *sweep;
+
+		ck_assert_ptr_nonnull(shard);
+		*shard++ = '\0';
+		shard[strcspn(shard, "\r\n")] = '\0';
+		sweep = strrchr(line, ',');
+		ck_assert_ptr_nonnull(sweep);
+		*sweep++ = '\0';
+		if (!header[0]) {
+			snprintf(header, sizeof(header), "%s", line);
+			continue;
+		}
+		/* the header after the identity, known from the first row */
+		if (strcmp(header, "-")) {
+			for (char *c = sweep; legacy && *c; c++)
+				*c = *c == ';' ? ',' : *c;
+			if (legacy)
+				fprintf(out, "# pebblesim sweep: %s shard=%s\n", sweep, shard);
+			fprintf(out, "%s\n", header);
+			strcpy(header, "-");
+		}
+		fprintf(out, "%s\n", line);
+	}
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
+}
+
 START_TEST(test_merge_checks)
 {
 	static char whole[1 << 14], merged[1 << 14];
@@ -416,9 +471,11 @@ START_TEST(test_merge_checks)
 	}
 	shard("whole.csv", "4", 0, 0);
 	shard("other3.csv", "8", 3, 3);
-	/* the CSV records its sweep on its first line */
+	/* the CSV's first line is its header; every row records its sweep */
 	rows_of("s2.csv", whole, sizeof(whole));
-	HAS(whole, "# pebblesim sweep: param=n range=8:64:x2 d=4 g=2 M=200 normalize=true strategies=generic,flash predict=true values=false shard=2/3\ndag,n,d");
+	ck_assert_int_eq(strncmp(whole, "dag,n,d,g,M,strategy,", 21), 0);
+	HAS(whole, ",A_loads,A_saves,sweep,shard\n");
+	HAS(whole, ",param=n range=8:64:x2 d=4 g=2 M=200 normalize=true strategies=generic;flash predict=true values=false,2/3\n");
 	/* all three: the whole sweep, but the seconds */
 	ck_assert_int_eq(cli("sweep", "--merge", "s3.csv", "s1.csv", "s2.csv", "--csv", "merged.csv", NULL), 0);
 	rows_of("merged.csv", merged, sizeof(merged));
@@ -438,35 +495,225 @@ START_TEST(test_merge_checks)
 	/* --partial: intended, and recorded */
 	ck_assert_int_eq(cli("sweep", "--merge", "s1.csv", "s2.csv", "--partial", "--csv", "part.csv", NULL), 0);
 	rows_of("part.csv", merged, sizeof(merged));
-	HAS(merged, "values=false shard=partial\n");
+	HAS(merged, "values=false,partial\n");
+	HAS(merged, ",n,32,in none of the files merged (--partial),");
 	ck_assert_int_eq(cli("sweep", "--merge", "part.csv", "s3.csv", NULL), 2);
 	HAS(err_text, "part.csv is a partial merge: --partial merges it again");
 	/* and merged with the shard it lacked, the whole sweep again */
 	ck_assert_int_eq(cli("sweep", "--merge", "part.csv", "s3.csv", "--partial", "--csv", "again.csv", NULL), 0);
 	rows_of("again.csv", merged, sizeof(merged));
-	HAS(merged, "values=false shard=partial\n");
-	ck_assert_str_eq(strchr(merged, '\n'), strchr(whole, '\n'));
+	HAS(merged, "values=false,partial\n");
+	ck_assert_ptr_null(strstr(merged, "in none of the files merged"));
+	for (char *at; (at = strstr(merged, ",partial\n"));)
+		memcpy(at, ",1/1\n\0\0\0", 9), memmove(at + 5, at + 9, strlen(at + 9) + 1);
+	ck_assert_str_eq(merged, whole);
 	ck_assert_int_eq(cli("sweep", "--merge", "part.csv", "s1.csv", "--partial", NULL), 2);
 	HAS(err_text, "the point n = 8 of generic is in more than one row");
 	ck_assert_int_eq(cli("sweep", "-n", "8:64:x2", "-d", "4", "-g", "2", "-M", "200", "--partial", NULL), 2);
 	HAS(err_text, "--partial applies only with --merge");
-	/* a CSV that records no sweep: alone, or with --partial */
-	f = fopen("s1.csv", "r");
-	ck_assert_ptr_nonnull(f);
-	test_slurp(f, merged, sizeof(merged));
-	f = fopen("old.csv", "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(strchr(merged, '\n') + 1, f);
-	fclose(f);
+	/* a CSV that records no sweep (its columns sweep and shard empty, or
+	 * none): alone, or with --partial */
+	strip_identity("s1.csv", "old.csv", false);
 	ck_assert_int_eq(cli("sweep", "--merge", "old.csv", NULL), 0);
 	ck_assert_int_eq(cli("sweep", "--merge", "old.csv", "s2.csv", NULL), 2);
 	HAS(err_text, "old.csv records no sweep");
+	/* the columns there but empty: the same; a header alone brings nothing */
+	f = fopen("s1.csv", "r");
+	ck_assert_ptr_nonnull(f);
+	test_slurp(f, merged, sizeof(merged));
+	for (char *at = strstr(merged, ",param=n"); at; at = strstr(at, ",param=n")) {
+		char *end = strchr(at, '\n');
+
+		memmove(at + 2, end, strlen(end) + 1);
+		at[1] = ',';
+	}
+	f = fopen("blank.csv", "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(merged, f);
+	fclose(f);
+	ck_assert_int_eq(cli("sweep", "--merge", "blank.csv", "s2.csv", "s3.csv", NULL), 2);
+	HAS(err_text, "blank.csv records no sweep");
+	copy_lines("s1.csv", "header.csv", 1, 0, NULL);
+	ck_assert_int_eq(cli("sweep", "--merge", "header.csv", "s2.csv", "s3.csv", NULL), 2);
+	HAS(err_text, "pebblesim: shard 1/3 of the sweep is missing");
+	/* the format before the columns: the identity on a line before the
+	 * header, still read, with a note */
+	for (int k = 1; k <= 3; k++) {
+		char from[32], to[32];
+
+		snprintf(from, sizeof(from), "s%d.csv", k);
+		snprintf(to, sizeof(to), "l%d.csv", k);
+		strip_identity(from, to, true);
+	}
+	ck_assert_int_eq(cli("sweep", "--merge", "l3.csv", "l1.csv", "l2.csv", "--csv", "merged.csv", NULL), 0);
+	HAS(err_text, "pebblesim: note: l3.csv has its sweep on a line before its header, as pebblesim 0.1.0 wrote it; read as such");
+	rows_of("merged.csv", merged, sizeof(merged));
+	ck_assert_str_eq(merged, whole);
+	ck_assert_int_eq(cli("sweep", "--merge", "l1.csv", "l2.csv", NULL), 2);
+	HAS(err_text, "pebblesim: shard 3/3 of the sweep is missing");
+	ck_assert_int_eq(cli("sweep", "--merge", "l1.csv", "s2.csv", "s3.csv", NULL), 0);
 	/* a damaged identity line is refused with its line */
 	f = fopen("bad.csv", "w");
 	fputs("# pebblesim sweep: param=n shard=4/3\n", f);
 	fclose(f);
 	ck_assert_int_eq(cli("sweep", "--merge", "bad.csv", NULL), 2);
 	HAS(err_text, "bad.csv:1: not a sweep's identity");
+}
+END_TEST
+
+/* Line k (from 1) of path, into buf. */
+static void line_of(const char *path, size_t k, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	ck_assert_ptr_nonnull(f);
+	for (size_t at = 1; at <= k; at++)
+		ck_assert_ptr_nonnull(fgets(buf, (int)len, f));
+	fclose(f);
+}
+
+/* buf with its first field after `after` commas set to text. */
+static void set_field(char *buf, size_t len, int after, const char *text)
+{
+	char rest[4096], *c = buf;
+
+	for (int comma = 0; comma < after; c++)
+		comma += *c == ',';
+	snprintf(rest, sizeof(rest), "%s", strchr(c, ','));
+	snprintf(c, len - (size_t)(c - buf), "%s%s", text, rest);
+}
+
+/* s1.csv with line k's fields after a and b commas set to x and y (y
+ * NULL: only x), merged with s2.csv and s3.csv: refused with want. */
+static void merge_edited(size_t k, int a, const char *x, int b, const char *y, const char *want)
+{
+	char row[4096];
+
+	line_of("s1.csv", k, row, sizeof(row));
+	set_field(row, sizeof(row), a, x);
+	if (y)
+		set_field(row, sizeof(row), b, y);
+	copy_lines("s1.csv", "edited.csv", 0, k, row);
+	ck_assert_int_eq(cli("sweep", "--merge", "edited.csv", "s2.csv", "s3.csv", NULL), 2);
+	HAS(err_text, want);
+}
+
+/*
+ * --merge checks every row against the grid its sweep declares: a shard
+ * cut short, a row off the grid or of another shard are refused; with
+ * --partial each point missing is a row "not run", and no crossover
+ * spans it.
+ */
+START_TEST(test_merge_grid)
+{
+	for (int k = 1; k <= 3; k++) {
+		char path[32], spec[8];
+
+		snprintf(path, sizeof(path), "s%d.csv", k);
+		snprintf(spec, sizeof(spec), "%d/3", k);
+		ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k",
+				     "--predict", "--strategies", "colpass,flash", "--shard", spec,
+				     "--csv", path, NULL), 0);
+	}
+	ck_assert_int_eq(cli("sweep", "--merge", "s1.csv", "s2.csv", "s3.csv", NULL), 0);
+	HAS(out_text, "crossover: colpass moves less than flash for n in [1024, 65536]");
+	/* shard 2 (n = 2048, 16384) cut to its header and one row */
+	copy_lines("s2.csv", "c2.csv", 2, 0, NULL);
+	ck_assert_int_eq(cli("sweep", "--merge", "s1.csv", "c2.csv", "s3.csv", NULL), 2);
+	HAS(err_text, "pebblesim: 3 of the sweep's 14 rows (7 points x 2 strategies) are in no file (n = 2048 of flash, n = 16384 of colpass, n = 16384 of flash): a shard missing or cut short");
+	/* and to its header: the shard missing */
+	copy_lines("s2.csv", "h2.csv", 1, 0, NULL);
+	ck_assert_int_eq(cli("sweep", "--merge", "s1.csv", "h2.csv", "s3.csv", NULL), 2);
+	HAS(err_text, "pebblesim: shard 2/3 of the sweep is missing");
+	/* --partial: the missing points not run, the crossover cut at them */
+	ck_assert_int_eq(cli("sweep", "--merge", "s1.csv", "c2.csv", "s3.csv", "--partial", NULL), 0);
+	HAS(out_text, "16384  colpass    colpass      not run: in none of the files merged (--partial)");
+	HAS(out_text, "crossover: colpass moves less than flash for n in [1024, 1024], [4096, 8192], [32768, 65536]");
+	ck_assert_int_eq(cli("sweep", "--merge", "s1.csv", "c2.csv", "s3.csv", "--partial", "--json", NULL), 0);
+	HAS(out_text, "\"intervals\":[{\"from\":1024,\"to\":1024");
+	/* a row off the grid: n = 1000 */
+	merge_edited(2, 1, "1000", 18, "1000",
+		     "pebblesim: edited.csv:2: n = 1000 is not a point of its sweep's range 1024:65536:x2");
+	/* a row of shard 2 in shard 1's file */
+	merge_edited(2, 1, "2048", 18, "2048",
+		     "pebblesim: edited.csv:2: n = 2048 is a point of shard 2/3, not of this file's 1/3");
+	/* a label the sweep does not have */
+	merge_edited(2, 15, "generic", 15, "generic",
+		     "pebblesim: edited.csv:2: the label 'generic' is not among its sweep's strategies");
+	/* two sweeps in one file */
+	merge_edited(3, 46, "param=n range=1024:65536:x2 d=16 g=3 M=8192 normalize=true strategies=colpass;flash predict=false values=false",
+		     46, NULL, "pebblesim: edited.csv:3: the row's sweep or shard (columns 47 and 48) differs from line 2's");
+}
+END_TEST
+
+/* What --merge refuses by line: a NUL byte, a directory, a seconds that
+ * is no finite number. */
+START_TEST(test_merge_refusals)
+{
+	static const char *const seconds[] = { "nan", "inf", "-inf", "1e999999", "0x", "" };
+	char row[4096];
+	FILE *f;
+
+	ck_assert_int_eq(cli("sweep", "-n", "8:16:x2", "-d", "4", "-g", "2", "-M", "200",
+			     "--predict", "--strategies", "generic", "--csv", "s.csv", NULL), 0);
+	line_of("s.csv", 2, row, sizeof(row));
+	/* a NUL byte, not "line too long" */
+	f = fopen("nul.csv", "w");
+	ck_assert_ptr_nonnull(f);
+	line_of("s.csv", 1, row, sizeof(row));
+	fputs(row, f);
+	line_of("s.csv", 2, row, sizeof(row));
+	fwrite(row, 1, 10, f);
+	fputc('\0', f);
+	fputs(row + 10, f);
+	fclose(f);
+	ck_assert_int_eq(cli("sweep", "--merge", "nul.csv", NULL), 2);
+	HAS(err_text, "pebblesim: nul.csv:2: the line has a NUL byte (byte 11): not a CSV of text");
+	/* a directory, not "it is empty" */
+	ck_assert_int_eq(mkdir("adir", 0700), 0);
+	ck_assert_int_eq(cli("sweep", "--merge", "adir", NULL), 2);
+	HAS(err_text, "pebblesim: cannot open 'adir': Is a directory");
+	/* the seconds: finite, or refused by line and column */
+	for (size_t k = 0; k < sizeof(seconds) / sizeof(seconds[0]); k++) {
+		char want[160];
+
+		line_of("s.csv", 2, row, sizeof(row));
+		set_field(row, sizeof(row), 14, seconds[k]);
+		copy_lines("s.csv", "sec.csv", 0, 2, row);
+		if (!*seconds[k]) {
+			/* empty: none measured, as before */
+			ck_assert_int_eq(cli("sweep", "--merge", "sec.csv", "--json", NULL), 0);
+			continue;
+		}
+		ck_assert_int_eq(cli("sweep", "--merge", "sec.csv", "--json", NULL), 2);
+		snprintf(want, sizeof(want), "pebblesim: sec.csv:2: the seconds (column 15) is '%s', not a finite number",
+			 seconds[k]);
+		HAS(err_text, want);
+	}
+	/* no field is quoted: a reason's commas, quotes and line ends are
+	 * written so that a reader splitting at every comma reads it */
+	{
+		struct ps_sweep_row r;
+		char text[4096];
+
+		test_sweep_row(&r, "generic", 8, 0);
+		r.ran = false;
+		r.swept = 'n';
+		snprintf(r.why, sizeof(r.why), "for n = 8, d = 4: \"no\"\nmore");
+		f = fopen("why.csv", "w");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(ps_sweep_write_csv(f, &r, 1), 0);
+		ck_assert_int_eq(fclose(f), 0);
+		line_of("why.csv", 2, text, sizeof(text));
+		HAS(text, ",n,8,for n = 8; d = 4: 'no' more,");
+		ck_assert_ptr_null(strchr(text, '"'));
+	}
+	/* the other numbers alike */
+	line_of("s.csv", 2, row, sizeof(row));
+	set_field(row, sizeof(row), 12, "nan");
+	copy_lines("s.csv", "low.csv", 0, 2, row);
+	ck_assert_int_eq(cli("sweep", "--merge", "low.csv", NULL), 2);
+	HAS(err_text, "pebblesim: low.csv:2: the lower (column 13) is 'nan', not a finite number");
 }
 END_TEST
 
@@ -516,6 +763,8 @@ Suite *tools_suite(void)
 	tcase_add_test(tc, test_compare_narrowed);
 	tcase_add_test(tc, test_progress_lines);
 	tcase_add_test(tc, test_merge_checks);
+	tcase_add_test(tc, test_merge_grid);
+	tcase_add_test(tc, test_merge_refusals);
 	tcase_add_test(tc, test_version_and_shapes);
 	suite_add_tcase(s, tc);
 	return s;

@@ -431,6 +431,26 @@ START_TEST(test_output_special_files)
 	ck_assert_int_gt(read(fd, text, sizeof(text) - 1), 0);
 	HAS(text, "pebblesim-trace");
 	close(fd);
+	/* /dev/stdout into a pipe: its link ends in "pipe:[N]", no path, and
+	 * the pipe is written in place (standard output made the pipe's end
+	 * here; the trace fits the pipe's buffer) */
+	{
+		int ends[2], saved = dup(1);
+
+		ck_assert_int_eq(pipe(ends), 0);
+		ck_assert_int_ge(saved, 0);
+		ck_assert_int_eq(dup2(ends[1], 1), 1);
+		close(ends[1]);
+		ck_assert_int_eq(cli("-n", "1", "-d", "1", "-g", "0", "-M", "9", "--trace", "/dev/stdout",
+				     NULL), 0);
+		ck_assert_int_eq(dup2(saved, 1), 1);
+		close(saved);
+		memset(text, 0, sizeof(text));
+		ck_assert_int_gt(read(ends[0], text, sizeof(text) - 1), 0);
+		HAS(text, "{\"format\":\"pebblesim-trace\"");
+		HAS(text, "{\"op\":\"end\"");
+		close(ends[0]);
+	}
 	/* dag -o is atomic: a failure leaves the old file whole */
 	in_dir(dag, sizeof(dag), "old.graphml");
 	write_text(dag, "old contents\n");
@@ -679,6 +699,138 @@ START_TEST(test_huge_m_allocates_by_the_dag)
 }
 END_TEST
 
+/* map's axis of more than 64 points is refused before a 65th value is
+ * stored: it overwrote the cells' pointer, which the error path freed. */
+START_TEST(test_map_axis_beyond_its_side)
+{
+	ck_assert_int_eq(cli("map", "-n", "64", "-d", "4", "-g", "2:3", "-M", "256:512", NULL), 2);
+	HAS(err_text, "-M 256:512: at most 64 points a side");
+	ck_assert_int_eq(cli("map", "-n", "64:128:x2", "-d", "4", "-g", "2", "-M", "1:65", NULL), 2);
+	HAS(err_text, "-M 1:65: at most 64 points a side");
+	ck_assert_int_eq(cli("map", "-n", "1:65", "-d", "4", "-g", "2", "-M", "256:512:x2", NULL), 2);
+	HAS(err_text, "-n 1:65: at most 64 points a side");
+	/* 64 a side is the most there is, and all 64 are mapped */
+	ck_assert_int_eq(cli("map", "-n", "64", "-d", "4", "-g", "1:2", "-M", "193:256", "--json",
+			     NULL), 0);
+	HAS(out_text, "\"y\":\"M\"");
+	HAS(out_text, "254,255,256],\"cells\"");
+}
+END_TEST
+
+/* Found by fuzz-cli: a sweep's point (here frontier's) built its monomial
+ * table, 2.2 GB at d = 13, g = 15, before checking it against the limit
+ * (a cap of 512 bytes). It is checked first, and the point not run. */
+START_TEST(test_sweep_point_checked_before_its_tables)
+{
+	ps_memory_limit_cap(1 << 20);
+	ck_assert_int_eq(cli("frontier", "-n", "18:64:x2", "-d", "13", "-M", "64", "--epsilon", "1e-2",
+			     "--entry-bound", "1", NULL), 0);
+	HAS(out_text, "18   15  not run: the monomial table with the plan's tiles for n = 18, d = 13, g = 15 needs about 13.5 GiB");
+	ck_assert_int_eq(cli("sweep", "-j", "1", "-n", "18:18", "-d", "13", "-g", "15", "-M", "64",
+			     "--strategies", "colpass", "--predict", NULL), 0);
+	HAS(out_text, "not run: the monomial table with the plan's tiles for n = 18");
+	ps_memory_limit_cap(0);
+}
+END_TEST
+
+/* A header's strategy cut inside a UTF-8 character (62 bytes and an
+ * e acute, cut at 64) was no UTF-8 any more: view said "out of memory",
+ * validate --json dropped it. Names are cut at a character's end. */
+START_TEST(test_trace_name_cut_at_a_character)
+{
+	char trace[256], page[256], text[1 << 14], name[80], *at;
+	FILE *f;
+
+	in_dir(trace, sizeof(trace), "t.jsonl");
+	in_dir(page, sizeof(page), "v.html");
+	ck_assert_int_eq(cli("-n", "2", "-d", "1", "-g", "1", "-M", "9", "--strategy", "naive",
+			     "--trace", trace, NULL), 0);
+	read_text(trace, text, sizeof(text));
+	at = strstr(text, "\"strategy\":\"naive\"");
+	ck_assert_ptr_nonnull(at);
+	memset(name, 'a', 62);
+	name[62] = '\0';
+	f = fopen(trace, "w");
+	fwrite(text, 1, (size_t)(at - text), f);
+	fprintf(f, "\"strategy\":\"%s\xc3\xa9\"%s", name, at + strlen("\"strategy\":\"naive\""));
+	fclose(f);
+	ck_assert_int_eq(cli("validate", trace, "--json", NULL), 0);
+	snprintf(text, sizeof(text), "\"strategy\":\"%s\",", name);
+	HAS(out_text, text);
+	ck_assert_int_eq(cli("view", trace, "-o", page, NULL), 0);
+	read_text(page, text, sizeof(text));
+	HAS(text, name);
+}
+END_TEST
+
+/* Is process pid gone (or a zombie no one reaped)? */
+static bool process_gone(pid_t pid)
+{
+	char path[64], stat_text[256];
+	FILE *f;
+	char *close_paren;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	stat_text[fread(stat_text, 1, sizeof(stat_text) - 1, f)] = '\0';
+	fclose(f);
+	close_paren = strrchr(stat_text, ')');
+	return close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z';
+}
+
+/* gnuplot outlived a SIGTERM'd sweep --plot: it dies with pebblesim. A
+ * gnuplot of the test's own (first on PATH) writes its pid and sleeps. */
+START_TEST(test_gnuplot_dies_with_pebblesim)
+{
+	const char *bin = getenv("PEBBLESIM_BIN");
+	char fake[256], pid_file[256], plot[256], path[4096], text[64] = "";
+	pid_t child, gnuplot = 0;
+	int status;
+
+	ck_assert_msg(bin != NULL, "PEBBLESIM_BIN names the binary");
+	in_dir(fake, sizeof(fake), "gnuplot");
+	in_dir(pid_file, sizeof(pid_file), "gnuplot.pid");
+	in_dir(plot, sizeof(plot), "p.svg");
+	write_text(fake, "#!/bin/sh\necho $$ > \"$PS_TEST_GNUPLOT_PID\"\nexec sleep 30\n");
+	ck_assert_int_eq(chmod(fake, 0755), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		snprintf(path, sizeof(path), "%s:%s", dir, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+		setenv("PATH", path, 1);
+		setenv("PS_TEST_GNUPLOT_PID", pid_file, 1);
+		execl(bin, "pebblesim", "sweep", "-n", "8:16:x2", "-d", "4", "-g", "2", "-M", "200",
+		      "--predict", "--strategies", "generic", "--plot", plot, (char *)NULL);
+		_exit(127);
+	}
+	for (int k = 0; k < 1000 && !gnuplot; k++) {
+		FILE *f = fopen(pid_file, "r");
+
+		if (f) {
+			if (fgets(text, sizeof(text), f) && strchr(text, '\n'))
+				gnuplot = (pid_t)atoi(text);
+			fclose(f);
+		}
+		if (!gnuplot)
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	ck_assert_msg(gnuplot > 0, "the sweep started no gnuplot");
+	ck_assert_int_eq(kill(child, SIGTERM), 0);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	for (int k = 0; k < 200 && !process_gone(gnuplot); k++)
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	if (!process_gone(gnuplot)) {
+		kill(gnuplot, SIGKILL);
+		ck_abort_msg("gnuplot (pid %d) outlived the sweep by 2 s", (int)gnuplot);
+	}
+}
+END_TEST
+
 Suite *untrusted_suite(void)
 {
 	Suite *s = suite_create("untrusted");
@@ -702,6 +854,10 @@ Suite *untrusted_suite(void)
 	tcase_add_test(tc, test_tiling_without_features);
 	tcase_add_test(tc, test_graphml_entities_and_undeclared_nodes);
 	tcase_add_test(tc, test_huge_m_allocates_by_the_dag);
+	tcase_add_test(tc, test_map_axis_beyond_its_side);
+	tcase_add_test(tc, test_sweep_point_checked_before_its_tables);
+	tcase_add_test(tc, test_trace_name_cut_at_a_character);
+	tcase_add_test(tc, test_gnuplot_dies_with_pebblesim);
 	suite_add_tcase(s, tc);
 	return s;
 }

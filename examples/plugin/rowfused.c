@@ -52,6 +52,7 @@ static int rowfused_plan(const struct ps_problem *pb, struct ps_plan *plan,
 {
 	const struct ps_attention *att = pb->att;
 	uint64_t n = att->n, d = att->d, cells = att->r * att->nb;
+	struct ps_array_io by_array[PS_ARRAY_MAX] = { { 0, 0 } };
 
 	if (pb->M < rowfused_min_memory(att))
 		return ps_error_set(err, PS_EINPUT, "rowfused needs M >= d + 2|B| + 2 = %llu",
@@ -59,12 +60,17 @@ static int rowfused_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	snprintf(plan->summary, sizeof(plan->summary),
 		 "rows one at a time: H's %llu cells re-read for each key row after the first, and once for each query row",
 		 (unsigned long long)cells);
-	/* K and V rows, H after row 0; Q rows and H for each query row */
-	plan->loads = 2 * n * d + (n - 1) * cells + n * (d + cells);
-	/* H after each key row; the outputs */
-	plan->saves = n * cells + n * d;
+	/* by array, numbered by kind (docs/EXTENDING.md, by_array): K and V
+	 * rows, H after row 0; Q rows and H for each query row; H after each
+	 * key row, and the outputs. ps_plan_predicted sets the totals. */
+	by_array[PS_KIND_K].loads = n * d;
+	by_array[PS_KIND_V].loads = n * d;
+	by_array[PS_KIND_Q].loads = n * d;
+	by_array[PS_KIND_H].loads = (n - 1) * cells + n * cells;
+	by_array[PS_KIND_H].saves = n * cells;
+	by_array[att->normalize ? PS_KIND_A : PS_KIND_N].saves = n * d;
+	ps_plan_predicted(plan, by_array);
 	plan->peak_red = rowfused_min_memory(att);
-	plan->predicted = true;
 	return PS_OK;
 }
 

@@ -6,6 +6,7 @@
 #ifndef PEBBLESIM_COMMON_H
 #define PEBBLESIM_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,18 @@ int ps_error_set(struct ps_error *err, int code, const char *fmt, ...)
 	;
 
 void ps_error_clear(struct ps_error *err);
+
+/* Is s valid UTF-8 (RFC 3629: no overlong form, no surrogate, nothing
+ * above U+10FFFF)? If not, *at (when not NULL) is the offset of the first
+ * byte of the first bad sequence. */
+bool ps_utf8_valid(const char *s, size_t *at);
+
+/* Copies src into dst (len > 0 bytes with the NUL) as snprintf would, but
+ * cut at a character boundary: a character that does not fit whole is
+ * left out, and so is one that src itself ends inside (cut before).
+ * Other bytes that are not UTF-8 are copied as they are. dst may be src.
+ * Returns dst. */
+char *ps_utf8_copy(char *dst, size_t len, const char *src);
 
 /* Overflow-checked arithmetic: return 0, or -1 when the result would wrap. */
 int ps_mul_u64(uint64_t a, uint64_t b, uint64_t *out);

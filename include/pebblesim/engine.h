@@ -62,6 +62,7 @@ enum ps_rule {
 	PS_RULE_END_INCOMPLETE,     /* end: an output saved incomplete */
 	PS_RULE_END_COUNTS,         /* end: stated counts differ */
 	PS_RULE_NO_SUCH_NODE,       /* a move names an id outside the DAG */
+	PS_RULE_BAD_OPERATION,      /* a plugin's operation out of range */
 };
 
 const char *ps_rule_name(enum ps_rule rule);

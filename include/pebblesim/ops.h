@@ -175,6 +175,31 @@ struct ps_forward_sink {
 void ps_forward_sink_init(struct ps_forward_sink *s, struct ps_sink *next,
 			  void (*after)(void *ctx, uint64_t moves), void *ctx);
 
+/*
+ * A sink that checks every field of each operation before next sees it:
+ * the opcode, the bytes of fuse and by_id (0 or 1), a node by id below
+ * node_count, and the rest by ps_op_check against att (an operation by
+ * kind needs att). The first that fails is kept in why, with its number
+ * (from 1, as the engine counts), and ends the guard: it and everything
+ * after it return PS_EINVALID and reach no sink, as does everything after
+ * an error of next's. Loops pass to next whole.
+ * It stands before every sink of a plugin's strategy (ps_strategy_run).
+ */
+struct ps_guard_sink {
+	struct ps_sink sink;
+	struct ps_sink *next;
+	const struct ps_attention *att;
+	uint64_t node_count;
+	uint64_t ops;      /* operations checked */
+	bool failed;       /* an operation out of range: why says which */
+	bool next_failed;  /* next returned an error of its own, */
+	int next_rc;       /* this one */
+	struct ps_error why;
+};
+
+void ps_guard_sink_init(struct ps_guard_sink *g, struct ps_sink *next,
+			const struct ps_attention *att, uint64_t node_count);
+
 /* A sink that only adds up what the operations would cost. */
 struct ps_count_sink {
 	struct ps_sink sink;

@@ -70,11 +70,13 @@ struct ps_plan {
 	const char *variant;    /* generic: the tiles, "square", "tall", "unit" */
 	const char *sizes;      /* "tuned": sizes by the cost model, no bound */
 	bool predicted;         /* loads and saves come from a cost model,
-				 * by_array too */
+				 * by_array too where it is given
+				 * (ps_plan_by_array_given) */
 	bool bounded;           /* upper holds the strategy's upper bound */
 	const struct ps_strategy *chosen; /* auto: the strategy it runs */
 	/* the prediction by array, numbered as the DAG numbers its arrays
-	 * (dag.h): loads and saves are its totals (ps_plan_predicted) */
+	 * (dag.h): loads and saves are its totals (ps_plan_predicted); all
+	 * zero when the cost model gives the totals alone */
 	struct ps_array_io by_array[PS_ARRAY_MAX];
 };
 
@@ -86,6 +88,20 @@ static inline void ps_plan_predicted(struct ps_plan *plan,
 	memcpy(plan->by_array, by_array, sizeof(plan->by_array));
 	ps_array_io_total(by_array, &plan->loads, &plan->saves);
 	plan->predicted = true;
+}
+
+/* Does the plan's cost model give its I/O by array? A plugin's may give
+ * the totals alone: its by_array all zero while they are not. */
+static inline bool ps_plan_by_array_given(const struct ps_plan *plan)
+{
+	if (!plan->predicted)
+		return false;
+	if (!plan->loads && !plan->saves)
+		return true;
+	for (unsigned a = 0; a < PS_ARRAY_MAX; a++)
+		if (plan->by_array[a].loads || plan->by_array[a].saves)
+			return true;
+	return false;
 }
 
 struct ps_strategy {
@@ -286,40 +302,25 @@ static inline bool ps_strategy_takes(const struct ps_strategy *s, unsigned what)
 	return s->version >= 2 && (s->takes & what) != 0;
 }
 
-static inline int ps_strategy_plan(const struct ps_strategy *s,
-				   const struct ps_problem *pb,
-				   struct ps_plan *plan, struct ps_error *err)
-{
-	int rc;
+/*
+ * s's plan for pb. A plan is an output, read as one (a plugin's too): its
+ * text ends within its buffers, and only a chooser names another
+ * strategy. A plugin's plan that fails says which plugin and strategy.
+ */
+int ps_strategy_plan(const struct ps_strategy *s, const struct ps_problem *pb,
+		     struct ps_plan *plan, struct ps_error *err);
 
-	memset(plan, 0, sizeof(*plan));
-	if (pb->att && !ps_strategy_serves(s, pb->att))
-		return ps_error_set(err, PS_EINPUT, "%s pebbles %s, not the %s DAG",
-				    s->name,
-				    (s->flags & PS_STRATEGY_EXPLICIT) ? "a DAG from a file" :
-				    (s->flags & PS_STRATEGY_EXACT) ? "exact attention" :
-				    "approximate attention",
-				    ps_attention_kind_name(pb->att));
-	rc = s->plan(pb, plan, err);
-	/* a plan is an output, read as one (a plugin's too): its text ends
-	 * within its buffers, and only a chooser names another strategy */
-	plan->summary[sizeof(plan->summary) - 1] = '\0';
-	plan->upper.formula[sizeof(plan->upper.formula) - 1] = '\0';
-	if (!(s->flags & PS_STRATEGY_CHOOSER))
-		plan->chosen = NULL;
-	if (plan->bounded && !plan->upper.name)
-		plan->upper.name = "upper bound";
-	return rc;
-}
-
-static inline int ps_strategy_run(const struct ps_strategy *s,
-				  const struct ps_problem *pb,
-				  struct ps_sink *sink, struct ps_error *err)
-{
-	if (pb->att && !ps_strategy_serves(s, pb->att))
-		return ps_error_set(err, PS_EINPUT, "%s does not pebble the %s DAG",
-				    s->name, ps_attention_kind_name(pb->att));
-	return s->run(pb, sink, err);
-}
+/*
+ * s's sequence for pb, into sink. A plugin's operations pass a guard
+ * first: every field of each one is checked against the DAG before any
+ * sink reads it (ps_op_check, the opcode, the bytes of its bools, a node
+ * by id within the DAG); the first out of range stops the run with
+ * PS_EINVALID, err naming the plugin, the strategy, the operation's
+ * number and what is wrong, and nothing more reaches sink. A plugin's
+ * run that fails by itself is named the same way, with its message or
+ * the code it returned.
+ */
+int ps_strategy_run(const struct ps_strategy *s, const struct ps_problem *pb,
+		    struct ps_sink *sink, struct ps_error *err);
 
 #endif

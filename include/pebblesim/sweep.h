@@ -96,22 +96,27 @@ int ps_sweep_run(const struct ps_sweep_spec *spec, struct ps_sweep_row **rows,
 		 size_t *count, struct ps_error *err);
 
 /*
- * What sweep a CSV holds, on a comment line before its header, so that
- * --merge joins only shards of one sweep:
+ * What sweep a CSV holds, so that --merge joins only shards of one sweep,
+ * and checks every row against the grid it declares: the last two columns
+ * of every row, sweep and shard,
  *
- *   # pebblesim sweep: param=n range=1024:65536:x2 d=16 g=3 M=8192
- *     normalize=true strategies=case,best,flash predict=false values=false
- *     shard=1/3
+ *   param=n range=1024:65536:x2 d=16 g=3 M=8192 normalize=true
+ *   strategies=case;best;flash predict=false values=false      1/3
  *
- * (one line). A reader of the header alone refuses such a file by its
- * first line. `sweep` is the line without the shard; shards is 0 for a
- * partial merge (some shards missing).
+ * (the strategies' commas written as semicolons, so that no field is
+ * quoted). A CSV of the format before them has the same text on a comment
+ * line before its header, "# pebblesim sweep: ... shard=1/3", and is read
+ * as such. `sweep` is the text without the shard; shards is 0 for a
+ * partial merge (some points missing).
  */
 #define PS_SWEEP_IDENTITY_MAX 512
 struct ps_sweep_identity {
-	bool present;                      /* the file has the line */
+	bool present;                      /* the file records its sweep */
 	char sweep[PS_SWEEP_IDENTITY_MAX]; /* "param=n range=... values=false" */
 	unsigned shard, shards;            /* K - 1 and N; 0 and 1: the whole */
+	bool legacy;  /* read from the line before the header (the format
+		       * before the columns sweep and shard) */
+	bool rowless; /* the columns, but no row to read them from */
 };
 
 /* The identity of spec's sweep (its shard, or the whole). */
@@ -120,13 +125,14 @@ void ps_sweep_identity_of(const struct ps_sweep_spec *spec,
 
 /* CSV: a header line, then one line per row; and back. */
 int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count);
-/* The same after the identity line (id NULL or not present: none). */
+/* The same with the identity in every row (id NULL or not present: the
+ * columns empty). */
 int ps_sweep_write_csv_identity(FILE *out, const struct ps_sweep_identity *id,
 				const struct ps_sweep_row *rows, size_t count);
 int ps_sweep_read_csv(FILE *in, const char *name, struct ps_sweep_row **rows,
 		      size_t *count, char *param, struct ps_error *err);
-/* The same, and the identity line when id is not NULL (present false
- * when the file has none). */
+/* The same, and the identity when id is not NULL (present false when the
+ * file has none); a row off its grid is refused by line. */
 int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row **rows,
 			       size_t *count, char *param,
 			       struct ps_sweep_identity *id, struct ps_error *err);
@@ -135,7 +141,9 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
  * The checks of --merge over files[0..file_count) (their names, their
  * identities) and the rows read from them, sorted (ps_sweep_sort): every
  * file of one sweep, the shards of one split each once, none missing
- * unless partial, no point twice. A file without the identity line (a CSV
+ * unless partial, no point twice, and every point and strategy of the
+ * grid the identity declares in some row unless partial (a row off the
+ * grid, or of another shard, is refused as it is read). A file without the identity line (a CSV
  * of an older pebblesim, or written by hand) is merged only alone or with
  * partial. PS_OK, or PS_EINPUT naming the files, the shard or the point;
  * *merged gets the identity of the result (shards 0 when partial and a
@@ -145,6 +153,15 @@ int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identit
 			 size_t file_count, const struct ps_sweep_row *rows,
 			 size_t count, bool partial, struct ps_sweep_identity *merged,
 			 struct ps_error *err);
+
+/*
+ * After ps_sweep_merge_check with partial: a row "not run" for every point
+ * and strategy of the merged sweep's grid that no row holds, so that no
+ * crossover spans a point that was not computed and the table says which
+ * are missing; the rows sorted again. PS_OK, or PS_ENOMEM.
+ */
+int ps_sweep_merge_fill(struct ps_sweep_row **rows, size_t *count,
+			const struct ps_sweep_identity *merged, struct ps_error *err);
 
 /* The intervals kept of a crossover; more are counted, not kept. */
 #define PS_SWEEP_MAX_INTERVALS 32

@@ -398,7 +398,7 @@ static int read_axes(const struct cli_command *cmd, const struct cli_args *a, st
 		if (axes == 2)
 			return cli_usage_error(cmd, errout, "map takes exactly two ranges, here three or more");
 		values = axes ? m->ys : m->xs;
-		count = ps_sweep_points(&range, values, MAP_MAX_SIDE + 1);
+		count = ps_sweep_points(&range, values, MAP_MAX_SIDE);
 		if (count > MAP_MAX_SIDE)
 			return cli_usage_error(cmd, errout, "-%c %s: at most %d points a side", axis_order[k],
 					       text, MAP_MAX_SIDE);

@@ -166,7 +166,8 @@ static void by_array_print(const struct ps_report *rep, FILE *out)
 	const struct ps_dag *dag = report_dag(rep);
 	const struct ps_counts *c = &rep->counts;
 	const uint64_t io = c->loads + c->saves;
-	const bool predicted = rep->has_plan && rep->plan.predicted;
+	/* a cost model that gives no breakdown gets no column */
+	const bool predicted = rep->has_plan && ps_plan_by_array_given(&rep->plan);
 	const char *name;
 	unsigned a;
 
@@ -412,8 +413,9 @@ int cli_report_print_json(const struct ps_report *rep, FILE *out)
 		if (rep->has_plan && rep->plan.predicted) {
 			json_object_set_new(root, "predicted_io",
 					    json_integer((json_int_t)(rep->plan.loads + rep->plan.saves)));
-			json_object_set_new(root, "predicted_by_array",
-					    by_array_json(report_dag(rep), rep->plan.by_array));
+			if (ps_plan_by_array_given(&rep->plan))
+				json_object_set_new(root, "predicted_by_array",
+						    by_array_json(report_dag(rep), rep->plan.by_array));
 		}
 	} else {
 		json_object_set_new(root, "violation",
@@ -491,11 +493,16 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out)
 			json_object_set_new(root, "case", json_string(rep->case_name));
 		if (dr->algorithm[0])
 			json_object_set_new(root, "case_algorithm", json_string(dr->algorithm));
-		if (rep->plan.predicted)
-			json_object_set_new(root, "predicted", json_pack("{s:I, s:I, s:I, s:o}",
+		if (rep->plan.predicted) {
+			json_t *predicted = json_pack("{s:I, s:I, s:I}",
 				"loads", (json_int_t)rep->plan.loads, "saves",
-				(json_int_t)rep->plan.saves, "io", (json_int_t)io,
-				"by_array", by_array_json(dag, rep->plan.by_array)));
+				(json_int_t)rep->plan.saves, "io", (json_int_t)io);
+
+			if (ps_plan_by_array_given(&rep->plan))
+				json_object_set_new(predicted, "by_array",
+						    by_array_json(dag, rep->plan.by_array));
+			json_object_set_new(root, "predicted", predicted);
+		}
 		if (rep->plan.bounded)
 			json_object_set_new(bounds, "upper", bound_json(&rep->plan.upper));
 		if (rep->plan.sizes)
@@ -531,7 +538,8 @@ void cli_dry_run_print(const struct cli_dry_run *dr, bool json, FILE *out)
 		fprintf(out, "predicted              %llu loads + %llu saves = %llu I/O\n",
 			(unsigned long long)rep->plan.loads,
 			(unsigned long long)rep->plan.saves, (unsigned long long)io);
-		for (unsigned k = 0; (name = ps_dag_array_at(dag, k, &a)); k++)
+		for (unsigned k = 0; ps_plan_by_array_given(&rep->plan) &&
+				     (name = ps_dag_array_at(dag, k, &a)); k++)
 			fprintf(out, "  %-20s %llu loads + %llu saves\n", name,
 				(unsigned long long)rep->plan.by_array[a].loads,
 				(unsigned long long)rep->plan.by_array[a].saves);
@@ -590,7 +598,8 @@ static json_t *compare_row_json(const struct ps_report *head,
 	json_object_set_new(obj, "loads", json_integer((json_int_t)rep->counts.loads));
 	json_object_set_new(obj, "saves", json_integer((json_int_t)rep->counts.saves));
 	json_object_set_new(obj, "io", json_integer((json_int_t)io));
-	json_object_set_new(obj, "by_array", by_array_json(report_dag(head), rep->counts.by_array));
+	if (!row->predicted || ps_plan_by_array_given(&rep->plan))
+		json_object_set_new(obj, "by_array", by_array_json(report_dag(head), rep->counts.by_array));
 	json_object_set_new(obj, "peak_red", json_integer((json_int_t)rep->counts.peak_red));
 	json_object_set_new(obj, "lower", cli_bound_value_json(rep->lower.best.value));
 	json_object_set_new(obj, "lower_name", json_string(rep->lower.best.name));
@@ -629,9 +638,13 @@ static void compare_by_array_print(const struct ps_report *head,
 		if (!rows[r].ran || !rows[r].rep.valid)
 			continue;
 		fprintf(out, "%-14s", cli_compare_row_name(&rows[r], label, sizeof(label)));
+		/* a cost model that gives no breakdown: none */
 		for (unsigned k = 0; ps_dag_array_at(dag, k, &a); k++)
-			fprintf(out, " %11llu",
-				(unsigned long long)(c->by_array[a].loads + c->by_array[a].saves));
+			if (rows[r].predicted && !ps_plan_by_array_given(&rows[r].rep.plan))
+				fprintf(out, " %11s", "-");
+			else
+				fprintf(out, " %11llu",
+					(unsigned long long)(c->by_array[a].loads + c->by_array[a].saves));
 		fputc('\n', out);
 	}
 }

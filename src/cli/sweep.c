@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pebblesim/output.h"
@@ -201,9 +202,15 @@ static int merge(const struct cli_command *cmd, const struct cli_args *a,
 		return cli_usage_error(cmd, errout, "sweep --merge needs CSV files");
 	for (int k = 0; k < a->operand_count; k++) {
 		FILE *f = fopen(a->operands[k], "r");
+		struct stat st;
 		struct ps_error err;
 		int rc;
 
+		if (f && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+			fclose(f);
+			f = NULL;
+			errno = EISDIR;
+		}
 		if (!f) {
 			fprintf(errout, "pebblesim: cannot open '%s': %s\n", a->operands[k],
 				strerror(errno));
@@ -219,6 +226,9 @@ static int merge(const struct cli_command *cmd, const struct cli_args *a,
 			free(rows);
 			return PS_EXIT_USAGE;
 		}
+		if (ids[k].legacy)
+			fprintf(errout, "pebblesim: note: %s has its sweep on a line before its header, as pebblesim 0.1.0 wrote it; read as such (a CSV written now has its header first and the sweep in its columns sweep and shard)\n",
+				a->operands[k]);
 	}
 	/* a merge of CSV files without rows has none to sort (rows is NULL) */
 	if (count)
@@ -226,6 +236,13 @@ static int merge(const struct cli_command *cmd, const struct cli_args *a,
 	ps_error_clear(&err);
 	if (ps_sweep_merge_check((const char *const *)a->operands, ids, (size_t)a->operand_count,
 				 rows, count, a->partial, &merged, &err)) {
+		fprintf(errout, "pebblesim: %s\n", err.msg);
+		free(rows);
+		return PS_EXIT_USAGE;
+	}
+	/* --partial: each point missing a row "not run", so that no
+	 * crossover spans it */
+	if (a->partial && ps_sweep_merge_fill(&rows, &count, &merged, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		free(rows);
 		return PS_EXIT_USAGE;
@@ -321,11 +338,11 @@ const struct cli_help sweep_help = {
 	"I/O is below the baseline's; with --refine, each end exact by bisection on\n"
 	"the cost models), and writes CSV, JSON and a gnuplot plot on request.\n"
 	"A sweep too large for one machine runs in shards (--shard K/N, one per\n"
-	"job of GNU parallel or a Slurm array) joined by --merge: each CSV\n"
-	"records its sweep on a first line ('# pebblesim sweep: ... shard=K/N'),\n"
-	"and --merge joins only the shards of one sweep, each once, all of them\n"
-	"(--partial: some may be missing). examples/distributed/ has the scripts\n"
-	"(docs/CLI.md, \"Distributed sweeps\").\n",
+	"job of GNU parallel or a Slurm array) joined by --merge: each CSV row\n"
+	"records its sweep and shard in its last two columns, and --merge joins\n"
+	"only the shards of one sweep, each once, every point of its grid\n"
+	"(--partial: some may be missing, each marked not run). examples/distributed/\n"
+	"has the scripts (docs/CLI.md, \"Distributed sweeps\").\n",
 	"  pebblesim sweep -n 1024:16384:x2 -d 16 -g 3 -M 8k --strategies flash,keylemma,caseI,generic\n"
 	"      where approximate attention starts to move less data than FlashAttention\n"
 	"  pebblesim sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict --plot crossover.svg\n"

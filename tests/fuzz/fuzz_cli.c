@@ -9,6 +9,7 @@
  * memory cap keeps every DAG small, and so every run short.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,20 +27,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static FILE *sink;
 
-/* libFuzzer's own paths (corpus directories, inputs, the artifact prefix)
+/* libFuzzer's own paths (corpus directories, inputs, the artifact prefix,
+ * the dictionary)
  * made absolute before the target changes its directory. */
 static void absolute_paths(int argc, char **argv)
 {
-	static const char prefix[] = "-artifact_prefix=";
+	static const char *const prefixes[] = { "-artifact_prefix=", "-dict=" };
 
 	for (int k = 1; k < argc; k++) {
 		const char *path = argv[k];
 		char cwd[4096], *abs;
 		size_t skip = 0;
 
-		if (!strncmp(path, prefix, sizeof(prefix) - 1))
-			skip = sizeof(prefix) - 1;
-		else if (path[0] == '-')
+		for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++)
+			if (!strncmp(path, prefixes[p], strlen(prefixes[p])))
+				skip = strlen(prefixes[p]);
+		if (!skip && path[0] == '-')
 			continue;
 		if (path[skip] == '/' || !getcwd(cwd, sizeof(cwd)))
 			continue;
@@ -116,6 +119,35 @@ static void write_dag(void)
 	}
 }
 
+/*
+ * sweep forks its jobs (two by default) and runs gnuplot for --plot: here
+ * it runs in this process, with -j 1 put first and the input's own -j,
+ * --jobs and --plot (and any option that might abbreviate them) skipped,
+ * so that its ranges, its checks and its CSV and JSON are fuzzed too.
+ * --plot-script runs no gnuplot, and --plugin is no --plot.
+ */
+static bool sweep_in_process(int *count, char **argv)
+{
+	static char jobs[] = "-j1";
+	const int argc = *count;
+
+	for (int k = 2; k < argc; k++) {
+		const char *a = argv[k];
+
+		if (!strcmp(a, "--"))
+			break;
+		if (!strncmp(a, "-j", 2) || !strncmp(a, "--j", 3) ||
+		    (!strncmp(a, "--pl", 4) && strncmp(a, "--plot-", 7) && strncmp(a, "--plu", 5)))
+			return false;
+	}
+	if (argc > MAX_ARGS)
+		return false;
+	memmove(argv + 3, argv + 2, (size_t)(argc - 1) * sizeof(*argv)); /* the NULL too */
+	argv[2] = jobs;
+	(*count)++;
+	return true;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text, *argv[MAX_ARGS + 2];
@@ -139,9 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		a = stop + 1;
 	}
 	argv[argc] = NULL;
-	/* sweep forks its jobs and runs gnuplot: its parsers are tested in
-	 * tests/test_sweep.c, not here */
-	if (argc > 1 && !strcmp(argv[1], "sweep")) {
+	if (argc > 1 && !strcmp(argv[1], "sweep") && !sweep_in_process(&argc, argv)) {
 		free(text);
 		return 0;
 	}
