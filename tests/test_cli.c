@@ -1348,9 +1348,44 @@ START_TEST(test_exact_attention_cli)
 	ck_assert_int_eq(cli("run", "--dag", path, "-M", "200", NULL), 0);
 	HAS(out_text, "loads                  18\n"); /* Q, K, V once: 3 n d */
 	unlink(path);
-	/* every approximate report names its exact counterpart */
+	/* every approximate report names its exact counterpart, a cost
+	 * model's figure and said to be */
 	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "100", NULL), 0);
-	HAS(out_text, "exact attention (flash) ");
+	HAS(out_text, "exact attention (flash) 4608 I/O by its cost model (");
+	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "100", "--json", NULL), 0);
+	HAS(out_text, "\"exact_flash_io\":4608,\"exact_flash_io_by\":\"cost model\"");
+}
+END_TEST
+
+/* A theorem is named only where the hypothesis pebblesim checks for it
+ * holds: Theorem 1.2 with M < d r, Theorems 1.3 and 1.4 with d >= 5g. */
+START_TEST(test_theorem_labels)
+{
+	/* Case II (d r = 56 > M/4 = 50) but M = 200 >= d r */
+	ck_assert_int_eq(cli("run", "-n", "256", "-d", "7", "-g", "1", "-M", "200", NULL), 0);
+	ck_assert_ptr_null(strstr(out_text, "Theorem 1.2 applies"));
+	ck_assert_ptr_null(strstr(out_text, "Theorem 1.2's hypotheses"));
+	HAS(out_text, "but the theorem assumes M = o(d r) and here M = 200 >= d r = 56, so only the Key Lemma applies");
+	/* M = 14000 < d r = 15504, and w0 = 3.00 >= g = 3 */
+	ck_assert_int_eq(cli("run", "-n", "4096", "-d", "16", "-g", "3", "-M", "14000", "--dry-run", NULL), 0);
+	HAS(out_text, "Theorem 1.2's hypotheses as pebblesim checks them hold: M = 14000 < d r");
+	/* M = 32768: w0 = 3.71 >= g, but M >= d r = 15504 */
+	ck_assert_int_eq(cli("run", "-n", "4096", "-d", "16", "-g", "3", "-M", "32k", "--dry-run", NULL), 0);
+	HAS(out_text, "here M = 32768 >= d r = 15504, so only the Key Lemma applies");
+	/* d = 4 < 5g = 25: B.3's and C's arguments, not the theorems */
+	ck_assert_int_eq(cli("run", "-n", "1024", "-d", "4", "-g", "5", "-M", "100", NULL), 0);
+	ck_assert_ptr_null(strstr(out_text, "Theorem 1.3 (B.3)"));
+	ck_assert_ptr_null(strstr(out_text, "Theorem 1.4 (C)"));
+	HAS(out_text, "  threshold after B.3  2000: M(ceil(P) - 1)");
+	HAS(out_text, "  threshold after C    1600: M(ceil(P) - 1)");
+	ck_assert_int_eq(cli("run", "-n", "1024", "-d", "4", "-g", "5", "-M", "100", "--json", NULL), 0);
+	HAS(out_text, "{\"name\":\"threshold after B.3\",");
+	HAS(out_text, "{\"name\":\"threshold after C\",");
+	ck_assert_ptr_null(strstr(out_text, "\"name\":\"Theorem 1.3"));
+	ck_assert_ptr_null(strstr(out_text, "\"name\":\"Theorem 1.4"));
+	/* d = 16 >= 5g = 15: the theorems' names */
+	ck_assert_int_eq(cli("run", "-n", "1024", "-d", "16", "-g", "3", "-M", "8k", "--dry-run", NULL), 0);
+	HAS(out_text, "Theorem 1.3 (B.3)");
 }
 END_TEST
 
@@ -1891,6 +1926,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_compare_rows_carry_parameters);
 	tcase_add_test(tc, test_help_teaches);
 	tcase_add_test(tc, test_exact_attention_cli);
+	tcase_add_test(tc, test_theorem_labels);
 	tcase_add_test(tc, test_sweep_cli);
 	tcase_add_test(tc, test_sweep_refine);
 	tcase_add_test(tc, test_values_cli);

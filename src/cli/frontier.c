@@ -1,8 +1,8 @@
 /*
  * pebblesim frontier: the least I/O at a given accuracy, approximate
  * attention against FlashAttention (docs/EXACT.md "The frontier"). The
- * degree g is the least whose a-priori bound 2 eta / (1 - eta) max|V|
- * (docs/VALUES.md) is within epsilon, or with --bound measured the least
+ * degree g is the least whose a-priori bound 2 eta / (1 + sqrt(1 -
+ * eta^2)) R (docs/VALUES.md; R <= B) is within epsilon, or with --bound measured the least
  * whose epsilon measured on inputs (files or random) is; approximate
  * attention's I/O is best's at that g, flash's at the same n, d and M,
  * both by their cost models over a range of n; the intervals of n where
@@ -35,7 +35,7 @@ const struct cli_option frontier_options[] = {
 	{ OPT_EPSILON, 0, "epsilon", CLI_REAL, offsetof(struct cli_args, epsilon), 0, 0, "E",
 	  "the accuracy: max |A - softmax(Q K^T / sqrt d) V| <= E" },
 	{ OPT_BOUND, 0, "bound", CLI_STRING, offsetof(struct cli_args, bound), 0, 0, "HOW",
-	  "a-priori (the default): the least g whose bound\n2 eta / (1 - eta) max|V| on the interval is within E;\n"
+	  "a-priori (the default): the least g whose bound\n2 eta / (1 + sqrt(1 - eta^2)) B on the interval is\nwithin E;\n"
 	  "measured: the least g whose epsilon measured on the\ninputs (--q, --k, --v, or random ones) is within E" },
 	{ OPT_ENTRY_BOUND, 0, "entry-bound", CLI_REAL, offsetof(struct cli_args, entry_bound), 0, 0, "B",
 	  "entries of Q, K and V in [-B, B] (default 1); measured:\nrandom inputs uniform in [-B, B]" },
@@ -337,6 +337,7 @@ struct choice {
 	double beta;             /* the interval */
 	double entry_bound;      /* B, or the largest |entry| of the files */
 	double max_v;            /* max |V|: B, or the inputs' */
+	double half_range;       /* R of the bound: B, or the inputs' */
 	double epsilon;          /* measured at the chosen g (or the last) */
 	bool files;              /* measured on --q, --k, --v */
 	uint64_t sample_n, seed; /* the inputs' rows; random: their seed */
@@ -352,7 +353,7 @@ static int least_degree(enum ps_polynomial_kind kind, double epsilon, struct cho
 	for (unsigned g = 0; g <= top; g++) {
 		if (ps_polynomial_make(&ch->p, kind, g, ch->beta, err))
 			return PS_EINPUT;
-		if (ps_polynomial_bound(ch->p.eta, ch->max_v) <= epsilon)
+		if (ps_polynomial_bound(ch->p.eta, ch->half_range) <= epsilon)
 			return 0;
 	}
 	return -1;
@@ -408,6 +409,7 @@ static int least_measured_degree(enum ps_polynomial_kind kind, uint64_t d, doubl
 	}
 	ch->beta = vals.poly.beta;
 	ch->max_v = largest(vals.v, att.n * d);
+	ch->half_range = ps_half_range(vals.v, att.n, d);
 	if (in->q) {
 		double q = largest(vals.q, att.n * d), k = largest(vals.k, att.n * d);
 
@@ -434,7 +436,7 @@ static json_t *frontier_json(const struct choice *ch, double epsilon,
 	json_t *points = json_array(), *intervals = json_array(), *confirmations = json_array();
 	json_t *coef = json_array(), *root;
 	const char *by = ch->measured ? "measured" : "a-priori";
-	const double bound = ps_polynomial_bound(ch->p.eta, ch->max_v);
+	const double bound = ps_polynomial_bound(ch->p.eta, ch->half_range);
 
 	for (unsigned l = 0; ch->has_g && l <= ch->p.g; l++)
 		json_array_append_new(coef, json_real(ch->p.c[l]));
@@ -459,13 +461,14 @@ static json_t *frontier_json(const struct choice *ch, double epsilon,
 						ends[t].confirmed, "at_n", (json_int_t)ends[t].io[0],
 						(json_int_t)ends[t].io[1], "at_outer",
 						(json_int_t)ends[t].io[2], (json_int_t)ends[t].io[3]));
-	root = json_pack("{s:f, s:s, s:{s:s, s:o, s:f, s:o, s:o, s:o, s:f}, s:o, s:o, s:o, s:b}",
+	root = json_pack("{s:f, s:s, s:{s:s, s:o, s:f, s:o, s:o, s:o, s:f, s:f}, s:o, s:o, s:o, s:b}",
 			 "epsilon", epsilon, "bound", by, "polynomial", "name",
 			 ps_polynomial_name(ch->p.made), "g",
 			 ch->has_g ? json_integer((json_int_t)ch->p.g) : json_null(),
 			 "interval", ch->beta, "coefficients", coef, "eta",
 			 isfinite(ch->p.eta) ? json_real(ch->p.eta) : json_null(), "bound",
 			 isfinite(bound) ? json_real(bound) : json_null(), "max_v", ch->max_v,
+			 "v_half_range", ch->half_range,
 			 "points", points, "intervals", intervals, "confirmations", confirmations,
 			 "refined", c ? c->refined : false);
 	if (ch->measured)
@@ -566,7 +569,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	} else {
 		spec.range = (struct ps_sweep_range){ 'n', a->n, a->n, 1, false };
 	}
-	ch.entry_bound = ch.max_v = B;
+	ch.entry_bound = ch.max_v = ch.half_range = B;
 	ch.beta = a->given[OPT_INTERVAL] ? a->interval : ps_polynomial_interval(B, a->d);
 	if (ch.measured) {
 		struct ps_values_inputs in = {
@@ -666,7 +669,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		return PS_EXIT_VALID;
 	}
 	if (!ch.has_g) {
-		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): no g up to %u gives 2 eta / (1 - eta) max|V| <= %g\n",
+		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): no g up to %u gives 2 eta / (1 + sqrt(1 - eta^2)) B <= %g\n",
 			ps_polynomial_name(kind), ch.beta, ch.beta, B, B, ch.p.g, a->epsilon);
 		fprintf(out, "answer: approximate attention has no a-priori guarantee of epsilon <= %g here, so it does not win at any n at this accuracy\n",
 			a->epsilon);
@@ -679,11 +682,11 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	else if (ch.measured)
 		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured epsilon %.3g; eta = %.3g, a-priori bound %.3g\n",
 			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.epsilon, ch.p.eta,
-			ps_polynomial_bound(ch.p.eta, ch.max_v));
+			ps_polynomial_bound(ch.p.eta, ch.half_range));
 	else
 		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): least g = %u, eta = %.3g, bound %.3g\n",
 			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, B, B, ch.p.g, ch.p.eta,
-			ps_polynomial_bound(ch.p.eta, B));
+			ps_polynomial_bound(ch.p.eta, ch.half_range));
 	fprintf(out, "%12s  %3s  %-10s %16s %16s %10s\n", "n", "g", "best", "I/O", "flash I/O", "flash/best");
 	for (size_t k = 0; k + 1 < count; k += 2) {
 		const struct ps_sweep_row *best = &rows[k], *flash = &rows[k + 1];
@@ -732,8 +735,9 @@ const struct cli_help frontier_help = {
 	"                   [--bound a-priori|measured [--q Q.npy --k K.npy --v V.npy | --seed S]]\n"
 	"                   [--json] [--csv FILE] [--plot FILE] [--plot-script FILE.gp] [--progress]",
 	"the least I/O at an accuracy: approximate attention against FlashAttention",
-	"Picks the least degree g whose a-priori bound 2 eta / (1 - eta) max|V|\n"
-	"(docs/VALUES.md) is within E for every input with entries in [-B, B],\n"
+	"Picks the least degree g whose a-priori bound 2 eta / (1 + sqrt(1 -\n"
+	"eta^2)) B (docs/VALUES.md) is within E for every input with entries in\n"
+	"[-B, B],\n"
 	"then sets best's predicted I/O at that g beside FlashAttention's over the\n"
 	"range of n, and answers with the intervals of n where approximate\n"
 	"attention moves less, each end exact by bisection on the cost models and\n"
