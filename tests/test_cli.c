@@ -1357,6 +1357,43 @@ START_TEST(test_exact_attention_cli)
 }
 END_TEST
 
+/* A crossover is stated only against a baseline that ran, and an end at
+ * the range's edge is never called exact: text, JSON and --merge. */
+START_TEST(test_crossover_claims)
+{
+	char csv[] = "/tmp/pebblesim-cross-XXXXXX";
+	int fd = mkstemp(csv);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* best alone: flash, the default baseline, was not swept */
+	ck_assert_int_eq(cli("sweep", "-n", "256:16k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "best", "--refine", NULL), 0);
+	ck_assert_ptr_null(strstr(out_text, "anywhere in the range"));
+	HAS(out_text, "crossover: none of best against flash: the baseline flash has no row: it was not swept");
+	ck_assert_int_eq(cli("sweep", "-n", "256:16k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "best", "--refine", "--json", NULL), 0);
+	HAS(out_text, "\"crossovers\":[{\"strategy\":\"best\",\"baseline\":\"flash\",\"compared\":false,\"at\":null,\"intervals\":null,\"refined\":false,\"interval_count\":null,");
+	ck_assert_int_eq(cli("sweep", "-n", "256:1k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "best", "--csv", csv, NULL), 0);
+	ck_assert_int_eq(cli("sweep", "--merge", csv, "--json", NULL), 0);
+	HAS(out_text, "\"compared\":false,\"at\":null,\"intervals\":null,");
+	unlink(csv);
+	/* colpass below flash over the whole range: both ends are its edges */
+	ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "flash,colpass", "--refine", NULL), 0);
+	ck_assert_ptr_null(strstr(out_text, "ends exact"));
+	HAS(out_text, "crossover: colpass moves less than flash for n in [1024, 65536] (1024 and 65536 are the range's ends, not crossings: the sweep stops there)\n");
+	ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "flash,colpass", "--refine", "--json", NULL), 0);
+	HAS(out_text, "\"intervals\":[{\"from\":1024,\"to\":65536,\"from_edge\":true,\"to_edge\":true}]");
+	/* one inner end, exact, and one edge */
+	ck_assert_int_eq(cli("sweep", "-n", "256:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "flash,keylemma", "--refine", NULL), 0);
+	HAS(out_text, "for n in [7410, 65536] (ends exact: bisection on the cost models; 65536 is the range's end, not a crossing: the sweep stops there)\n");
+}
+END_TEST
+
 /* A theorem is named only where the hypothesis pebblesim checks for it
  * holds: Theorem 1.2 with M < d r, Theorems 1.3 and 1.4 with d >= 5g. */
 START_TEST(test_theorem_labels)
@@ -1927,6 +1964,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_help_teaches);
 	tcase_add_test(tc, test_exact_attention_cli);
 	tcase_add_test(tc, test_theorem_labels);
+	tcase_add_test(tc, test_crossover_claims);
 	tcase_add_test(tc, test_sweep_cli);
 	tcase_add_test(tc, test_sweep_refine);
 	tcase_add_test(tc, test_values_cli);

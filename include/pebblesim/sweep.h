@@ -152,6 +152,9 @@ int ps_sweep_merge_check(const char *const *files, const struct ps_sweep_identit
 /* A maximal interval of the swept parameter, ends inclusive. */
 struct ps_sweep_interval {
 	uint64_t from, to;
+	/* an end at the first or last value swept: the range stops there,
+	 * so it is no crossing, and the interval may go on beyond it */
+	bool from_edge, to_edge;
 };
 
 /* The grid values next to an interval: the last before its start and the
@@ -172,12 +175,16 @@ void ps_sweep_neighbours(const uint64_t *values, size_t points,
  */
 struct ps_crossover {
 	char label[24], baseline[24];
+	/* false: no value where both ran (the baseline not swept, say), so
+	 * no crossover is stated; note says why */
+	bool compared;
 	bool found;
 	uint64_t at; /* the smallest such swept value */
 	size_t interval_count;  /* intervals found (kept: the first 32) */
 	struct ps_sweep_interval intervals[PS_SWEEP_MAX_INTERVALS];
 	bool refined;           /* every end exact (ps_sweep_refine) */
-	char note[160];         /* why an end was not refined, or "" */
+	char note[160];         /* why not compared, or why an end was not
+				 * refined, or "" */
 };
 
 /* One crossover per label other than the baseline; returns how many (0
@@ -211,6 +218,11 @@ void ps_sweep_sort(struct ps_sweep_row *rows, size_t count);
 void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 		    size_t count, const struct ps_crossover *cross,
 		    size_t cross_count);
+
+/* What the ends of c's intervals are, for the parenthesis after them:
+ * "ends exact: bisection on the cost models" or "ends on the grid" where
+ * an end is inner, and the ends at the range's edges named as such. */
+void ps_sweep_print_ends(FILE *out, const struct ps_crossover *c);
 
 /* {"rows":[...],"crossovers":[...]} on one line. */
 int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
