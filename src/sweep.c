@@ -1427,19 +1427,21 @@ static bool inner_end(const struct ps_crossover *c, uint64_t edges[2], size_t *e
 	return inner;
 }
 
-void ps_sweep_print_ends(FILE *out, const struct ps_crossover *c)
+void ps_sweep_print_ends(FILE *out, const struct ps_crossover *c, const char *inner_how)
 {
 	uint64_t edges[2];
 	size_t edge_count;
 	const bool inner = inner_end(c, edges, &edge_count);
 
+	if (inner && !inner_how)
+		inner_how = c->refined ? "ends exact: bisection on the cost models" : "ends on the grid";
 	if (inner)
-		fputs(c->refined ? "ends exact: bisection on the cost models" : "ends on the grid", out);
+		fputs(inner_how, out);
 	if (edge_count == 1)
-		fprintf(out, "%s%llu is the range's end, not a crossing: the sweep stops there",
+		fprintf(out, "%s%llu is the range's end, not a crossing: the range stops there",
 			inner ? "; " : "", (unsigned long long)edges[0]);
 	else if (edge_count == 2)
-		fprintf(out, "%s%llu and %llu are the range's ends, not crossings: the sweep stops there",
+		fprintf(out, "%s%llu and %llu are the range's ends, not crossings: the range stops there",
 			inner ? "; " : "", (unsigned long long)edges[0], (unsigned long long)edges[1]);
 }
 
@@ -1466,7 +1468,7 @@ static void crossover_print(FILE *out, char param, const struct ps_crossover *c)
 	if (c->interval_count > kept)
 		fprintf(out, " and %zu more", c->interval_count - kept);
 	fputs(" (", out);
-	ps_sweep_print_ends(out, c);
+	ps_sweep_print_ends(out, c, NULL);
 	fprintf(out, "%s%s)\n", c->note[0] ? "; " : "", c->note);
 }
 

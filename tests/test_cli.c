@@ -1383,14 +1383,14 @@ START_TEST(test_crossover_claims)
 	ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
 			     "--strategies", "flash,colpass", "--refine", NULL), 0);
 	ck_assert_ptr_null(strstr(out_text, "ends exact"));
-	HAS(out_text, "crossover: colpass moves less than flash for n in [1024, 65536] (1024 and 65536 are the range's ends, not crossings: the sweep stops there)\n");
+	HAS(out_text, "crossover: colpass moves less than flash for n in [1024, 65536] (1024 and 65536 are the range's ends, not crossings: the range stops there)\n");
 	ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
 			     "--strategies", "flash,colpass", "--refine", "--json", NULL), 0);
 	HAS(out_text, "\"intervals\":[{\"from\":1024,\"to\":65536,\"from_edge\":true,\"to_edge\":true}]");
 	/* one inner end, exact, and one edge */
 	ck_assert_int_eq(cli("sweep", "-n", "256:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
 			     "--strategies", "flash,keylemma", "--refine", NULL), 0);
-	HAS(out_text, "for n in [7410, 65536] (ends exact: bisection on the cost models; 65536 is the range's end, not a crossing: the sweep stops there)\n");
+	HAS(out_text, "for n in [7410, 65536] (ends exact: bisection on the cost models; 65536 is the range's end, not a crossing: the range stops there)\n");
 }
 END_TEST
 
@@ -1782,7 +1782,7 @@ START_TEST(test_frontier)
 				     "--progress", NULL), 0);
 		ck_assert_str_eq(out_text, plain);
 		HAS(err_text, "pebblesim: sweep: running best at n = 4\n");
-		HAS(err_text, "pebblesim: frontier: bisection: planned flash at n = ");
+		HAS(err_text, "pebblesim: frontier: planned flash at n = ");
 		free(plain);
 	}
 	root = out_json();
@@ -1811,6 +1811,42 @@ START_TEST(test_frontier)
 	HAS(err_text, "--epsilon");
 	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", "--epsilon", "1e-3",
 			     "--values", NULL), PS_EXIT_USAGE);
+}
+END_TEST
+
+/* frontier finds the sign changes between grid points, where every n is
+ * compared (best below flash at n = 25..30 only, between the grid's 16
+ * and 32), and says which n were compared where not all were. */
+START_TEST(test_frontier_between_grid)
+{
+	static const char *const fixed[6] = { "-d", "4", "-g", "6", "-M", "256" };
+	json_t *root;
+
+	ck_assert_int_eq(cli("frontier", "-n", "16:4096:x2", "-d", "4", "-M", "256", "--epsilon", "1e-2",
+			     "--entry-bound", "1", "--polynomial", "chebyshev", NULL), 0);
+	HAS(out_text, "moves less data than FlashAttention for n in [25, 30], [121, 4096] (ends exact on the cost models: below at the end, not below next to it; 4096 is the range's end, not a crossing: the range stops there)\n");
+	HAS(out_text, "  examined             every n in [16, 4096], both cost models at each: every sign change is found\n");
+	ck_assert_int_eq(below_alone("-n", 24, fixed), 0);
+	ck_assert_int_eq(below_alone("-n", 25, fixed), 1);
+	ck_assert_int_eq(below_alone("-n", 30, fixed), 1);
+	ck_assert_int_eq(below_alone("-n", 31, fixed), 0);
+	ck_assert_int_eq(below_alone("-n", 32, fixed), 0);
+	ck_assert_int_eq(below_alone("-n", 16, fixed), 0);
+	/* up to 2^22 / r values of n from the start; above, the grid's */
+	ck_assert_int_eq(cli("frontier", "-n", "16:1M:x4", "-d", "4", "-M", "256", "--epsilon", "1e-2",
+			     "--entry-bound", "1", "--polynomial", "chebyshev", NULL), 0);
+	HAS(out_text, "for n in [25, 30], [121, 1048576] (");
+	HAS(out_text, "  examined             every n in [16, 19987]; above it 3 grid points and 0 more values of n by bisection: an even number of sign changes between neighbouring values that compare alike is not seen\n");
+	ck_assert_int_eq(cli("frontier", "-n", "16:1M:x4", "-d", "4", "-M", "256", "--epsilon", "1e-2",
+			     "--entry-bound", "1", "--polynomial", "chebyshev", "--json", NULL), 0);
+	output_valid_frontier();
+	HAS(out_text, "\"intervals\":[{\"from\":25,\"to\":30,\"from_edge\":false,\"to_edge\":false,\"g\":6},{\"from\":121,\"to\":1048576,\"from_edge\":false,\"to_edge\":true,\"g\":6}]");
+	root = out_json();
+	ck_assert_int_eq(json_path_int(root, "examined", "grid_points_above"), 3);
+	ck_assert(json_is_false(json_object_get(json_object_get(root, "examined"), "complete")));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(json_object_get(root, "examined"),
+									      "every_n"), "to")), 19987);
+	json_decref(root);
 }
 END_TEST
 
@@ -1975,6 +2011,7 @@ Suite *cli_suite(void)
 	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
 	tcase_add_test(tc, test_frontier);
 	tcase_add_test(tc, test_frontier_measured);
+	tcase_add_test(tc, test_frontier_between_grid);
 	suite_add_tcase(s, tc);
 	return s;
 }

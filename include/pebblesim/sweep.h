@@ -220,9 +220,10 @@ void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 		    size_t cross_count);
 
 /* What the ends of c's intervals are, for the parenthesis after them:
- * "ends exact: bisection on the cost models" or "ends on the grid" where
- * an end is inner, and the ends at the range's edges named as such. */
-void ps_sweep_print_ends(FILE *out, const struct ps_crossover *c);
+ * inner_how where an end is inner (NULL: "ends exact: bisection on the
+ * cost models", or "ends on the grid" where not refined), and the ends at
+ * the range's edges named as such. */
+void ps_sweep_print_ends(FILE *out, const struct ps_crossover *c, const char *inner_how);
 
 /* {"rows":[...],"crossovers":[...]} on one line. */
 int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
