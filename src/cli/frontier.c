@@ -6,8 +6,10 @@
  * whose epsilon measured on inputs (files or random) is; approximate
  * attention's I/O is best's at that g, flash's at the same n, d and M,
  * both by their cost models over a range of n; the intervals of n where
- * best moves less have their ends found by bisection and, where the size
- * allows, confirmed by simulated runs at n* and its outer neighbour.
+ * best moves less: every n compared from the range's start while the
+ * plans are cheap, above that the grid's points with each end found by
+ * bisection, and where the size allows each end confirmed by simulated
+ * runs at n* and its outer neighbour.
  */
 #include "cli.h"
 
@@ -934,12 +936,15 @@ const struct cli_help frontier_help = {
 	"the least I/O at an accuracy: approximate attention against FlashAttention",
 	"Picks the least degree g whose a-priori bound 2 eta / (1 + sqrt(1 -\n"
 	"eta^2)) B (docs/VALUES.md) is within E for every input with entries in\n"
-	"[-B, B],\n"
-	"then sets best's predicted I/O at that g beside FlashAttention's over the\n"
-	"range of n, and answers with the intervals of n where approximate\n"
-	"attention moves less, each end exact by bisection on the cost models and\n"
-	"confirmed by simulated runs at the end and its outer neighbour where n <=\n"
-	"16384. Where no g meets E, it says so: approximate attention has no\n"
+	"[-B, B], then sets best's predicted I/O at that g beside FlashAttention's\n"
+	"over the range of n, and answers with the intervals of n where\n"
+	"approximate attention moves less. Both cost models are compared at every\n"
+	"n from the range's start while the plans are cheap (n values times r up\n"
+	"to 2^22), so every sign change there is found; above, at the grid's\n"
+	"points, each end found by bisection; the answer says which n were\n"
+	"examined. Ends are confirmed by simulated runs at the end and its outer\n"
+	"neighbour where n <= 16384; an end at the range's edge is named as\n"
+	"such. Where no g meets E, it says so: approximate attention has no\n"
 	"a-priori guarantee at that accuracy. With --bound measured, g is instead\n"
 	"the least whose epsilon measured on the inputs (the files, or random\n"
 	"ones) is within E: a statement about those inputs, not a guarantee.\n",
