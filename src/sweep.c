@@ -1258,6 +1258,7 @@ size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 				continue;
 			if (!any)
 				first_value = r->value, any = true;
+			c->points++;
 			last_value = r->value;
 			below = below_at(&bi, rows, r);
 			compared += below >= 0;
@@ -1275,6 +1276,7 @@ size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 				last = r->value;
 		}
 		c->compared = compared > 0;
+		c->compared_points = compared;
 		if (!c->compared)
 			snprintf(c->note, sizeof(c->note), bi.count ?
 				 "no value where both %s and %s ran" :
@@ -1456,8 +1458,12 @@ static void crossover_print(FILE *out, char param, const struct ps_crossover *c)
 		return;
 	}
 	if (!c->interval_count) {
-		fprintf(out, "crossover: %s moves no less than %s anywhere in the range\n",
-			c->label, c->baseline);
+		if (c->compared_points < c->points)
+			fprintf(out, "crossover: %s moves no less than %s at the %zu of its %zu values where both ran\n",
+				c->label, c->baseline, c->compared_points, c->points);
+		else
+			fprintf(out, "crossover: %s moves no less than %s at any value swept\n",
+				c->label, c->baseline);
 		return;
 	}
 	fprintf(out, "crossover: %s moves less than %s for %c in ", c->label, c->baseline, param);

@@ -1379,6 +1379,14 @@ START_TEST(test_crossover_claims)
 	ck_assert_int_eq(cli("sweep", "--merge", csv, "--json", NULL), 0);
 	HAS(out_text, "\"compared\":false,\"at\":null,\"intervals\":null,");
 	unlink(csv);
+	/* flash swept, but caseI runs at none of its points */
+	ck_assert_int_eq(cli("sweep", "-n", "4:64:x2", "-d", "16", "-g", "3", "-M", "100", "--predict",
+			     "--strategies", "flash,caseI", NULL), 0);
+	HAS(out_text, "crossover: none of caseI against flash: no value where both flash and caseI ran\n");
+	/* a strategy never below: at the values swept, not "anywhere" */
+	ck_assert_int_eq(cli("sweep", "-n", "16:64:x2", "-d", "4", "-g", "2", "-M", "4k", "--predict",
+			     "--strategies", "flash,resident", NULL), 0);
+	HAS(out_text, "crossover: resident moves no less than flash at any value swept\n");
 	/* colpass below flash over the whole range: both ends are its edges */
 	ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
 			     "--strategies", "flash,colpass", "--refine", NULL), 0);

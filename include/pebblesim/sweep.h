@@ -178,6 +178,7 @@ struct ps_crossover {
 	/* false: no value where both ran (the baseline not swept, say), so
 	 * no crossover is stated; note says why */
 	bool compared;
+	size_t compared_points, points; /* values where both ran, of the label's */
 	bool found;
 	uint64_t at; /* the smallest such swept value */
 	size_t interval_count;  /* intervals found (kept: the first 32) */

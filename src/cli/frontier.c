@@ -900,8 +900,9 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 			(unsigned long long)spec.range.lo, (unsigned long long)spec.range.hi,
 			count ? rows[0].why : "no point");
 	} else if (!c->interval_count) {
-		fprintf(out, ") does not move less data than FlashAttention for any n in [%llu, %llu]\n",
-			(unsigned long long)spec.range.lo, (unsigned long long)spec.range.hi);
+		fprintf(out, ") does not move less data than FlashAttention at any n %s [%llu, %llu]\n",
+			ex.complete ? "in" : "examined in", (unsigned long long)spec.range.lo,
+			(unsigned long long)spec.range.hi);
 	} else {
 		fputs(") moves less data than FlashAttention for n in ", out);
 		for (size_t t = 0; t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++)
