@@ -482,6 +482,14 @@ static void case2_reason(const struct ps_attention *att, uint64_t M,
 			 (unsigned long long)M, w0);
 }
 
+/* Theorems 1.2 to 1.4 assume M = o(d r); where M >= d r (Case II, III or
+ * IV allow M up to 4 d r) a case's reason says that this fails. */
+static const char *below_dr(const struct ps_attention *att, uint64_t M)
+{
+	return (double)M >= (double)att->d * (double)att->r
+		       ? "; the theorem assumes M = o(d r), and here M >= d r" : "";
+}
+
 const char *ps_classify_case(const struct ps_attention *att, uint64_t M,
 			     char *why, size_t len)
 {
@@ -502,15 +510,17 @@ const char *ps_classify_case(const struct ps_attention *att, uint64_t M,
 		bool sub = ps_subtile_premise(att, M, premise, sizeof(premise));
 
 		snprintf(why, len,
-			 "no w >= g = %llu has w tau(w) <= M/4 = %llu, and M >= 4 g^2 = %llu: Theorem 1.3 (Lemma 3.1's tiles)%s; Lemma 3.3's premise %s %s",
+			 "no w >= g = %llu has w tau(w) <= M/4 = %llu, and M >= 4 g^2 = %llu: Theorem 1.3 (Lemma 3.1's tiles)%s%s; Lemma 3.3's premise %s %s",
 			 (unsigned long long)att->g, (unsigned long long)quarter,
 			 (unsigned long long)(4 * att->g * att->g),
 			 att->d >= 5 * att->g ? "" : "; its lower bound as stated needs d >= 5g (pebblesim's threshold after B.3 does not, and is named so)",
-			 premise, sub ? "holds" : "does not hold");
+			 below_dr(att, M), premise, sub ? "holds" : "does not hold");
 		return "III";
 	}
-	snprintf(why, len, "no w >= g = %llu has w tau(w) <= M/4, and M < 4 g^2 = %llu: Theorem 1.4 (Lemma 3.1's tiles, or section 3.6's stored U1)",
+	snprintf(why, len, "no w >= g = %llu has w tau(w) <= M/4, and M < 4 g^2 = %llu: Theorem 1.4 (Lemma 3.1's tiles, or section 3.6's stored U1)%s%s",
 		 (unsigned long long)att->g,
-		 (unsigned long long)(4 * att->g * att->g));
+		 (unsigned long long)(4 * att->g * att->g),
+		 att->d >= 5 * att->g ? "" : "; its lower bound as stated needs d >= 5g (pebblesim's threshold after C does not, and is named so)",
+		 below_dr(att, M));
 	return "IV";
 }

@@ -1428,6 +1428,14 @@ START_TEST(test_theorem_labels)
 	HAS(out_text, "{\"name\":\"threshold after C\",");
 	ck_assert_ptr_null(strstr(out_text, "\"name\":\"Theorem 1.3"));
 	ck_assert_ptr_null(strstr(out_text, "\"name\":\"Theorem 1.4"));
+	/* Cases III and IV with M >= d r: the theorems' M = o(d r) fails */
+	ck_assert_int_eq(cli("run", "-n", "64", "-d", "4", "-g", "4", "-M", "500", "--dry-run", NULL), 0);
+	HAS(out_text, "III: no w >= g = 4 has w tau(w) <= M/4 = 125");
+	HAS(out_text, "; the theorem assumes M = o(d r), and here M >= d r;");
+	ck_assert_int_eq(cli("run", "-n", "64", "-d", "2", "-g", "6", "-M", "100", "--dry-run", NULL), 0);
+	HAS(out_text, "Theorem 1.4 (Lemma 3.1's tiles, or section 3.6's stored U1); its lower bound as stated needs d >= 5g (pebblesim's threshold after C does not, and is named so); the theorem assumes M = o(d r), and here M >= d r\n");
+	ck_assert_int_eq(cli("run", "-n", "64", "-d", "3", "-g", "4", "-M", "100", "--dry-run", NULL), 0);
+	ck_assert_ptr_null(strstr(out_text, "o(d r)"));
 	/* d = 16 >= 5g = 15: the theorems' names */
 	ck_assert_int_eq(cli("run", "-n", "1024", "-d", "16", "-g", "3", "-M", "8k", "--dry-run", NULL), 0);
 	HAS(out_text, "Theorem 1.3 (B.3)");
