@@ -1440,10 +1440,10 @@ void ps_sweep_print_ends(FILE *out, const struct ps_crossover *c, const char *in
 	if (inner)
 		fputs(inner_how, out);
 	if (edge_count == 1)
-		fprintf(out, "%s%llu is the range's end, not a crossing: the range stops there",
+		fprintf(out, "%s%llu is an end of the values compared, not a crossing",
 			inner ? "; " : "", (unsigned long long)edges[0]);
 	else if (edge_count == 2)
-		fprintf(out, "%s%llu and %llu are the range's ends, not crossings: the range stops there",
+		fprintf(out, "%s%llu and %llu are the ends of the values compared, not crossings",
 			inner ? "; " : "", (unsigned long long)edges[0], (unsigned long long)edges[1]);
 }
 

@@ -1391,14 +1391,14 @@ START_TEST(test_crossover_claims)
 	ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
 			     "--strategies", "flash,colpass", "--refine", NULL), 0);
 	ck_assert_ptr_null(strstr(out_text, "ends exact"));
-	HAS(out_text, "crossover: colpass moves less than flash for n in [1024, 65536] (1024 and 65536 are the range's ends, not crossings: the range stops there)\n");
+	HAS(out_text, "crossover: colpass moves less than flash for n in [1024, 65536] (1024 and 65536 are the ends of the values compared, not crossings)\n");
 	ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
 			     "--strategies", "flash,colpass", "--refine", "--json", NULL), 0);
 	HAS(out_text, "\"intervals\":[{\"from\":1024,\"to\":65536,\"from_edge\":true,\"to_edge\":true}]");
 	/* one inner end, exact, and one edge */
 	ck_assert_int_eq(cli("sweep", "-n", "256:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
 			     "--strategies", "flash,keylemma", "--refine", NULL), 0);
-	HAS(out_text, "for n in [7410, 65536] (ends exact: bisection on the cost models; 65536 is the range's end, not a crossing: the range stops there)\n");
+	HAS(out_text, "for n in [7410, 65536] (ends exact: bisection on the cost models; 65536 is an end of the values compared, not a crossing)\n");
 }
 END_TEST
 
@@ -1840,7 +1840,7 @@ START_TEST(test_frontier_between_grid)
 
 	ck_assert_int_eq(cli("frontier", "-n", "16:4096:x2", "-d", "4", "-M", "256", "--epsilon", "1e-2",
 			     "--entry-bound", "1", "--polynomial", "chebyshev", NULL), 0);
-	HAS(out_text, "moves less data than FlashAttention for n in [25, 30], [121, 4096] (ends exact on the cost models: below at the end, not below next to it; 4096 is the range's end, not a crossing: the range stops there)\n");
+	HAS(out_text, "moves less data than FlashAttention for n in [25, 30], [121, 4096] (ends exact on the cost models: below at the end, not below next to it; 4096 is an end of the values compared, not a crossing)\n");
 	HAS(out_text, "  examined             every n in [16, 4096], both cost models at each: every sign change is found\n");
 	ck_assert_int_eq(below_alone("-n", 24, fixed), 0);
 	ck_assert_int_eq(below_alone("-n", 25, fixed), 1);

@@ -944,11 +944,12 @@ const struct cli_help frontier_help = {
 	"to 2^22), so every sign change there is found; above, at the grid's\n"
 	"points, each end found by bisection; the answer says which n were\n"
 	"examined. Ends are confirmed by simulated runs at the end and its outer\n"
-	"neighbour where n <= 16384; an end at the range's edge is named as\n"
-	"such. Where no g meets E, it says so: approximate attention has no\n"
-	"a-priori guarantee at that accuracy. With --bound measured, g is instead\n"
-	"the least whose epsilon measured on the inputs (the files, or random\n"
-	"ones) is within E: a statement about those inputs, not a guarantee.\n",
+	"neighbour where n <= 16384; an end at the first or last n compared is\n"
+	"named so, not a crossing. Where no g meets E, it says so: approximate\n"
+	"attention has no a-priori guarantee at that accuracy. With --bound\n"
+	"measured, g is instead the least whose epsilon measured on the inputs\n"
+	"(the files, or random ones) is within E: a statement about those\n"
+	"inputs, not a guarantee.\n",
 	"  pebblesim frontier -n 1k:1M:x2 -d 16 -M 8k --epsilon 1e-3 --entry-bound 0.5 --polynomial minimax\n"
 	"      where approximate attention with a guaranteed error <= 1e-3 moves less\n"
 	"  pebblesim frontier -n 1k:64k:x2 -d 16 -M 8k --epsilon 1e-3 --bound measured\n"
