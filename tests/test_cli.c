@@ -1863,6 +1863,11 @@ START_TEST(test_frontier_between_grid)
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(json_object_get(root, "examined"),
 									      "every_n"), "to")), 19987);
 	json_decref(root);
+	/* g = 0, r = 1: at most 2^15 values of n all the same */
+	ck_assert_int_eq(cli("frontier", "-n", "16:1G:x4", "-d", "4", "-M", "256", "--epsilon", "2",
+			     "--entry-bound", "0.1", NULL), 0);
+	HAS(out_text, "least g = 0,");
+	HAS(out_text, "  examined             every n in [16, 32783]; above it ");
 }
 END_TEST
 

@@ -316,6 +316,9 @@ static uint64_t first_below(struct planner *pl, uint64_t lo, uint64_t hi)
  * them are all that is compared.
  */
 #define FRONTIER_SCAN_WORK (UINT64_C(1) << 22)
+/* and at most this many values, whatever r (the samples' memory, and
+ * best's candidates planned at each) */
+#define FRONTIER_SCAN_MAX_N (UINT64_C(1) << 15)
 
 /* One comparison: best below flash at n or not (not also where either is
  * not planned). */
@@ -360,6 +363,7 @@ static uint64_t scan_end(const struct ps_sweep_spec *spec)
 	for (uint64_t l = 1; l <= spec->g && r <= FRONTIER_SCAN_WORK; l++)
 		r = r * (spec->d + l) / l;
 	values = FRONTIER_SCAN_WORK / r;
+	values = values < FRONTIER_SCAN_MAX_N ? values : FRONTIER_SCAN_MAX_N;
 	if (!values)
 		return spec->range.lo - 1;
 	return spec->range.hi - spec->range.lo < values ? spec->range.hi : spec->range.lo + values - 1;
@@ -941,15 +945,15 @@ const struct cli_help frontier_help = {
 	"over the range of n, and answers with the intervals of n where\n"
 	"approximate attention moves less. Both cost models are compared at every\n"
 	"n from the range's start while the plans are cheap (n values times r up\n"
-	"to 2^22), so every sign change there is found; above, at the grid's\n"
-	"points, each end found by bisection; the answer says which n were\n"
-	"examined. Ends are confirmed by simulated runs at the end and its outer\n"
-	"neighbour where n <= 16384; an end at the first or last n compared is\n"
-	"named so, not a crossing. Where no g meets E, it says so: approximate\n"
-	"attention has no a-priori guarantee at that accuracy. With --bound\n"
-	"measured, g is instead the least whose epsilon measured on the inputs\n"
-	"(the files, or random ones) is within E: a statement about those\n"
-	"inputs, not a guarantee.\n",
+	"to 2^22, at most 32768 values), so every sign change there is found;\n"
+	"above, at the grid's points, each end found by bisection; the answer\n"
+	"says which n were examined. Ends are confirmed by simulated runs at the\n"
+	"end and its outer neighbour where n <= 16384; an end at the first or\n"
+	"last n compared is named so, not a crossing. Where no g meets E, it\n"
+	"says so: approximate attention has no a-priori guarantee at that\n"
+	"accuracy. With --bound measured, g is instead the least whose epsilon\n"
+	"measured on the inputs (the files, or random ones) is within E: a\n"
+	"statement about those inputs, not a guarantee.\n",
 	"  pebblesim frontier -n 1k:1M:x2 -d 16 -M 8k --epsilon 1e-3 --entry-bound 0.5 --polynomial minimax\n"
 	"      where approximate attention with a guaranteed error <= 1e-3 moves less\n"
 	"  pebblesim frontier -n 1k:64k:x2 -d 16 -M 8k --epsilon 1e-3 --bound measured\n"
