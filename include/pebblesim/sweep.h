@@ -77,8 +77,8 @@ struct ps_sweep_row {
 	bool values_failed;  /* error_vs_direct above the tolerance */
 	double error_vs_direct, epsilon; /* epsilon < 0: none (no normalisation) */
 	/* approximate attention: P's a-priori relative error eta, and the
-	 * bound 2 eta / (1 - eta) max|V| on epsilon (docs/VALUES.md); eta < 0
-	 * (exact attention) or bound < 0 (its hypotheses fail): none */
+	 * bound 2 eta / (1 + sqrt(1 - eta^2)) R on epsilon (docs/VALUES.md);
+	 * eta < 0 (exact attention) or bound < 0 (its hypotheses fail): none */
 	double eta, bound;
 	char why[160];
 	/* loads and saves by array (the kinds, enum ps_kind), from the
