@@ -329,13 +329,27 @@ static bool threshold_lower(const struct ps_attention *att, uint64_t M,
 			best_t = t;
 		}
 	}
-	out->name = sqrt_split ? "Theorem 1.4 (C)" : "Theorem 1.3 (B.3)";
+	out->name = ps_threshold_bound_name(att, sqrt_split);
 	out->value = best;
 	snprintf(out->formula, sizeof(out->formula),
 		 sqrt_split ? "M(ceil(P) - 1), P = n r_t d / (4M + 4M^2/t + 6M sqrt M), r_t columns of support >= t = %llu"
 			    : "M(ceil(P) - 1), P = n r_t d / (4M + 4M^2/t + 2M(t-1)), r_t columns of support >= t = %llu",
 		 (unsigned long long)best_t);
 	return true;
+}
+
+/*
+ * Theorems 1.3 and 1.4 state their lower bounds for d >= 5g (Lemma B.1
+ * makes r_{g/2} a constant fraction of r there). The bounds computed here
+ * follow the proofs of B.3 and C with a threshold t and r_t counted
+ * exactly, which needs no such premise; below d = 5g they are not the
+ * theorems' bounds and are named after the proof they follow.
+ */
+const char *ps_threshold_bound_name(const struct ps_attention *att, bool sqrt_split)
+{
+	if (att->d >= 5 * att->g)
+		return sqrt_split ? "Theorem 1.4 (C)" : "Theorem 1.3 (B.3)";
+	return sqrt_split ? "threshold after C" : "threshold after B.3";
 }
 
 bool ps_bound_b3_lower(const struct ps_attention *att, uint64_t M,
@@ -360,14 +374,14 @@ static void lower_add(struct ps_lower_bounds *lb, const struct ps_bound *b)
 void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 		     struct ps_lower_bounds *out)
 {
-	static const struct {
+	const struct {
 		const char *name;
 		bool (*fn)(const struct ps_attention *, uint64_t,
 			   struct ps_bound *, char *, size_t);
 	} partition[] = {
 		{ "Key Lemma 3.2 (A.2)", ps_bound_keylemma_lower },
-		{ "Theorem 1.3 (B.3)", ps_bound_b3_lower },
-		{ "Theorem 1.4 (C)", ps_bound_c_lower },
+		{ ps_threshold_bound_name(att, false), ps_bound_b3_lower },
+		{ ps_threshold_bound_name(att, true), ps_bound_c_lower },
 	};
 	struct ps_bound b;
 
@@ -456,10 +470,24 @@ static void case2_reason(const struct ps_attention *att, uint64_t M,
 		snprintf(why + used, len - (size_t)used,
 			 "Theorem 1.2's w0 = g M^(1/(g+1))/(4e) = %.2f is %s, so only the Key Lemma applies",
 			 w0, floor(w0) < (double)att->g ? "below g" : "beyond that range");
+	else if ((double)M >= (double)att->d * (double)att->r)
+		/* the theorem assumes M = o(d r): at least M below d r */
+		snprintf(why + used, len - (size_t)used,
+			 "Theorem 1.2's w0 = g M^(1/(g+1))/(4e) = %.2f is in it, but the theorem assumes M = o(d r) and here M = %llu >= d r = %llu, so only the Key Lemma applies",
+			 w0, (unsigned long long)M,
+			 (unsigned long long)(att->d * att->r));
 	else
 		snprintf(why + used, len - (size_t)used,
-			 "Theorem 1.2 applies with w0 = g M^(1/(g+1))/(4e) = %.2f",
-			 w0);
+			 "Theorem 1.2's hypotheses as pebblesim checks them hold: M = %llu < d r, and w0 = g M^(1/(g+1))/(4e) = %.2f is in that range (so M >= (4e)^(g+1), its g = o(log M))",
+			 (unsigned long long)M, w0);
+}
+
+/* Theorems 1.2 to 1.4 assume M = o(d r); where M >= d r (Case II, III or
+ * IV allow M up to 4 d r) a case's reason says that this fails. */
+static const char *below_dr(const struct ps_attention *att, uint64_t M)
+{
+	return (double)M >= (double)att->d * (double)att->r
+		       ? "; the theorem assumes M = o(d r), and here M >= d r" : "";
 }
 
 const char *ps_classify_case(const struct ps_attention *att, uint64_t M,
@@ -482,15 +510,17 @@ const char *ps_classify_case(const struct ps_attention *att, uint64_t M,
 		bool sub = ps_subtile_premise(att, M, premise, sizeof(premise));
 
 		snprintf(why, len,
-			 "no w >= g = %llu has w tau(w) <= M/4 = %llu, and M >= 4 g^2 = %llu: Theorem 1.3 (Lemma 3.1's tiles)%s; Lemma 3.3's premise %s %s",
+			 "no w >= g = %llu has w tau(w) <= M/4 = %llu, and M >= 4 g^2 = %llu: Theorem 1.3 (Lemma 3.1's tiles)%s%s; Lemma 3.3's premise %s %s",
 			 (unsigned long long)att->g, (unsigned long long)quarter,
 			 (unsigned long long)(4 * att->g * att->g),
-			 att->d >= 5 * att->g ? "" : "; its lower bound as stated needs d >= 5g (pebblesim's B.3 does not)",
-			 premise, sub ? "holds" : "does not hold");
+			 att->d >= 5 * att->g ? "" : "; its lower bound as stated needs d >= 5g (pebblesim's threshold after B.3 does not, and is named so)",
+			 below_dr(att, M), premise, sub ? "holds" : "does not hold");
 		return "III";
 	}
-	snprintf(why, len, "no w >= g = %llu has w tau(w) <= M/4, and M < 4 g^2 = %llu: Theorem 1.4 (Lemma 3.1's tiles, or section 3.6's stored U1)",
+	snprintf(why, len, "no w >= g = %llu has w tau(w) <= M/4, and M < 4 g^2 = %llu: Theorem 1.4 (Lemma 3.1's tiles, or section 3.6's stored U1)%s%s",
 		 (unsigned long long)att->g,
-		 (unsigned long long)(4 * att->g * att->g));
+		 (unsigned long long)(4 * att->g * att->g),
+		 att->d >= 5 * att->g ? "" : "; its lower bound as stated needs d >= 5g (pebblesim's threshold after C does not, and is named so)",
+		 below_dr(att, M));
 	return "IV";
 }

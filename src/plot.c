@@ -1028,6 +1028,30 @@ void ps_map_cell_edges(const uint64_t *v, size_t count, size_t k, char param,
 	}
 }
 
+/* The right panel's title names every strategy compared, for the key
+ * shows only those that are cheapest somewhere: "the cheapest of generic,
+ * caseI, ... (cost models)", or their number where the names do not fit. */
+static void map_cheapest_title(FILE *gp, const struct ps_map *map)
+{
+	char names[200];
+	size_t used = 0;
+	bool fits = true;
+
+	names[0] = '\0';
+	for (size_t q = 0; q < map->strategy_count && fits; q++) {
+		int k = snprintf(names + used, sizeof(names) - used, "%s%s", q ? ", " : "",
+				 map->strategies[q]);
+
+		fits = k >= 0 && (size_t)k < sizeof(names) - used;
+		used += fits ? (size_t)k : 0;
+	}
+	if (fits)
+		gnuplot_string(gp, "the cheapest of %s (cost models)", names);
+	else
+		gnuplot_string(gp, "the cheapest of the %zu strategies compared (cost models; --json lists them)",
+			       map->strategy_count);
+}
+
 /* The category of a cell in one panel: its case, or its cheapest
  * strategy (strategy_count: none applies); -1 for a case not known. */
 static int cell_category(const struct ps_map *map, const struct ps_map_cell *c, bool cases)
@@ -1198,8 +1222,10 @@ static void map_script(FILE *gp, const struct plot_form *form, void *ctx)
 	if (first)
 		fputs("NaN notitle", gp);
 	map_lines_plot(gp, map, form, &b);
-	/* the right panel: the cheapest strategy */
-	fputs("\nset title 'the cheapest strategy (cost models)' noenhanced\nplot ", gp);
+	/* the right panel: the cheapest strategy, of the set compared */
+	fputs("\nset title ", gp);
+	map_cheapest_title(gp, map);
+	fputs(" noenhanced\nplot ", gp);
 	first = true;
 	for (size_t q = 0; q <= map->strategy_count; q++) {
 		if (b.strategies[q] < 0)

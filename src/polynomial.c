@@ -62,9 +62,36 @@ double ps_polynomial_eval(const struct ps_polynomial *p, double x)
 	return y;
 }
 
-double ps_polynomial_bound(double eta, double max_v)
+/*
+ * docs/VALUES.md, "The attention bound": epsilon <= 2 eta / (1 + sqrt(1 -
+ * eta^2)) R, R half the widest column range of V; no cancellation in this
+ * form. The last factor covers the rounding of the few operations, so
+ * that the double is at least the real number.
+ */
+double ps_polynomial_bound(double eta, double half_range)
 {
-	return eta < 1.0 ? 2.0 * eta / (1.0 - eta) * max_v : INFINITY;
+	if (!(eta < 1.0))
+		return INFINITY;
+	return 2.0 * eta / (1.0 + sqrt(1.0 - eta * eta)) * half_range * (1.0 + 8.0 * DBL_EPSILON);
+}
+
+double ps_half_range(const double *v, uint64_t rows, uint64_t cols)
+{
+	double widest = 0.0;
+
+	for (uint64_t b = 0; b < cols; b++) {
+		double lo = INFINITY, hi = -INFINITY;
+
+		for (uint64_t j = 0; j < rows; j++) {
+			const double x = v[j * cols + b];
+
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+		if (rows && (hi - lo) / 2.0 > widest)
+			widest = (hi - lo) / 2.0;
+	}
+	return widest;
 }
 
 /* ---- the Chebyshev basis ------------------------------------------------- */

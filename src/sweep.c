@@ -1617,6 +1617,15 @@ static int below_at(const struct baseline_index *bi, const struct ps_sweep_row *
 	return r->io < b->io;
 }
 
+/* The ends of c's intervals at the first or last value swept. */
+static void mark_edges(struct ps_crossover *c, uint64_t first, uint64_t last)
+{
+	for (size_t t = 0; t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++) {
+		c->intervals[t].from_edge = c->intervals[t].from == first;
+		c->intervals[t].to_edge = c->intervals[t].to == last;
+	}
+}
+
 size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 			   const char *baseline, struct ps_crossover *out,
 			   size_t max)
@@ -1629,8 +1638,9 @@ size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 	for (size_t k = 0; k < count && found < max; k++) {
 		const char *label = rows[k].label;
 		struct ps_crossover *c = &out[found];
-		bool seen = false, open = false;
-		uint64_t last = 0;
+		bool seen = false, open = false, any = false;
+		uint64_t last = 0, first_value = 0, last_value = 0;
+		size_t compared = 0;
 
 		if (!strcmp(label, baseline))
 			continue;
@@ -1649,7 +1659,12 @@ size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 
 			if (strcmp(r->label, label))
 				continue;
+			if (!any)
+				first_value = r->value, any = true;
+			c->points++;
+			last_value = r->value;
 			below = below_at(&bi, rows, r);
+			compared += below >= 0;
 			if (below == 1 && !open) {
 				if (c->interval_count < PS_SWEEP_MAX_INTERVALS)
 					c->intervals[c->interval_count].from = r->value;
@@ -1663,6 +1678,14 @@ size_t ps_sweep_crossovers(const struct ps_sweep_row *rows, size_t count,
 			if (below >= 0)
 				last = r->value;
 		}
+		c->compared = compared > 0;
+		c->compared_points = compared;
+		if (!c->compared)
+			snprintf(c->note, sizeof(c->note), bi.count ?
+				 "no value where both %s and %s ran" :
+				 "the baseline %s%.0s has no row: it was not swept (add it to --strategies, or name a swept one with --baseline)",
+				 baseline, label);
+		mark_edges(c, first_value, last_value);
 		/* from some value on: the last interval reaches the last
 		 * value compared */
 		if (c->interval_count && c->interval_count <= PS_SWEEP_MAX_INTERVALS &&
@@ -1745,6 +1768,8 @@ void ps_sweep_refine(const struct ps_sweep_spec *spec, struct ps_crossover *cros
 		size_t kept = c->interval_count < PS_SWEEP_MAX_INTERVALS ? c->interval_count
 									  : PS_SWEEP_MAX_INTERVALS;
 
+		if (!c->compared)
+			continue; /* nothing to refine, and the note says why */
 		if (spec->range.param == 'M') {
 			snprintf(c->note, sizeof(c->note),
 				 "ends on the grid: a plan's I/O need not be monotone in M");
@@ -1786,15 +1811,62 @@ static bool any_values(const struct ps_sweep_row *rows, size_t count)
 	return false;
 }
 
+/* Whether an end of c's kept intervals is inner (not at the range's
+ * edge), and the edges in order, at most two. */
+static bool inner_end(const struct ps_crossover *c, uint64_t edges[2], size_t *edge_count)
+{
+	const size_t kept = c->interval_count < PS_SWEEP_MAX_INTERVALS ? c->interval_count
+								      : PS_SWEEP_MAX_INTERVALS;
+	bool inner = false;
+
+	*edge_count = 0;
+	for (size_t t = 0; t < kept; t++) {
+		const struct ps_sweep_interval *iv = &c->intervals[t];
+
+		inner |= !iv->from_edge || !iv->to_edge;
+		if (iv->from_edge && *edge_count < 2)
+			edges[(*edge_count)++] = iv->from;
+		if (iv->to_edge && *edge_count < 2 && (!iv->from_edge || iv->to != iv->from))
+			edges[(*edge_count)++] = iv->to;
+	}
+	return inner;
+}
+
+void ps_sweep_print_ends(FILE *out, const struct ps_crossover *c, const char *inner_how)
+{
+	uint64_t edges[2];
+	size_t edge_count;
+	const bool inner = inner_end(c, edges, &edge_count);
+
+	if (inner && !inner_how)
+		inner_how = c->refined ? "ends exact: bisection on the cost models" : "ends on the grid";
+	if (inner)
+		fputs(inner_how, out);
+	if (edge_count == 1)
+		fprintf(out, "%s%llu is an end of the values compared, not a crossing",
+			inner ? "; " : "", (unsigned long long)edges[0]);
+	else if (edge_count == 2)
+		fprintf(out, "%s%llu and %llu are the ends of the values compared, not crossings",
+			inner ? "; " : "", (unsigned long long)edges[0], (unsigned long long)edges[1]);
+}
+
 /* "crossover: a moves less than b for n in [x, y], [z, w] (ends ...)" */
 static void crossover_print(FILE *out, char param, const struct ps_crossover *c)
 {
 	const size_t kept = c->interval_count < PS_SWEEP_MAX_INTERVALS ? c->interval_count
 								      : PS_SWEEP_MAX_INTERVALS;
 
+	if (!c->compared) {
+		fprintf(out, "crossover: none of %s against %s: %s\n", c->label, c->baseline, c->note);
+		return;
+	}
 	if (!c->interval_count) {
-		fprintf(out, "crossover: %s moves no less than %s anywhere in the range\n",
-			c->label, c->baseline);
+		if (c->compared_points < c->points)
+			fprintf(out, "crossover: %s moves no less than %s at the %zu of its %zu values where both ran\n",
+				c->label, c->baseline, c->compared_points, c->points);
+		else
+			fprintf(out, "crossover: %s moves no less than %s at any value swept\n",
+				c->label, c->baseline);
 		return;
 	}
 	fprintf(out, "crossover: %s moves less than %s for %c in ", c->label, c->baseline, param);
@@ -1804,9 +1876,9 @@ static void crossover_print(FILE *out, char param, const struct ps_crossover *c)
 			(unsigned long long)c->intervals[t].to);
 	if (c->interval_count > kept)
 		fprintf(out, " and %zu more", c->interval_count - kept);
-	fprintf(out, " (%s%s%s)\n",
-		c->refined ? "ends exact: bisection on the cost models" : "ends on the grid",
-		c->note[0] ? "; " : "", c->note);
+	fputs(" (", out);
+	ps_sweep_print_ends(out, c, NULL);
+	fprintf(out, "%s%s)\n", c->note[0] ? "; " : "", c->note);
 }
 
 void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
@@ -1850,6 +1922,13 @@ void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 	}
 	for (size_t k = 0; k < cross_count; k++)
 		crossover_print(out, param, &cross[k]);
+}
+
+/* {"from", "to", "from_edge", "to_edge"} of one interval. */
+static json_t *interval_json(const struct ps_sweep_interval *iv)
+{
+	return json_pack("{s:I, s:I, s:b, s:b}", "from", (json_int_t)iv->from, "to",
+			 (json_int_t)iv->to, "from_edge", iv->from_edge, "to_edge", iv->to_edge);
 }
 
 /* A bound: an integer while it is a whole number (docs/CLI.md), or null. */
@@ -1925,15 +2004,19 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 				      ? cross[k].interval_count : PS_SWEEP_MAX_INTERVALS;
 
 		for (size_t t = 0; t < kept; t++)
-			json_array_append_new(iv, json_pack("{s:I, s:I}", "from",
-							    (json_int_t)cross[k].intervals[t].from, "to",
-							    (json_int_t)cross[k].intervals[t].to));
-		json_array_append_new(cl, json_pack("{s:s, s:s, s:o, s:o, s:b, s:I, s:o}", "strategy",
+			json_array_append_new(iv, interval_json(&cross[k].intervals[t]));
+		if (!cross[k].compared) {
+			json_decref(iv);
+			iv = json_null();
+		}
+		json_array_append_new(cl, json_pack("{s:s, s:s, s:b, s:o, s:o, s:b, s:o, s:o}", "strategy",
 						    cross[k].label, "baseline", cross[k].baseline,
+						    "compared", cross[k].compared,
 						    "at", cross[k].found ?
 						    json_integer((json_int_t)cross[k].at) : json_null(),
 						    "intervals", iv, "refined", cross[k].refined,
-						    "interval_count", (json_int_t)cross[k].interval_count,
+						    "interval_count", cross[k].compared ?
+						    json_integer((json_int_t)cross[k].interval_count) : json_null(),
 						    "note", cross[k].note[0] ? json_string(cross[k].note) : json_null()));
 	}
 	json_object_set_new(root, "rows", list);

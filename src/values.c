@@ -868,7 +868,8 @@ static void polynomial_bound(struct ps_values *vals)
 	rep->has_polynomial = true;
 	rep->polynomial = *p;
 	rep->max_v = largest_entry(vals->v, vals->att->n * vals->att->d);
-	rep->bound = ps_polynomial_bound(p->eta, rep->max_v);
+	rep->v_half_range = ps_half_range(vals->v, vals->att->n, vals->att->d);
+	rep->bound = ps_polynomial_bound(p->eta, rep->v_half_range);
 	if (!vals->att->normalize)
 		rep->no_bound = "no A without normalisation";
 	else if (!(rep->max_score <= p->beta))

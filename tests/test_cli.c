@@ -1416,9 +1416,97 @@ START_TEST(test_exact_attention_cli)
 	ck_assert_int_eq(cli("run", "--dag", path, "-M", "200", NULL), 0);
 	HAS(out_text, "loads                  18\n"); /* Q, K, V once: 3 n d */
 	unlink(path);
-	/* every approximate report names its exact counterpart */
+	/* every approximate report names its exact counterpart, a cost
+	 * model's figure and said to be */
 	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "100", NULL), 0);
-	HAS(out_text, "exact attention (flash) ");
+	HAS(out_text, "exact attention (flash) 4608 I/O by its cost model (");
+	ck_assert_int_eq(cli("-n", "64", "-d", "4", "-g", "2", "-M", "100", "--json", NULL), 0);
+	HAS(out_text, "\"exact_flash_io\":4608,\"exact_flash_io_by\":\"cost model\"");
+}
+END_TEST
+
+/* A crossover is stated only against a baseline that ran, and an end at
+ * the range's edge is never called exact: text, JSON and --merge. */
+START_TEST(test_crossover_claims)
+{
+	char csv[] = "/tmp/pebblesim-cross-XXXXXX";
+	int fd = mkstemp(csv);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* best alone: flash, the default baseline, was not swept */
+	ck_assert_int_eq(cli("sweep", "-n", "256:16k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "best", "--refine", NULL), 0);
+	ck_assert_ptr_null(strstr(out_text, "anywhere in the range"));
+	HAS(out_text, "crossover: none of best against flash: the baseline flash has no row: it was not swept");
+	ck_assert_int_eq(cli("sweep", "-n", "256:16k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "best", "--refine", "--json", NULL), 0);
+	HAS(out_text, "\"crossovers\":[{\"strategy\":\"best\",\"baseline\":\"flash\",\"compared\":false,\"at\":null,\"intervals\":null,\"refined\":false,\"interval_count\":null,");
+	ck_assert_int_eq(cli("sweep", "-n", "256:1k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "best", "--csv", csv, NULL), 0);
+	ck_assert_int_eq(cli("sweep", "--merge", csv, "--json", NULL), 0);
+	HAS(out_text, "\"compared\":false,\"at\":null,\"intervals\":null,");
+	unlink(csv);
+	/* flash swept, but caseI runs at none of its points */
+	ck_assert_int_eq(cli("sweep", "-n", "4:64:x2", "-d", "16", "-g", "3", "-M", "100", "--predict",
+			     "--strategies", "flash,caseI", NULL), 0);
+	HAS(out_text, "crossover: none of caseI against flash: no value where both flash and caseI ran\n");
+	/* a strategy never below: at the values swept, not "anywhere" */
+	ck_assert_int_eq(cli("sweep", "-n", "16:64:x2", "-d", "4", "-g", "2", "-M", "4k", "--predict",
+			     "--strategies", "flash,resident", NULL), 0);
+	HAS(out_text, "crossover: resident moves no less than flash at any value swept\n");
+	/* colpass below flash over the whole range: both ends are its edges */
+	ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "flash,colpass", "--refine", NULL), 0);
+	ck_assert_ptr_null(strstr(out_text, "ends exact"));
+	HAS(out_text, "crossover: colpass moves less than flash for n in [1024, 65536] (1024 and 65536 are the ends of the values compared, not crossings)\n");
+	ck_assert_int_eq(cli("sweep", "-n", "1k:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "flash,colpass", "--refine", "--json", NULL), 0);
+	HAS(out_text, "\"intervals\":[{\"from\":1024,\"to\":65536,\"from_edge\":true,\"to_edge\":true}]");
+	/* one inner end, exact, and one edge */
+	ck_assert_int_eq(cli("sweep", "-n", "256:64k:x2", "-d", "16", "-g", "3", "-M", "8k", "--predict",
+			     "--strategies", "flash,keylemma", "--refine", NULL), 0);
+	HAS(out_text, "for n in [7410, 65536] (ends exact: bisection on the cost models; 65536 is an end of the values compared, not a crossing)\n");
+}
+END_TEST
+
+/* A theorem is named only where the hypothesis pebblesim checks for it
+ * holds: Theorem 1.2 with M < d r, Theorems 1.3 and 1.4 with d >= 5g. */
+START_TEST(test_theorem_labels)
+{
+	/* Case II (d r = 56 > M/4 = 50) but M = 200 >= d r */
+	ck_assert_int_eq(cli("run", "-n", "256", "-d", "7", "-g", "1", "-M", "200", NULL), 0);
+	ck_assert_ptr_null(strstr(out_text, "Theorem 1.2 applies"));
+	ck_assert_ptr_null(strstr(out_text, "Theorem 1.2's hypotheses"));
+	HAS(out_text, "but the theorem assumes M = o(d r) and here M = 200 >= d r = 56, so only the Key Lemma applies");
+	/* M = 14000 < d r = 15504, and w0 = 3.00 >= g = 3 */
+	ck_assert_int_eq(cli("run", "-n", "4096", "-d", "16", "-g", "3", "-M", "14000", "--dry-run", NULL), 0);
+	HAS(out_text, "Theorem 1.2's hypotheses as pebblesim checks them hold: M = 14000 < d r");
+	/* M = 32768: w0 = 3.71 >= g, but M >= d r = 15504 */
+	ck_assert_int_eq(cli("run", "-n", "4096", "-d", "16", "-g", "3", "-M", "32k", "--dry-run", NULL), 0);
+	HAS(out_text, "here M = 32768 >= d r = 15504, so only the Key Lemma applies");
+	/* d = 4 < 5g = 25: B.3's and C's arguments, not the theorems */
+	ck_assert_int_eq(cli("run", "-n", "1024", "-d", "4", "-g", "5", "-M", "100", NULL), 0);
+	ck_assert_ptr_null(strstr(out_text, "Theorem 1.3 (B.3)"));
+	ck_assert_ptr_null(strstr(out_text, "Theorem 1.4 (C)"));
+	HAS(out_text, "  threshold after B.3  2000: M(ceil(P) - 1)");
+	HAS(out_text, "  threshold after C    1600: M(ceil(P) - 1)");
+	ck_assert_int_eq(cli("run", "-n", "1024", "-d", "4", "-g", "5", "-M", "100", "--json", NULL), 0);
+	HAS(out_text, "{\"name\":\"threshold after B.3\",");
+	HAS(out_text, "{\"name\":\"threshold after C\",");
+	ck_assert_ptr_null(strstr(out_text, "\"name\":\"Theorem 1.3"));
+	ck_assert_ptr_null(strstr(out_text, "\"name\":\"Theorem 1.4"));
+	/* Cases III and IV with M >= d r: the theorems' M = o(d r) fails */
+	ck_assert_int_eq(cli("run", "-n", "64", "-d", "4", "-g", "4", "-M", "500", "--dry-run", NULL), 0);
+	HAS(out_text, "III: no w >= g = 4 has w tau(w) <= M/4 = 125");
+	HAS(out_text, "; the theorem assumes M = o(d r), and here M >= d r;");
+	ck_assert_int_eq(cli("run", "-n", "64", "-d", "2", "-g", "6", "-M", "100", "--dry-run", NULL), 0);
+	HAS(out_text, "Theorem 1.4 (Lemma 3.1's tiles, or section 3.6's stored U1); its lower bound as stated needs d >= 5g (pebblesim's threshold after C does not, and is named so); the theorem assumes M = o(d r), and here M >= d r\n");
+	ck_assert_int_eq(cli("run", "-n", "64", "-d", "3", "-g", "4", "-M", "100", "--dry-run", NULL), 0);
+	ck_assert_ptr_null(strstr(out_text, "o(d r)"));
+	/* d = 16 >= 5g = 15: the theorems' names */
+	ck_assert_int_eq(cli("run", "-n", "1024", "-d", "16", "-g", "3", "-M", "8k", "--dry-run", NULL), 0);
+	HAS(out_text, "Theorem 1.3 (B.3)");
 }
 END_TEST
 
@@ -1778,7 +1866,7 @@ START_TEST(test_frontier)
 				     "--progress", NULL), 0);
 		ck_assert_str_eq(out_text, plain);
 		HAS(err_text, "pebblesim: sweep: running best at n = 4\n");
-		HAS(err_text, "pebblesim: frontier: bisection: planned flash at n = ");
+		HAS(err_text, "pebblesim: frontier: planned flash at n = ");
 		free(plain);
 	}
 	root = out_json();
@@ -1807,6 +1895,47 @@ START_TEST(test_frontier)
 	HAS(err_text, "--epsilon");
 	ck_assert_int_eq(cli("frontier", "-n", "1k", "-d", "16", "-M", "8k", "--epsilon", "1e-3",
 			     "--values", NULL), PS_EXIT_USAGE);
+}
+END_TEST
+
+/* frontier finds the sign changes between grid points, where every n is
+ * compared (best below flash at n = 25..30 only, between the grid's 16
+ * and 32), and says which n were compared where not all were. */
+START_TEST(test_frontier_between_grid)
+{
+	static const char *const fixed[6] = { "-d", "4", "-g", "6", "-M", "256" };
+	json_t *root;
+
+	ck_assert_int_eq(cli("frontier", "-n", "16:4096:x2", "-d", "4", "-M", "256", "--epsilon", "1e-2",
+			     "--entry-bound", "1", "--polynomial", "chebyshev", NULL), 0);
+	HAS(out_text, "moves less data than FlashAttention for n in [25, 30], [121, 4096] (ends exact on the cost models: below at the end, not below next to it; 4096 is an end of the values compared, not a crossing)\n");
+	HAS(out_text, "  examined             every n in [16, 4096], both cost models at each: every sign change is found\n");
+	ck_assert_int_eq(below_alone("-n", 24, fixed), 0);
+	ck_assert_int_eq(below_alone("-n", 25, fixed), 1);
+	ck_assert_int_eq(below_alone("-n", 30, fixed), 1);
+	ck_assert_int_eq(below_alone("-n", 31, fixed), 0);
+	ck_assert_int_eq(below_alone("-n", 32, fixed), 0);
+	ck_assert_int_eq(below_alone("-n", 16, fixed), 0);
+	/* up to 2^22 / r values of n from the start; above, the grid's */
+	ck_assert_int_eq(cli("frontier", "-n", "16:1M:x4", "-d", "4", "-M", "256", "--epsilon", "1e-2",
+			     "--entry-bound", "1", "--polynomial", "chebyshev", NULL), 0);
+	HAS(out_text, "for n in [25, 30], [121, 1048576] (");
+	HAS(out_text, "  examined             every n in [16, 19987]; above it 3 grid points and 0 more values of n by bisection: an even number of sign changes between neighbouring values that compare alike is not seen\n");
+	ck_assert_int_eq(cli("frontier", "-n", "16:1M:x4", "-d", "4", "-M", "256", "--epsilon", "1e-2",
+			     "--entry-bound", "1", "--polynomial", "chebyshev", "--json", NULL), 0);
+	output_valid_frontier();
+	HAS(out_text, "\"intervals\":[{\"from\":25,\"to\":30,\"from_edge\":false,\"to_edge\":false,\"g\":6},{\"from\":121,\"to\":1048576,\"from_edge\":false,\"to_edge\":true,\"g\":6}]");
+	root = out_json();
+	ck_assert_int_eq(json_path_int(root, "examined", "grid_points_above"), 3);
+	ck_assert(json_is_false(json_object_get(json_object_get(root, "examined"), "complete")));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(json_object_get(root, "examined"),
+									      "every_n"), "to")), 19987);
+	json_decref(root);
+	/* g = 0, r = 1: at most 2^15 values of n all the same */
+	ck_assert_int_eq(cli("frontier", "-n", "16:1G:x4", "-d", "4", "-M", "256", "--epsilon", "2",
+			     "--entry-bound", "0.1", NULL), 0);
+	HAS(out_text, "least g = 0,");
+	HAS(out_text, "  examined             every n in [16, 32783]; above it ");
 }
 END_TEST
 
@@ -1960,6 +2089,8 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_compare_rows_carry_parameters);
 	tcase_add_test(tc, test_help_teaches);
 	tcase_add_test(tc, test_exact_attention_cli);
+	tcase_add_test(tc, test_theorem_labels);
+	tcase_add_test(tc, test_crossover_claims);
 	tcase_add_test(tc, test_sweep_cli);
 	tcase_add_test(tc, test_sweep_refine);
 	tcase_add_test(tc, test_values_cli);
@@ -1970,6 +2101,7 @@ Suite *cli_suite(void)
 	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
 	tcase_add_test(tc, test_frontier);
 	tcase_add_test(tc, test_frontier_measured);
+	tcase_add_test(tc, test_frontier_between_grid);
 	suite_add_tcase(s, tc);
 	return s;
 }

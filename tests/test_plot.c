@@ -412,7 +412,7 @@ START_TEST(test_map_cases)
 	json_error_t jerr;
 	json_t *root, *cells, *cell;
 	size_t k, seen[4] = { 0 };
-	char n[16], g[16], M[16];
+	char n[16], g[16], M[16], *gp;
 
 	ck_assert_int_eq(cli("map", "-n", "256", "-d", "4", "-g", "1:5", "-M", "16:16k:x4", "--json", NULL), 0);
 	root = json_loads(out_text, 0, &jerr);
@@ -446,6 +446,15 @@ START_TEST(test_map_cases)
 			     "--plot", "m.svg", "--plot-script", "m.gp", NULL), 0);
 	HAS(out_text, "case                   g:");
 	free(slurp("m.svg", NULL));
+	/* the right panel names the set it compares, not "the cheapest strategy" */
+	gp = slurp("m.gp", NULL);
+	HAS(gp, "set title 'the cheapest of generic, caseI, keylemma, subtile, matmul (cost models)'\n");
+	free(gp);
+	ck_assert_int_eq(cli("map", "-n", "256", "-d", "4", "-g", "1:2", "-M", "64:256:x4",
+			     "--strategies", "colpass,best", "--plot-script", "m.gp", NULL), 0);
+	gp = slurp("m.gp", NULL);
+	HAS(gp, "set title 'the cheapest of colpass, best (cost models)'\n");
+	free(gp);
 	ck_assert_int_eq(cli("map", "-n", "256", "-d", "4", "-g", "1:5", "-M", "16", NULL), 2);
 	HAS(err_text, "map takes exactly two ranges");
 }

@@ -264,8 +264,39 @@ static void write_npy(const char *path, const double *x, uint64_t n, uint64_t d)
 	test_write_npy_raw(path, header, x, n * d * sizeof(double));
 }
 
+/* Q, K and V written to dir's q.npy, k.npy and v.npy, and in reading them. */
+struct input_paths {
+	char q[80], k[80], v[80];
+};
+
+static void write_inputs(const char *dir, const double *Q, const double *K, const double *V,
+			 uint64_t n, uint64_t d, struct input_paths *paths,
+			 struct ps_values_inputs *in)
+{
+	snprintf(paths->q, sizeof(paths->q), "%s/q.npy", dir);
+	snprintf(paths->k, sizeof(paths->k), "%s/k.npy", dir);
+	snprintf(paths->v, sizeof(paths->v), "%s/v.npy", dir);
+	write_npy(paths->q, Q, n, d);
+	write_npy(paths->k, K, n, d);
+	write_npy(paths->v, V, n, d);
+	in->q = paths->q, in->k = paths->k, in->v = paths->v;
+}
+
+/* Removes dir's q.npy, k.npy, v.npy and dir. */
+static void remove_inputs(const char *dir)
+{
+	for (const char *const *name = (const char *const[]){ "q", "k", "v", NULL }; *name; name++) {
+		char path[80];
+
+		snprintf(path, sizeof(path), "%s/%s.npy", dir, *name);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 /*
- * The measured epsilon never above the bound 2 eta / (1 - eta) max|V|:
+ * The measured epsilon never above the bound 2 eta / (1 + sqrt(1 -
+ * eta^2)) R:
  * random inputs on a grid of g, d and B, and inputs whose every score is
  * at an end of the interval (rows of Q and K all +B or -B) with V at +-B.
  * The slack is the rounding of the run itself.
@@ -286,7 +317,7 @@ START_TEST(test_bound_holds)
 					for (int ends = 0; ends <= 1; ends++) {
 						struct ps_values_inputs in = seven;
 						struct ps_values_report v;
-						char q[64], k[64], vv[64];
+						struct input_paths paths;
 						const uint64_t d = ds[z];
 						const double B = Bs[b];
 
@@ -307,13 +338,7 @@ START_TEST(test_bound_holds)
 									K[i * d + a] = i % 3 ? B : -B;
 									V[i * d + a] = (i + a) % 2 ? -B : B;
 								}
-							snprintf(q, sizeof(q), "%s/q.npy", dir);
-							snprintf(k, sizeof(k), "%s/k.npy", dir);
-							snprintf(vv, sizeof(vv), "%s/v.npy", dir);
-							write_npy(q, Q, n, d);
-							write_npy(k, K, n, d);
-							write_npy(vv, V, n, d);
-							in.q = q, in.k = k, in.v = vv;
+							write_inputs(dir, Q, K, V, n, d, &paths, &in);
 						}
 						v = measured(n, d, g, &in);
 						ck_assert(v.has_polynomial);
@@ -335,15 +360,130 @@ START_TEST(test_bound_holds)
 							      (unsigned long long)d, B, ends ? " (ends)" : "",
 							      v.error_vs_softmax, v.bound);
 					}
-	for (const char *const *name = (const char *const[]){ "q", "k", "v", NULL }; *name; name++) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "%s/%s.npy", dir, *name);
-		unlink(path);
-	}
-	rmdir(dir);
+	remove_inputs(dir);
 	ck_assert_uint_ge(applied, 60);
 	ck_assert_uint_ge(at_ends, 80);
+}
+END_TEST
+
+/* The scores in [-beta, beta] where P's relative error r(x) = P(x) e^-x
+ * - 1 is largest and least, on a fine sample. */
+static void error_extremes(const struct ps_polynomial *p, double *x_hi, double *x_lo)
+{
+	double hi = -INFINITY, lo = INFINITY;
+
+	for (int k = 0; k <= 20000; k++) {
+		const double x = p->beta * (k / 10000.0 - 1.0);
+		const double r = ps_polynomial_eval(p, x) * exp(-x) - 1.0;
+
+		if (r > hi)
+			hi = r, *x_hi = x;
+		if (r < lo)
+			lo = r, *x_lo = x;
+	}
+}
+
+/*
+ * The bound against inputs built to reach it (docs/VALUES.md, "The
+ * attention bound"): every query row the same, the keys at the two
+ * scores where P's relative error is largest and least (d = 1), or q and
+ * k aligned with every entry at +-B so that each score is an end of the
+ * interval (d = 4); as many keys at each score as makes their softmax
+ * weights about equal; V = +B on the keys where P overweighs, -B where it
+ * underweighs. The measured epsilon stays within the bound, and for
+ * minimax, whose error reaches +eta and -eta, it comes within 10% of it
+ * (it is then eta R to first order, the bound's value): the bound cannot
+ * be halved, as 2 eta / (1 - eta) max|V| could.
+ */
+START_TEST(test_bound_adversarial)
+{
+	static const double Bs[] = { 0.5, 1 };
+	char dir[] = "/tmp/pebblesim-adversary-XXXXXX";
+	const uint64_t n = 64;
+	unsigned applied = 0, tight = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int kind = 0; kind < PS_POLYNOMIAL_KIND_COUNT; kind++)
+		for (size_t b = 0; b < 2; b++)
+			for (uint64_t d = 1; d <= 4; d += 3)
+				for (uint64_t g = 1; g <= (d == 1 ? 8u : 4u); g++) {
+					struct ps_values_inputs in = seven;
+					struct ps_polynomial p;
+					struct ps_values_report v;
+					double Q[64 * 4], K[64 * 4], V[64 * 4], x_hi = 0, x_lo = 0, w;
+					struct input_paths paths;
+					const double B = Bs[b];
+					uint64_t n_hi;
+
+					make(&p, (enum ps_polynomial_kind)kind, (unsigned)g,
+					     ps_polynomial_interval(B, d));
+					if (d == 1) {
+						error_extremes(&p, &x_hi, &x_lo);
+					} else {
+						const double r_end = ps_polynomial_eval(&p, p.beta) * exp(-p.beta);
+						const double r_start = ps_polynomial_eval(&p, -p.beta) * exp(p.beta);
+
+						x_hi = r_end >= r_start ? p.beta : -p.beta;
+						x_lo = -x_hi;
+					}
+					/* equal weights: n_hi e^x_hi = (n - n_hi) e^x_lo */
+					w = (double)n / (1.0 + exp(x_hi - x_lo));
+					n_hi = w < 1 ? 1 : w > (double)n - 1 ? n - 1 : (uint64_t)(w + 0.5);
+					for (uint64_t j = 0; j < n; j++) {
+						const double x = j < n_hi ? x_hi : x_lo;
+
+						for (uint64_t a = 0; a < d; a++) {
+							Q[j * d + a] = B;
+							/* d = 1: q k = x; d = 4: k = +-B, q.k / 2 = +-beta */
+							K[j * d + a] = d == 1 ? x / B : x > 0 ? B : -B;
+							V[j * d + a] = j < n_hi ? B : -B;
+						}
+					}
+					write_inputs(dir, Q, K, V, n, d, &paths, &in);
+					in.polynomial = (enum ps_polynomial_kind)kind;
+					/* the interval B^2 sqrt d of the entry bound */
+					in.interval = p.beta;
+					v = measured(n, d, g, &in);
+					if (!v.has_bound)
+						continue;
+					applied++;
+					ck_assert(v.v_half_range == B);
+					ck_assert_msg(v.error_vs_softmax <= v.bound + 1e-13 * v.max_v,
+						      "%s g %llu d %llu B %g: epsilon %.6g above the bound %.6g",
+						      ps_polynomial_name(kind), (unsigned long long)g,
+						      (unsigned long long)d, B, v.error_vs_softmax, v.bound);
+					if (kind == PS_POLYNOMIAL_MINIMAX && d == 1 && v.polynomial.eta < 0.1) {
+						ck_assert_msg(v.error_vs_softmax >= 0.9 * v.bound,
+							      "minimax g %llu B %g: epsilon %.6g, bound %.6g",
+							      (unsigned long long)g, B, v.error_vs_softmax, v.bound);
+						tight++;
+					}
+				}
+	remove_inputs(dir);
+	ck_assert_uint_ge(applied, 40);
+	ck_assert_uint_ge(tight, 8);
+}
+END_TEST
+
+/* The bound's value: 2 eta / (1 + sqrt(1 - eta^2)) R, at most eta / (1 -
+ * eta) R and about eta R for small eta; none at eta >= 1. */
+START_TEST(test_bound_value)
+{
+	static const double etas[] = { 0.0, 1e-8, 1e-3, 0.1, 0.5, 0.9, 0.999999 };
+	const double v[] = { 1, -3, 0.5, 2 }; /* 2 rows, 2 columns: ranges 0.5, 5 */
+
+	for (size_t k = 0; k < sizeof(etas) / sizeof(etas[0]); k++) {
+		const double eta = etas[k], bound = ps_polynomial_bound(eta, 2.0);
+		const double exact = 2.0 * (1.0 - sqrt(1.0 - eta * eta)) / eta * 2.0;
+
+		ck_assert(bound <= eta / (1.0 - eta) * 2.0 * (1 + 1e-15));
+		ck_assert(bound >= 2.0 * eta * (1 - 1e-15));
+		if (eta > 1e-3)
+			ck_assert_msg(fabs(bound - exact) <= 1e-12 * exact, "eta %g: %.17g, %.17g", eta, bound, exact);
+	}
+	ck_assert(isinf(ps_polynomial_bound(1.0, 1.0)) && isinf(ps_polynomial_bound(NAN, 1.0)));
+	ck_assert(ps_half_range(v, 2, 2) == 2.5);
+	ck_assert(ps_half_range(v, 0, 2) == 0.0);
 }
 END_TEST
 
@@ -376,6 +516,8 @@ Suite *polynomial_suite(void)
 	tcase_add_test(tc, test_u1_u2_is_p);
 	tcase_add_test(tc, test_every_strategy_independent);
 	tcase_add_test(tc, test_bound_holds);
+	tcase_add_test(tc, test_bound_adversarial);
+	tcase_add_test(tc, test_bound_value);
 	tcase_add_test(tc, test_no_bound_outside);
 	suite_add_tcase(s, tc);
 	return s;

@@ -673,9 +673,12 @@ START_TEST(test_cases_classified)
 	test_attention(&att, 4096, 16, 3, 1);
 	ck_assert_str_eq(ps_classify_case(&att, 8192, why, sizeof(why)), "II");
 	ck_assert_str_eq(why, "d r = 15504 > M/4 = 2048; Key Lemma 3.2 holds for w = 3..9 (w tau(w) <= M/4); Theorem 1.2's w0 = g M^(1/(g+1))/(4e) = 2.62 is below g, so only the Key Lemma applies");
-	/* M >= (4e)^(g+1): w0 >= g, and Theorem 1.2 applies */
+	/* M >= (4e)^(g+1): w0 >= g, and M < d r: Theorem 1.2's hypotheses */
+	ck_assert_str_eq(ps_classify_case(&att, 14000, why, sizeof(why)), "II");
+	ck_assert_ptr_nonnull(strstr(why, "Theorem 1.2's hypotheses as pebblesim checks them hold: M = 14000 < d r, and w0 = g M^(1/(g+1))/(4e) = 3.00 is in that range"));
+	/* w0 = 3.71 >= g, but M = 32768 >= d r = 15504: not Theorem 1.2 */
 	ck_assert_str_eq(ps_classify_case(&att, 32768, why, sizeof(why)), "II");
-	ck_assert_ptr_nonnull(strstr(why, "Theorem 1.2 applies with w0 = g M^(1/(g+1))/(4e) = 3.71"));
+	ck_assert_ptr_nonnull(strstr(why, "but the theorem assumes M = o(d r) and here M = 32768 >= d r = 15504"));
 	ck_assert_str_eq(ps_classify_case(&att, 4 * 15504, why, sizeof(why)), "I");
 	/* w = 3 needs 3 tau(3) = 3 x 20 = 60 <= M/4 */
 	ck_assert_str_eq(ps_classify_case(&att, 240, why, sizeof(why)), "II");

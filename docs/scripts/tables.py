@@ -63,6 +63,17 @@ def frontier_row(binary, eps, d, M):
     return frontier_text(rep, eps, d, M)
 
 
+def none_where(rep):
+    """No interval: over the whole range where every n was compared, else
+    at the n that were (frontier's `examined`)."""
+    ex = rep["examined"]
+    if ex["complete"]:
+        return "none in [1024, 1048576]"
+    every = ex["every_n"]
+    count = (every["to"] - every["from"] + 1 if every else 0) + ex["grid_points_above"] + ex["bisection_points"]
+    return f"none at the {count} n compared (an interval between two of them would not be seen)"
+
+
 def frontier_text(rep, eps, d, M):
     p = rep["polynomial"]
     if p["g"] is None:
@@ -72,7 +83,7 @@ def frontier_text(rep, eps, d, M):
         r = math.comb(int(d) + p["g"], p["g"])
         return (f"| {eps} | {d} | {M} | {p['g']} | {bound:.2e} | not planned: r = C({int(d) + p['g']}, "
                 f"{p['g']}) = {r:.2e} monomials, above pebblesim's limit of 2^26 | - |")
-    where = ", ".join(f"[{i['from']}, {i['to']}]" for i in rep["intervals"]) or "none in [1024, 1048576]"
+    where = ", ".join(f"[{i['from']}, {i['to']}]" for i in rep["intervals"]) or none_where(rep)
     conf = ", ".join(f"n = {c['n']}: {'yes' if c['simulated'] else 'too large'}"
                      for c in rep["confirmations"]) or "-"
     return f"| {eps} | {d} | {M} | {p['g']} | {bound:.2e} | {where} | {conf} |"

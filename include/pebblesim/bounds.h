@@ -86,6 +86,10 @@ bool ps_bound_b3_lower(const struct ps_attention *att, uint64_t M,
 bool ps_bound_c_lower(const struct ps_attention *att, uint64_t M,
 		      struct ps_bound *out, char *why, size_t len);
 
+/* The name of B.3's (sqrt_split false) or C's bound: the theorem's where
+ * its premise d >= 5g holds, else "threshold after B.3" (or C). */
+const char *ps_threshold_bound_name(const struct ps_attention *att, bool sqrt_split);
+
 /* A lower bound that was not applied, and the hypothesis that fails. */
 struct ps_skipped_bound {
 	const char *name;

@@ -71,9 +71,15 @@ double ps_polynomial_eval(const struct ps_polynomial *p, double x);
 /*
  * The attention error bound of docs/VALUES.md: where every score x =
  * q.k / sqrt d lies in [-beta, beta] and eta < 1, max |A - softmax(Q
- * K^T / sqrt d) V| <= 2 eta / (1 - eta) max|V| in exact arithmetic.
- * INFINITY where eta >= 1 (P need not be positive: no bound).
+ * K^T / sqrt d) V| <= 2 eta / (1 + sqrt(1 - eta^2)) R in exact
+ * arithmetic, R = max_b (max_j V[j,b] - min_j V[j,b]) / 2 (at most max|V|;
+ * the bound is at most eta / (1 - eta) R), rounded up. INFINITY where eta
+ * >= 1 (P need not be positive: no bound).
  */
-double ps_polynomial_bound(double eta, double max_v);
+double ps_polynomial_bound(double eta, double half_range);
+
+/* R of ps_polynomial_bound: half the widest column range of the rows x
+ * cols row-major V; 0 without rows. */
+double ps_half_range(const double *v, uint64_t rows, uint64_t cols);
 
 #endif

@@ -77,8 +77,8 @@ struct ps_sweep_row {
 	bool values_failed;  /* error_vs_direct above the tolerance */
 	double error_vs_direct, epsilon; /* epsilon < 0: none (no normalisation) */
 	/* approximate attention: P's a-priori relative error eta, and the
-	 * bound 2 eta / (1 - eta) max|V| on epsilon (docs/VALUES.md); eta < 0
-	 * (exact attention) or bound < 0 (its hypotheses fail): none */
+	 * bound 2 eta / (1 + sqrt(1 - eta^2)) R on epsilon (docs/VALUES.md);
+	 * eta < 0 (exact attention) or bound < 0 (its hypotheses fail): none */
 	double eta, bound;
 	char why[160];
 	/* loads and saves by array (the kinds, enum ps_kind), from the
@@ -169,6 +169,9 @@ int ps_sweep_merge_fill(struct ps_sweep_row **rows, size_t *count,
 /* A maximal interval of the swept parameter, ends inclusive. */
 struct ps_sweep_interval {
 	uint64_t from, to;
+	/* an end at the first or last value swept: the range stops there,
+	 * so it is no crossing, and the interval may go on beyond it */
+	bool from_edge, to_edge;
 };
 
 /* The grid values next to an interval: the last before its start and the
@@ -189,12 +192,17 @@ void ps_sweep_neighbours(const uint64_t *values, size_t points,
  */
 struct ps_crossover {
 	char label[24], baseline[24];
+	/* false: no value where both ran (the baseline not swept, say), so
+	 * no crossover is stated; note says why */
+	bool compared;
+	size_t compared_points, points; /* values where both ran, of the label's */
 	bool found;
 	uint64_t at; /* the smallest such swept value */
 	size_t interval_count;  /* intervals found (kept: the first 32) */
 	struct ps_sweep_interval intervals[PS_SWEEP_MAX_INTERVALS];
 	bool refined;           /* every end exact (ps_sweep_refine) */
-	char note[160];         /* why an end was not refined, or "" */
+	char note[160];         /* why not compared, or why an end was not
+				 * refined, or "" */
 };
 
 /* One crossover per label other than the baseline; returns how many (0
@@ -228,6 +236,12 @@ void ps_sweep_sort(struct ps_sweep_row *rows, size_t count);
 void ps_sweep_print(FILE *out, char param, const struct ps_sweep_row *rows,
 		    size_t count, const struct ps_crossover *cross,
 		    size_t cross_count);
+
+/* What the ends of c's intervals are, for the parenthesis after them:
+ * inner_how where an end is inner (NULL: "ends exact: bisection on the
+ * cost models", or "ends on the grid" where not refined), and the ends at
+ * the range's edges named as such. */
+void ps_sweep_print_ends(FILE *out, const struct ps_crossover *c, const char *inner_how);
 
 /* {"rows":[...],"crossovers":[...]} on one line. */
 int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,

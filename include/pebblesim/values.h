@@ -68,9 +68,10 @@ struct ps_values_report {
 	bool has_polynomial;
 	struct ps_polynomial polynomial;
 	double max_v;           /* max |V| */
+	double v_half_range;    /* R = max_b (max_j V[j,b] - min_j V[j,b]) / 2 */
 	double max_score;       /* max |q_i.k_j| / sqrt d over the inputs */
-	/* the bound 2 eta / (1 - eta) max|V| holds: normalised, eta < 1 and
-	 * max_score <= beta (docs/VALUES.md); else why not */
+	/* the bound 2 eta / (1 + sqrt(1 - eta^2)) R holds: normalised, eta <
+	 * 1 and max_score <= beta (docs/VALUES.md); else why not */
 	bool has_bound;
 	double bound;
 	const char *no_bound;

@@ -1,13 +1,15 @@
 /*
  * pebblesim frontier: the least I/O at a given accuracy, approximate
  * attention against FlashAttention (docs/EXACT.md "The frontier"). The
- * degree g is the least whose a-priori bound 2 eta / (1 - eta) max|V|
- * (docs/VALUES.md) is within epsilon, or with --bound measured the least
+ * degree g is the least whose a-priori bound 2 eta / (1 + sqrt(1 -
+ * eta^2)) R (docs/VALUES.md; R <= B) is within epsilon, or with --bound measured the least
  * whose epsilon measured on inputs (files or random) is; approximate
  * attention's I/O is best's at that g, flash's at the same n, d and M,
  * both by their cost models over a range of n; the intervals of n where
- * best moves less have their ends found by bisection and, where the size
- * allows, confirmed by simulated runs at n* and its outer neighbour.
+ * best moves less: every n compared from the range's start while the
+ * plans are cheap, above that the grid's points with each end found by
+ * bisection, and where the size allows each end confirmed by simulated
+ * runs at n* and its outer neighbour.
  */
 #include "cli.h"
 
@@ -35,7 +37,7 @@ const struct cli_option frontier_options[] = {
 	{ OPT_EPSILON, 0, "epsilon", CLI_REAL, offsetof(struct cli_args, epsilon), 0, 0, "E",
 	  "the accuracy: max |A - softmax(Q K^T / sqrt d) V| <= E" },
 	{ OPT_BOUND, 0, "bound", CLI_STRING, offsetof(struct cli_args, bound), 0, 0, "HOW",
-	  "a-priori (the default): the least g whose bound\n2 eta / (1 - eta) max|V| on the interval is within E;\n"
+	  "a-priori (the default): the least g whose bound\n2 eta / (1 + sqrt(1 - eta^2)) B on the interval is\nwithin E;\n"
 	  "measured: the least g whose epsilon measured on the\ninputs (--q, --k, --v, or random ones) is within E" },
 	{ OPT_ENTRY_BOUND, 0, "entry-bound", CLI_REAL, offsetof(struct cli_args, entry_bound), 0, 0, "B",
 	  "entries of Q, K and V in [-B, B] (default 1); measured:\nrandom inputs uniform in [-B, B]" },
@@ -154,17 +156,12 @@ static const struct planned *cached(const struct planner *pl, uint64_t n, size_t
 	return NULL;
 }
 
-/* A candidate's (or flash's) predicted I/O at n: false where it does not
- * accept n or memory runs out. */
-static bool plan_at(struct planner *pl, uint64_t n, size_t candidate, uint64_t *io)
+/* A candidate's (or flash's) predicted I/O at n, planned now: false
+ * where it does not accept n or memory runs out. */
+static bool plan_once(struct planner *pl, uint64_t n, size_t candidate, uint64_t *io)
 {
-	const struct planned *hit = cached(pl, n, candidate);
 	struct planned made = { n, candidate, false, 0 };
 
-	if (hit) {
-		*io = hit->io;
-		return hit->accepts;
-	}
 	if (candidate == FLASH) {
 		made.accepts = io_at(pl->spec, n, "flash", false, &made.io);
 	} else {
@@ -190,12 +187,27 @@ static bool plan_at(struct planner *pl, uint64_t n, size_t candidate, uint64_t *
 
 		if (candidate != FLASH)
 			ps_candidate_name(&pl->candidates[candidate], name, sizeof(name));
-		fprintf(pl->spec->progress, "%sfrontier: bisection: planned %s at n = %llu (%llu plans)%s",
+		fprintf(pl->spec->progress, "%sfrontier: planned %s at n = %llu (%llu plans)%s",
 			ps_progress_lines(pl->spec->progress) ? "pebblesim: " : "\r",
 			name, (unsigned long long)n, (unsigned long long)pl->plans,
 			ps_progress_lines(pl->spec->progress) ? "\n" : "   ");
 		fflush(pl->spec->progress);
 	}
+	*io = made.io;
+	return made.accepts;
+}
+
+/* plan_once, each (n, candidate) planned once (the cache). */
+static bool plan_at(struct planner *pl, uint64_t n, size_t candidate, uint64_t *io)
+{
+	const struct planned *hit = cached(pl, n, candidate);
+	struct planned made = { n, candidate, false, 0 };
+
+	if (hit) {
+		*io = hit->io;
+		return hit->accepts;
+	}
+	made.accepts = plan_once(pl, n, candidate, &made.io);
 	if (pl->used == pl->cap) {
 		size_t cap = pl->cap * 2 + 64;
 		struct planned *grown = realloc(pl->cache, cap * sizeof(*grown));
@@ -296,31 +308,193 @@ static uint64_t first_below(struct planner *pl, uint64_t lo, uint64_t hi)
 	return end;
 }
 
-/* Each end of the crossover's intervals exact: best below flash at the
- * end, not below at its outer neighbour (within the range). */
-static void refine(struct planner *pl, struct ps_crossover *c)
+/*
+ * Every n of the range is compared where the plans are cheap: from the
+ * range's start while the values scanned times r stay within this (at d =
+ * 4, g = 6, r = 210, about 20,000 values of n; at r = 735,471, g = 8 and
+ * d = 16, five). Above, the grid's points and the bisection between
+ * them are all that is compared.
+ */
+#define FRONTIER_SCAN_WORK (UINT64_C(1) << 22)
+/* and at most this many values, whatever r (the samples' memory, and
+ * best's candidates planned at each) */
+#define FRONTIER_SCAN_MAX_N (UINT64_C(1) << 15)
+
+/* One comparison: best below flash at n or not (not also where either is
+ * not planned). */
+struct sample {
+	uint64_t n;
+	bool below;
+};
+
+/* Which n were compared. */
+struct examined {
+	bool scanned;       /* every n in [lo, every_to] compared */
+	uint64_t every_to;
+	size_t grid_above;  /* the grid's points above every_to */
+	size_t bisected;    /* values of n above every_to planned by bisection */
+	bool complete;      /* every n of the range compared */
+};
+
+/* Whether best is below flash at n, every candidate planned once
+ * (not cached: a scan asks each n once); *first is tried first and
+ * becomes the one below. */
+static bool scan_below(struct planner *pl, uint64_t n, size_t *first)
+{
+	uint64_t flash, io;
+
+	if (!plan_once(pl, n, FLASH, &flash))
+		return false;
+	if (*first < pl->count && plan_once(pl, n, *first, &io) && io < flash)
+		return true;
+	for (size_t k = 0; k < pl->count; k++)
+		if (k != *first && plan_once(pl, n, k, &io) && io < flash) {
+			*first = k;
+			return true;
+		}
+	return false;
+}
+
+/* The last n of the scan from lo: lo - 1 where not even lo fits. */
+static uint64_t scan_end(const struct ps_sweep_spec *spec)
+{
+	uint64_t r = 1, values;
+
+	for (uint64_t l = 1; l <= spec->g && r <= FRONTIER_SCAN_WORK; l++)
+		r = r * (spec->d + l) / l;
+	values = FRONTIER_SCAN_WORK / r;
+	values = values < FRONTIER_SCAN_MAX_N ? values : FRONTIER_SCAN_MAX_N;
+	if (!values)
+		return spec->range.lo - 1;
+	return spec->range.hi - spec->range.lo < values ? spec->range.hi : spec->range.lo + values - 1;
+}
+
+/* The comparisons, increasing in n: every n of the scan, then best's and
+ * flash's rows (rows sorted, best's before flash's) above it. */
+static struct sample *samples_make(struct planner *pl, const struct ps_sweep_row *rows,
+				   size_t count, struct examined *ex, size_t *made)
 {
 	const struct ps_sweep_spec *spec = pl->spec;
-	uint64_t values[PS_SWEEP_MAX_POINTS];
-	size_t points = ps_sweep_points(&spec->range, values, PS_SWEEP_MAX_POINTS);
-	size_t kept = c->interval_count < PS_SWEEP_MAX_INTERVALS ? c->interval_count
-								   : PS_SWEEP_MAX_INTERVALS;
+	const uint64_t lo = spec->range.lo, to = scan_end(spec);
+	const size_t scanned = to >= lo ? (size_t)(to - lo + 1) : 0;
+	struct sample *out = malloc((scanned + count / 2 + 1) * sizeof(*out));
+	size_t used = 0, first = SIZE_MAX;
 
-	for (size_t t = 0; t < kept; t++) {
-		struct ps_sweep_interval *iv = &c->intervals[t];
-		struct ps_sweep_neighbours around;
+	if (!out)
+		return NULL;
+	memset(ex, 0, sizeof(*ex));
+	ex->scanned = scanned > 0;
+	ex->every_to = to;
+	for (uint64_t n = lo; scanned && n <= to; n++)
+		out[used++] = (struct sample){ n, scan_below(pl, n, &first) };
+	for (size_t k = 0; k + 1 < count; k += 2) {
+		const struct ps_sweep_row *best = &rows[k], *flash = &rows[k + 1];
 
-		/* the grid values around the interval: best is not below at
-		 * either (the interval is maximal on the grid) */
-		ps_sweep_neighbours(values, points, iv, &around);
-		if (around.has_before)
-			iv->from = first_below(pl, around.before, iv->from);
-		if (around.has_after)
-			iv->to = flip_at(pl, iv->to, around.after, false, false) - 1;
+		if (scanned && best->n <= to)
+			continue;
+		out[used++] = (struct sample){ best->n, best->ran && flash->ran && best->io < flash->io };
+		ex->grid_above++;
 	}
+	ex->complete = scanned && to >= spec->range.hi;
+	*made = used;
+	return out;
+}
+
+static int by_n(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* How many values of n above every_to the bisection planned. */
+static size_t bisected(const struct planner *pl, uint64_t above)
+{
+	uint64_t *n = malloc((pl->used ? pl->used : 1) * sizeof(*n));
+	size_t count = 0, distinct = 0;
+
+	if (!n)
+		return 0;
+	for (size_t k = 0; k < pl->used; k++)
+		if (pl->cache[k].n > above)
+			n[count++] = pl->cache[k].n;
+	qsort(n, count, sizeof(*n), by_n);
+	for (size_t k = 0; k < count; k++)
+		distinct += !k || n[k] != n[k - 1];
+	free(n);
+	return distinct;
+}
+
+/*
+ * The intervals of n where best is below flash: the maximal runs of the
+ * comparisons, each end between two compared values more than 1 apart
+ * found by bisection (below at the end, not below at its outer
+ * neighbour). Between the grid's points above the scan there may be
+ * sign changes that neither the grid nor the bisection straddles: ex
+ * says which n were compared.
+ */
+static void intervals_make(struct planner *pl, const struct sample *sm, size_t count,
+			   struct ps_crossover *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->label, sizeof(c->label), "best");
+	snprintf(c->baseline, sizeof(c->baseline), "flash");
+	c->compared = count > 0;
 	c->refined = true;
-	if (c->found)
-		c->at = c->intervals[kept - 1].from;
+	for (size_t k = 0; k < count; k++) {
+		struct ps_sweep_interval *iv;
+		size_t end = k;
+
+		if (!sm[k].below)
+			continue;
+		while (end + 1 < count && sm[end + 1].below)
+			end++;
+		if (c->interval_count++ >= PS_SWEEP_MAX_INTERVALS) {
+			k = end;
+			continue;
+		}
+		iv = &c->intervals[c->interval_count - 1];
+		iv->from = sm[k].n;
+		iv->to = sm[end].n;
+		iv->from_edge = k == 0;
+		iv->to_edge = end + 1 == count;
+		if (k > 0 && sm[k - 1].n + 1 < iv->from)
+			iv->from = first_below(pl, sm[k - 1].n, iv->from);
+		if (end + 1 < count && sm[end + 1].n > iv->to + 1)
+			iv->to = flip_at(pl, iv->to, sm[end + 1].n, false, false) - 1;
+		k = end;
+	}
+	if (c->interval_count && c->interval_count <= PS_SWEEP_MAX_INTERVALS &&
+	    c->intervals[c->interval_count - 1].to_edge) {
+		c->found = true;
+		c->at = c->intervals[c->interval_count - 1].from;
+	}
+}
+
+/* The intervals where best moves less than flash over spec's range, and
+ * which n were compared; PS_ENOMEM where memory runs out. */
+static int compare(const struct ps_sweep_spec *spec, const struct ps_sweep_row *rows, size_t count,
+		   struct ps_crossover *c, struct examined *ex)
+{
+	struct planner pl;
+	struct sample *sm;
+	size_t used;
+
+	memset(&pl, 0, sizeof(pl));
+	pl.spec = spec;
+	pl.count = ps_best_candidate_list(pl.candidates, PS_BEST_MAX_CANDIDATES);
+	sm = samples_make(&pl, rows, count, ex, &used);
+	if (!sm) {
+		planner_free(&pl);
+		return PS_ENOMEM;
+	}
+	intervals_make(&pl, sm, used, c);
+	ex->bisected = bisected(&pl, ex->scanned ? ex->every_to : 0);
+	if (pl.plans && spec->progress && !ps_progress_lines(spec->progress))
+		fprintf(spec->progress, "\r%*s\r", 72, "");
+	free(sm);
+	planner_free(&pl);
+	return PS_OK;
 }
 
 struct frontier_end {
@@ -337,6 +511,7 @@ struct choice {
 	double beta;             /* the interval */
 	double entry_bound;      /* B, or the largest |entry| of the files */
 	double max_v;            /* max |V|: B, or the inputs' */
+	double half_range;       /* R of the bound: B, or the inputs' */
 	double epsilon;          /* measured at the chosen g (or the last) */
 	bool files;              /* measured on --q, --k, --v */
 	uint64_t sample_n, seed; /* the inputs' rows; random: their seed */
@@ -352,7 +527,7 @@ static int least_degree(enum ps_polynomial_kind kind, double epsilon, struct cho
 	for (unsigned g = 0; g <= top; g++) {
 		if (ps_polynomial_make(&ch->p, kind, g, ch->beta, err))
 			return PS_EINPUT;
-		if (ps_polynomial_bound(ch->p.eta, ch->max_v) <= epsilon)
+		if (ps_polynomial_bound(ch->p.eta, ch->half_range) <= epsilon)
 			return 0;
 	}
 	return -1;
@@ -408,6 +583,7 @@ static int least_measured_degree(enum ps_polynomial_kind kind, uint64_t d, doubl
 	}
 	ch->beta = vals.poly.beta;
 	ch->max_v = largest(vals.v, att.n * d);
+	ch->half_range = ps_half_range(vals.v, att.n, d);
 	if (in->q) {
 		double q = largest(vals.q, att.n * d), k = largest(vals.k, att.n * d);
 
@@ -428,13 +604,13 @@ static int least_measured_degree(enum ps_polynomial_kind kind, uint64_t d, doubl
 
 static json_t *frontier_json(const struct choice *ch, double epsilon,
 			     const struct ps_sweep_row *rows, size_t count,
-			     const struct ps_crossover *c, const struct frontier_end *ends,
-			     size_t end_count)
+			     const struct ps_crossover *c, const struct examined *ex, uint64_t lo,
+			     const struct frontier_end *ends, size_t end_count)
 {
 	json_t *points = json_array(), *intervals = json_array(), *confirmations = json_array();
 	json_t *coef = json_array(), *root;
 	const char *by = ch->measured ? "measured" : "a-priori";
-	const double bound = ps_polynomial_bound(ch->p.eta, ch->max_v);
+	const double bound = ps_polynomial_bound(ch->p.eta, ch->half_range);
 
 	for (unsigned l = 0; ch->has_g && l <= ch->p.g; l++)
 		json_array_append_new(coef, json_real(ch->p.c[l]));
@@ -449,9 +625,11 @@ static json_t *frontier_json(const struct choice *ch, double epsilon,
 									       : json_null()));
 	}
 	for (size_t t = 0; c && t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++)
-		json_array_append_new(intervals, json_pack("{s:I, s:I, s:I}", "from",
+		json_array_append_new(intervals, json_pack("{s:I, s:I, s:b, s:b, s:I}", "from",
 							   (json_int_t)c->intervals[t].from, "to",
-							   (json_int_t)c->intervals[t].to, "g", (json_int_t)ch->p.g));
+							   (json_int_t)c->intervals[t].to, "from_edge",
+							   c->intervals[t].from_edge, "to_edge",
+							   c->intervals[t].to_edge, "g", (json_int_t)ch->p.g));
 	for (size_t t = 0; t < end_count; t++)
 		json_array_append_new(confirmations,
 				      json_pack("{s:I, s:I, s:b, s:[I,I], s:[I,I]}", "n", (json_int_t)ends[t].n,
@@ -459,15 +637,23 @@ static json_t *frontier_json(const struct choice *ch, double epsilon,
 						ends[t].confirmed, "at_n", (json_int_t)ends[t].io[0],
 						(json_int_t)ends[t].io[1], "at_outer",
 						(json_int_t)ends[t].io[2], (json_int_t)ends[t].io[3]));
-	root = json_pack("{s:f, s:s, s:{s:s, s:o, s:f, s:o, s:o, s:o, s:f}, s:o, s:o, s:o, s:b}",
+	root = json_pack("{s:f, s:s, s:{s:s, s:o, s:f, s:o, s:o, s:o, s:f, s:f}, s:o, s:o, s:o, s:b}",
 			 "epsilon", epsilon, "bound", by, "polynomial", "name",
 			 ps_polynomial_name(ch->p.made), "g",
 			 ch->has_g ? json_integer((json_int_t)ch->p.g) : json_null(),
 			 "interval", ch->beta, "coefficients", coef, "eta",
 			 isfinite(ch->p.eta) ? json_real(ch->p.eta) : json_null(), "bound",
 			 isfinite(bound) ? json_real(bound) : json_null(), "max_v", ch->max_v,
+			 "v_half_range", ch->half_range,
 			 "points", points, "intervals", intervals, "confirmations", confirmations,
 			 "refined", c ? c->refined : false);
+	json_object_set_new(root, "examined", !c ? json_null() :
+			    json_pack("{s:o, s:I, s:I, s:b}", "every_n", ex->scanned ?
+				      json_pack("{s:I, s:I}", "from", (json_int_t)lo, "to",
+						(json_int_t)ex->every_to) : json_null(),
+				      "grid_points_above", (json_int_t)ex->grid_above,
+				      "bisection_points", (json_int_t)ex->bisected,
+				      "complete", ex->complete));
 	if (ch->measured)
 		json_object_set_new(root, "measured",
 				    json_pack("{s:f, s:s, s:I, s:o}", "epsilon", ch->epsilon, "inputs",
@@ -484,6 +670,23 @@ static bool any_best_ran(const struct ps_sweep_row *rows, size_t count)
 		if (rows[k].ran)
 			return true;
 	return false;
+}
+
+/* Which n were compared: every n of the range, or every n up to some,
+ * and above it the grid's points and the bisection's. */
+static void examined_print(FILE *out, const struct examined *ex, uint64_t lo, uint64_t hi)
+{
+	if (ex->complete) {
+		fprintf(out, "  examined             every n in [%llu, %llu], both cost models at each: every sign change is found\n",
+			(unsigned long long)lo, (unsigned long long)hi);
+		return;
+	}
+	fputs("  examined             ", out);
+	if (ex->scanned)
+		fprintf(out, "every n in [%llu, %llu]; above it ", (unsigned long long)lo,
+			(unsigned long long)ex->every_to);
+	fprintf(out, "%zu grid points and %zu more values of n by bisection: an even number of sign changes between neighbouring values that compare alike is not seen\n",
+		ex->grid_above, ex->bisected);
 }
 
 /* "minimax, g = 3, bound <= 0.001" or "..., measured epsilon 4.1e-04 <= 0.001 on these inputs" */
@@ -526,6 +729,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	struct ps_crossover cross[2];
 	struct frontier_end ends[2 * PS_SWEEP_MAX_INTERVALS];
 	struct choice ch;
+	struct examined ex = { 0 };
 	struct ps_error err;
 	enum ps_polynomial_kind kind = PS_POLYNOMIAL_TAYLOR;
 	const struct ps_crossover *c = NULL;
@@ -567,7 +771,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	} else {
 		spec.range = (struct ps_sweep_range){ 'n', a->n, a->n, 1, false };
 	}
-	ch.entry_bound = ch.max_v = B;
+	ch.entry_bound = ch.max_v = ch.half_range = B;
 	ch.beta = a->given[OPT_INTERVAL] ? a->interval : ps_polynomial_interval(B, a->d);
 	if (ch.measured) {
 		struct ps_values_inputs in = {
@@ -592,29 +796,24 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		return cli_usage_error(cmd, errout, "%s", err.msg);
 	ch.has_g = rc == 0;
 	if (ch.has_g) {
-		struct planner pl;
-
 		spec.g = ch.p.g;
 		if (ps_sweep_run(&spec, &rows, &count, &err)) {
 			fprintf(errout, "pebblesim: %s\n", err.msg);
 			return PS_EXIT_USAGE;
 		}
 		ps_sweep_sort(rows, count);
-		ps_sweep_crossovers(rows, count, "flash", cross, 2);
-		memset(&pl, 0, sizeof(pl));
-		pl.spec = &spec;
-		pl.count = ps_best_candidate_list(pl.candidates, PS_BEST_MAX_CANDIDATES);
-		refine(&pl, &cross[0]);
-		if (pl.plans && spec.progress && !ps_progress_lines(spec.progress))
-			fprintf(spec.progress, "\r%*s\r", 72, "");
-		planner_free(&pl);
+		if (compare(&spec, rows, count, &cross[0], &ex)) {
+			fprintf(errout, "pebblesim: out of memory for the comparisons of frontier\n");
+			free(rows);
+			return PS_EXIT_USAGE;
+		}
 		c = &cross[0];
 		for (size_t t = 0; t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++) {
 			const struct ps_sweep_interval *iv = &c->intervals[t];
 
-			if (iv->from > spec.range.lo)
+			if (!iv->from_edge)
 				ends[end_count++] = (struct frontier_end){ iv->from, iv->from - 1, false, { 0 } };
-			if (iv->to < spec.range.hi)
+			if (!iv->to_edge)
 				ends[end_count++] = (struct frontier_end){ iv->to, iv->to + 1, false, { 0 } };
 		}
 		for (size_t t = 0; t < end_count; t++)
@@ -638,7 +837,8 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		return PS_EXIT_USAGE;
 	}
 	if (a->json) {
-		json_t *root = frontier_json(&ch, a->epsilon, rows, count, c, ends, end_count);
+		json_t *root = frontier_json(&ch, a->epsilon, rows, count, c, &ex, spec.range.lo,
+					     ends, end_count);
 
 		json_dumpf(root, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', out);
@@ -667,7 +867,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		return PS_EXIT_VALID;
 	}
 	if (!ch.has_g) {
-		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): no g up to %u gives 2 eta / (1 - eta) max|V| <= %g\n",
+		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): no g up to %u gives 2 eta / (1 + sqrt(1 - eta^2)) B <= %g\n",
 			ps_polynomial_name(kind), ch.beta, ch.beta, B, B, ch.p.g, a->epsilon);
 		fprintf(out, "answer: approximate attention has no a-priori guarantee of epsilon <= %g here, so it does not win at any n at this accuracy\n",
 			a->epsilon);
@@ -680,11 +880,11 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	else if (ch.measured)
 		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured epsilon %.3g; eta = %.3g, a-priori bound %.3g\n",
 			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.epsilon, ch.p.eta,
-			ps_polynomial_bound(ch.p.eta, ch.max_v));
+			ps_polynomial_bound(ch.p.eta, ch.half_range));
 	else
 		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): least g = %u, eta = %.3g, bound %.3g\n",
 			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, B, B, ch.p.g, ch.p.eta,
-			ps_polynomial_bound(ch.p.eta, B));
+			ps_polynomial_bound(ch.p.eta, ch.half_range));
 	fprintf(out, "%12s  %3s  %-10s %16s %16s %10s\n", "n", "g", "best", "I/O", "flash I/O", "flash/best");
 	for (size_t k = 0; k + 1 < count; k += 2) {
 		const struct ps_sweep_row *best = &rows[k], *flash = &rows[k + 1];
@@ -705,15 +905,22 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 			(unsigned long long)spec.range.lo, (unsigned long long)spec.range.hi,
 			count ? rows[0].why : "no point");
 	} else if (!c->interval_count) {
-		fprintf(out, ") does not move less data than FlashAttention for any n in [%llu, %llu]\n",
-			(unsigned long long)spec.range.lo, (unsigned long long)spec.range.hi);
+		fprintf(out, ") does not move less data than FlashAttention at any n %s [%llu, %llu]\n",
+			ex.complete ? "in" : "examined in", (unsigned long long)spec.range.lo,
+			(unsigned long long)spec.range.hi);
 	} else {
 		fputs(") moves less data than FlashAttention for n in ", out);
 		for (size_t t = 0; t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++)
 			fprintf(out, "%s[%llu, %llu]", t ? ", " : "", (unsigned long long)c->intervals[t].from,
 				(unsigned long long)c->intervals[t].to);
-		fprintf(out, " (%s)\n", c->refined ? "ends exact: bisection on the cost models" : c->note);
+		if (c->interval_count > PS_SWEEP_MAX_INTERVALS)
+			fprintf(out, " and %zu more", c->interval_count - PS_SWEEP_MAX_INTERVALS);
+		fputs(" (", out);
+		ps_sweep_print_ends(out, c, "ends exact on the cost models: below at the end, not below next to it");
+		fputs(")\n", out);
 	}
+	if (any_best_ran(rows, count))
+		examined_print(out, &ex, spec.range.lo, spec.range.hi);
 	for (size_t t = 0; t < end_count; t++) {
 		if (ends[t].confirmed)
 			fprintf(out, "  end n = %llu        simulated: best %llu < flash %llu; at n = %llu best %llu >= flash %llu\n",
@@ -733,16 +940,21 @@ const struct cli_help frontier_help = {
 	"                   [--bound a-priori|measured [--q Q.npy --k K.npy --v V.npy | --seed S]]\n"
 	"                   [--json] [--csv FILE] [--plot FILE] [--plot-script FILE.gp] [--progress]",
 	"the least I/O at an accuracy: approximate attention against FlashAttention",
-	"Picks the least degree g whose a-priori bound 2 eta / (1 - eta) max|V|\n"
-	"(docs/VALUES.md) is within E for every input with entries in [-B, B],\n"
-	"then sets best's predicted I/O at that g beside FlashAttention's over the\n"
-	"range of n, and answers with the intervals of n where approximate\n"
-	"attention moves less, each end exact by bisection on the cost models and\n"
-	"confirmed by simulated runs at the end and its outer neighbour where n <=\n"
-	"16384. Where no g meets E, it says so: approximate attention has no\n"
-	"a-priori guarantee at that accuracy. With --bound measured, g is instead\n"
-	"the least whose epsilon measured on the inputs (the files, or random\n"
-	"ones) is within E: a statement about those inputs, not a guarantee.\n",
+	"Picks the least degree g whose a-priori bound 2 eta / (1 + sqrt(1 -\n"
+	"eta^2)) B (docs/VALUES.md) is within E for every input with entries in\n"
+	"[-B, B], then sets best's predicted I/O at that g beside FlashAttention's\n"
+	"over the range of n, and answers with the intervals of n where\n"
+	"approximate attention moves less. Both cost models are compared at every\n"
+	"n from the range's start while the plans are cheap (n values times r up\n"
+	"to 2^22, at most 32768 values), so every sign change there is found;\n"
+	"above, at the grid's points, each end found by bisection; the answer\n"
+	"says which n were examined. Ends are confirmed by simulated runs at the\n"
+	"end and its outer neighbour where n <= 16384; an end at the first or\n"
+	"last n compared is named so, not a crossing. Where no g meets E, it\n"
+	"says so: approximate attention has no a-priori guarantee at that\n"
+	"accuracy. With --bound measured, g is instead the least whose epsilon\n"
+	"measured on the inputs (the files, or random ones) is within E: a\n"
+	"statement about those inputs, not a guarantee.\n",
 	"  pebblesim frontier -n 1k:1M:x2 -d 16 -M 8k --epsilon 1e-3 --entry-bound 0.5 --polynomial minimax\n"
 	"      where approximate attention with a guaranteed error <= 1e-3 moves less\n"
 	"  pebblesim frontier -n 1k:64k:x2 -d 16 -M 8k --epsilon 1e-3 --bound measured\n"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebblesim/monomial.h"
 #include "pebblesim/plot.h"
 #include "pebblesim/polynomial.h"
 #include "pebblesim/sweep.h"
@@ -124,12 +125,18 @@ static double line_g(int line, double M)
  * Theorem 1.2's line (w0 >= g), III just above M = 4 g^2. */
 static const char *const line_case[2] = { "II", "III" };
 
-/* Whether line applies at params p: the case at (p, M) is line_case. */
+/* Whether line applies at params p: the case at (p, M) is line_case,
+ * and for Theorem 1.2's line its M = o(d r) as pebblesim checks it, M <
+ * d r (docs/BOUNDS.md). */
 static bool line_applies(int line, const struct ps_attention_params *p, uint64_t M)
 {
 	char why[512];
 	const char *c = case_at(p, M, why, sizeof(why));
+	uint64_t r;
 
+	/* an r that overflows is far above any M */
+	if (line == 0 && !ps_binom(p->d + p->g, p->g, &r) && (double)M >= (double)p->d * (double)r)
+		return false;
 	return c && !strcmp(c, line_case[line]);
 }
 
