@@ -196,6 +196,8 @@ int ps_trace_open(struct ps_trace_writer *w, const char *path,
 	else
 		dag = json_pack("{s:s, s:I, s:I}", "kind", "explicit", "vertices",
 				(json_int_t)xdag->vertices, "edges", (json_int_t)xdag->edges);
+	if (att)
+		ps_trace_dag_variant(dag, att);
 	header = json_pack("{s:s, s:i, s:o, s:I, s:s, s:o}",
 			   "format", "pebblesim-trace", "version", 1, "dag", dag,
 			   "M", (json_int_t)M, "strategy", strategy, "params", params);
@@ -318,8 +320,12 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	static const char *const keys[] = {
 		"format", "version", "dag", "M", "strategy", "params", NULL
 	};
-	static const char *const dag_keys[] = { "kind", "n", "d", "g", "normalize", NULL };
-	static const char *const exact_keys[] = { "kind", "n", "d", "normalize", NULL };
+	static const char *const dag_keys[] = {
+		"kind", "n", "d", "g", "normalize", "causal", "decode", NULL
+	};
+	static const char *const exact_keys[] = {
+		"kind", "n", "d", "normalize", "causal", "decode", NULL
+	};
 	static const char *const explicit_keys[] = { "kind", "vertices", "edges", NULL };
 	json_t *dag, *v;
 	uint64_t version;
@@ -369,6 +375,14 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	if (v && !json_is_boolean(v))
 		return BAD(r, "the header's \"normalize\" must be true or false");
 	out->dag.normalize = !v || json_is_true(v);
+	/* MODEL.md sections 7 and 8: written only when true, and when P >= 1 */
+	v = json_object_get(dag, "causal");
+	if (v && !json_is_boolean(v))
+		return BAD(r, "the header's \"causal\" must be true or false");
+	out->dag.causal = v && json_is_true(v);
+	if (json_object_get(dag, "decode") &&
+	    (rc = get_uint(r, dag, "the header", "decode", 1, &out->dag.decode)))
+		return rc;
 	v = json_object_get(h, "strategy");
 	if (v && !json_is_string(v))
 		return BAD(r, "the header's \"strategy\" must be a string");
@@ -1033,7 +1047,28 @@ static bool same_dag(const struct ps_attention_params *a,
 		     const struct ps_attention_params *b)
 {
 	return a->n == b->n && a->d == b->d && a->g == b->g &&
-	       a->normalize == b->normalize && a->exact == b->exact;
+	       a->normalize == b->normalize && a->exact == b->exact &&
+	       a->causal == b->causal && a->decode == b->decode;
+}
+
+void ps_trace_dag_variant(json_t *dag, const struct ps_attention *att)
+{
+	if (att->causal)
+		json_object_set_new(dag, "causal", json_true());
+	if (att->decode)
+		json_object_set_new(dag, "decode", json_integer((json_int_t)att->decode));
+}
+
+/* ", causal, decoding after P = 4096": what a DAG adds to n, d and g. */
+static const char *variant_words(const struct ps_attention_params *p, char *buf,
+				 size_t len)
+{
+	if (p->decode)
+		snprintf(buf, len, ", causal, decoding after P = %llu",
+			 (unsigned long long)p->decode);
+	else
+		snprintf(buf, len, "%s", p->causal ? ", causal" : "");
+	return buf;
 }
 
 int ps_trace_replay(FILE *f, const char *name, uint64_t M,
@@ -1180,15 +1215,19 @@ int ps_trace_replay_with(FILE *f, const char *name, const struct ps_replay_optio
 				break;
 			}
 			if (expect && !same_dag(expect, &rep->header.dag)) {
-				rc = BAD(&r, "the header's DAG (n = %llu, d = %llu, g = %llu, %s) is not the one asked for (n = %llu, d = %llu, g = %llu, %s)",
+				char had[64], asked[64];
+
+				rc = BAD(&r, "the header's DAG (n = %llu, d = %llu, g = %llu, %s%s) is not the one asked for (n = %llu, d = %llu, g = %llu, %s%s)",
 					 (unsigned long long)rep->header.dag.n,
 					 (unsigned long long)rep->header.dag.d,
 					 (unsigned long long)rep->header.dag.g,
 					 rep->header.dag.normalize ? "normalised" : "not normalised",
+					 variant_words(&rep->header.dag, had, sizeof(had)),
 					 (unsigned long long)expect->n,
 					 (unsigned long long)expect->d,
 					 (unsigned long long)expect->g,
-					 expect->normalize ? "normalised" : "not normalised");
+					 expect->normalize ? "normalised" : "not normalised",
+					 variant_words(expect, asked, sizeof(asked)));
 				break;
 			}
 			if ((rc = ps_attention_check(&rep->header.dag, err)) ||

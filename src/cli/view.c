@@ -215,6 +215,7 @@ static json_t *page_json(const char *path, const struct ps_replay *replay,
 		json_object_set_new(dag, "r", json_integer((json_int_t)att->r));
 	}
 	json_object_set_new(dag, "nb", json_integer((json_int_t)att->nb));
+	ps_trace_dag_variant(dag, att);
 	if (!replay->valid) {
 		json_object_set_new(verdict, "violation", json_string(replay->violation));
 		json_object_set_new(verdict, "line", json_integer((json_int_t)replay->violation_line));
