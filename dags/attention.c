@@ -109,11 +109,13 @@ enum ps_kind ps_attention_decode(const struct ps_attention *att, ps_node v,
 static enum ps_role att_role(const struct ps_dag *dag, ps_node v)
 {
 	uint64_t c[3];
+	enum ps_kind k;
 
 	/* the products close the id range */
 	if (v >= dag->state_count)
 		return PS_ROLE_PRODUCT;
-	return ps_kinds[ps_attention_decode(as_att(dag), v, c)].role;
+	k = ps_attention_decode(as_att(dag), v, c);
+	return ps_attention_role(as_att(dag), k, c[0]);
 }
 
 static enum ps_role att_role_run(const struct ps_dag *dag, ps_node v,
@@ -124,7 +126,22 @@ static enum ps_role att_role_run(const struct ps_dag *dag, ps_node v,
 	enum ps_kind k = ps_attention_decode(att, v, c);
 
 	*end = att->base[k] + att->count[k];
-	return ps_kinds[k].role;
+	/* decoding: the prompt's rows end the run where the generated begin */
+	if (att->decode && c[0] < att->decode && ps_kinds[k].arity == 2)
+		*end = ps_attention_id2(att, k, att->decode, 0);
+	return ps_attention_role(att, k, c[0]);
+}
+
+bool ps_attention_exists(const struct ps_attention *att, enum ps_kind k,
+			 const uint64_t *c)
+{
+	if (!ps_attention_has(att, k) || c[0] < att->first_row[k])
+		return false;
+	/* MODEL.md section 7: row i sees keys j <= i */
+	if (att->causal && att->exact && c[1] > c[0] &&
+	    (k == PS_KIND_S || k == PS_KIND_E || k == PS_KIND_PS || k == PS_KIND_PO))
+		return false;
+	return true;
 }
 
 static uint64_t att_parent_count(const struct ps_dag *dag, ps_node v)
@@ -475,6 +492,8 @@ int ps_attention_init(struct ps_attention *att,
 	att->causal = p->causal;
 	att->decode = p->decode;
 	att->nb = p->d + (p->normalize ? 1 : 0);
+	for (unsigned k = 0; k < PS_KIND_COUNT; k++)
+		att->role[k] = att->prompt_role[k] = ps_kinds[k].role;
 	rc = p->exact ? init_exact(att, err) : init_approx(att, p, err);
 	if (rc)
 		ps_attention_free(att);

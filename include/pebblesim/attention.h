@@ -82,6 +82,19 @@ struct ps_attention {
 	enum ps_kind layout[PS_KIND_COUNT]; /* the kinds of this DAG, in id order */
 	unsigned layout_count;
 	uint64_t support_total;        /* sum over m of |support(m)| */
+	/*
+	 * Roles are the DAG's, not the kind's: decoding (MODEL.md section 8)
+	 * makes Q, K and V of the generated rows plain, and leaves the
+	 * prompt's cache or state an input. A node of kind k whose first
+	 * coordinate (its row) is below decode has prompt_role[k], any other
+	 * role[k]; first_row[k] is k's first row that exists (the rows
+	 * below it keep their ids, which no query answers and no operation
+	 * may name). Without decoding role[k] = ps_kinds[k].role, and every
+	 * row exists.
+	 */
+	enum ps_role role[PS_KIND_COUNT];
+	enum ps_role prompt_role[PS_KIND_COUNT];
+	uint64_t first_row[PS_KIND_COUNT];
 };
 
 /* Does this DAG have nodes of kind k ("S" is no kind of the approximate
@@ -145,12 +158,59 @@ static inline uint64_t ps_attention_extent(const struct ps_attention *att,
 	return att->ext[k][pos];
 }
 
-/* The in-degree of every sum of kind k: H n, N r, S d, O n. */
+/* The in-degree of every sum of kind k: H n, N r, S d, O n. In a causal
+ * DAG some sums have in-degrees of their own: ps_attention_in_degree_at. */
 static inline uint64_t ps_attention_in_degree(const struct ps_attention *att,
 					      enum ps_kind k)
 {
 	return k == PS_KIND_N ? att->r : k == PS_KIND_S ? att->d : att->n;
 }
+
+/* The in-degree of the sums of kind k in row c0 (their first coordinate):
+ * causal exact attention's O[i,b] has i + 1 (MODEL.md section 7). */
+static inline uint64_t ps_attention_in_degree_at(const struct ps_attention *att,
+						 enum ps_kind k, uint64_t c0)
+{
+	if (att->causal && att->exact && k == PS_KIND_O)
+		return c0 + 1;
+	return ps_attention_in_degree(att, k);
+}
+
+/* Do the sums of kind k have one in-degree in every row? */
+static inline bool ps_attention_in_degree_uniform(const struct ps_attention *att,
+						  enum ps_kind k)
+{
+	return !(att->causal && att->exact && k == PS_KIND_O);
+}
+
+/* The role of kind k's nodes in row c0 (struct ps_attention's role). */
+static inline enum ps_role ps_attention_role(const struct ps_attention *att,
+					     enum ps_kind k, uint64_t c0)
+{
+	return att->decode && c0 < att->decode ? att->prompt_role[k] : att->role[k];
+}
+
+/*
+ * The role of kind k's nodes in every row of [lo, hi) (lo < hi), or
+ * PS_ROLE_PRODUCT for a kind that holds no pebbles and for rows of two
+ * roles: the block path then leaves them to the moves one at a time.
+ */
+static inline enum ps_role ps_attention_role_rows(const struct ps_attention *att,
+						  enum ps_kind k, uint64_t lo, uint64_t hi)
+{
+	enum ps_role r = ps_attention_role(att, k, lo);
+
+	return r == ps_attention_role(att, k, hi - 1) ? r : PS_ROLE_PRODUCT;
+}
+
+/*
+ * Does the node of kind k at coordinates c exist? Every id of a kind is
+ * laid out (the arithmetic stays that of a full grid), but causal exact
+ * attention has S, E, PS and PO only for j <= i (MODEL.md section 7), and
+ * decoding only the rows from first_row (section 8).
+ */
+bool ps_attention_exists(const struct ps_attention *att, enum ps_kind k,
+			 const uint64_t *c);
 
 /* The sum a mac into kind k aggregates through which product kind, and the
  * plain parent a fused mac regenerates (PS_KIND_COUNT: none, for S). */
