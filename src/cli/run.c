@@ -287,7 +287,14 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	min_m = explicit_dag ? ps_strategy_min_memory_explicit(s, &pb)
 			     : ps_strategy_min_memory(s, &att);
 	if (a->M < min_m) {
-		if (min_m == UINT64_MAX)
+		struct ps_plan why;
+		struct ps_error not_served;
+
+		/* a strategy of another DAG (causal, decoding) says which */
+		if (!explicit_dag && !ps_strategy_serves(s, &att) &&
+		    ps_strategy_plan(s, &pb, &why, &not_served))
+			fprintf(errout, "pebblesim: %s\n", not_served.msg);
+		else if (min_m == UINT64_MAX)
 			fprintf(errout, "pebblesim: %s does not apply to these parameters at any M\n",
 				s->name);
 		else
