@@ -15,6 +15,7 @@ extern const struct ps_strategy ps_strategy_naive_belady;
 extern const struct ps_strategy ps_strategy_resident;
 extern const struct ps_strategy ps_strategy_best;
 extern const struct ps_strategy ps_strategy_flash;
+extern const struct ps_strategy ps_strategy_flash_decode;
 extern const struct ps_strategy ps_strategy_exact_matmul;
 extern const struct ps_strategy ps_strategy_naive_exact;
 extern const struct ps_strategy ps_strategy_naive_exact_belady;
@@ -33,6 +34,7 @@ static const struct ps_strategy *const builtin[] = {
 	&ps_strategy_naive_belady,
 	&ps_strategy_best,
 	&ps_strategy_flash,
+	&ps_strategy_flash_decode,
 	&ps_strategy_exact_matmul,
 	&ps_strategy_naive_exact,
 	&ps_strategy_naive_exact_belady,
