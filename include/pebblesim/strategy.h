@@ -122,6 +122,10 @@ enum {
 				     * cost model is exact: compare simulates
 				     * it only where that model does not show
 				     * another row with less I/O */
+	PS_STRATEGY_CAUSAL = 64,    /* pebbles the causal DAG (MODEL.md
+				     * section 7); without it, a strategy
+				     * refuses a causal DAG by name */
+	PS_STRATEGY_CAUSAL_ONLY = 128, /* ... and only the causal DAG */
 };
 
 /* Does s pebble the attention DAG att (approximate or exact, as s says)? */
@@ -129,7 +133,17 @@ static inline bool ps_strategy_serves(const struct ps_strategy *s,
 				      const struct ps_attention *att)
 {
 	return !(s->flags & PS_STRATEGY_EXPLICIT) &&
-	       !(s->flags & PS_STRATEGY_EXACT) == !att->exact;
+	       !(s->flags & PS_STRATEGY_EXACT) == !att->exact &&
+	       (att->causal ? (s->flags & PS_STRATEGY_CAUSAL) != 0 :
+			      !(s->flags & PS_STRATEGY_CAUSAL_ONLY));
+}
+
+/* "the causal " or "": how a refusal names the DAG s does not pebble. */
+static inline const char *ps_strategy_causal_word(const struct ps_strategy *s,
+						  const struct ps_attention *att)
+{
+	return att->causal && !(s->flags & PS_STRATEGY_CAUSAL) ? "causal " :
+	       !att->causal && (s->flags & PS_STRATEGY_CAUSAL_ONLY) ? "non-causal " : "";
 }
 /* What a strategy takes from ps_problem beyond the DAG and M (version 2). */
 enum {
@@ -282,11 +296,13 @@ static inline int ps_strategy_plan(const struct ps_strategy *s,
 
 	memset(plan, 0, sizeof(*plan));
 	if (pb->att && !ps_strategy_serves(s, pb->att))
-		return ps_error_set(err, PS_EINPUT, "%s pebbles %s, not the %s DAG",
+		return ps_error_set(err, PS_EINPUT, "%s pebbles %s%s, not the %s%s DAG",
 				    s->name,
+				    (s->flags & PS_STRATEGY_CAUSAL_ONLY) ? "causal " : "",
 				    (s->flags & PS_STRATEGY_EXPLICIT) ? "a DAG from a file" :
 				    (s->flags & PS_STRATEGY_EXACT) ? "exact attention" :
 				    "approximate attention",
+				    ps_strategy_causal_word(s, pb->att),
 				    ps_attention_kind_name(pb->att));
 	rc = s->plan(pb, plan, err);
 	/* a plan is an output, read as one (a plugin's too): its text ends
@@ -305,8 +321,9 @@ static inline int ps_strategy_run(const struct ps_strategy *s,
 				  struct ps_sink *sink, struct ps_error *err)
 {
 	if (pb->att && !ps_strategy_serves(s, pb->att))
-		return ps_error_set(err, PS_EINPUT, "%s does not pebble the %s DAG",
-				    s->name, ps_attention_kind_name(pb->att));
+		return ps_error_set(err, PS_EINPUT, "%s does not pebble the %s%s DAG",
+				    s->name, ps_strategy_causal_word(s, pb->att),
+				    ps_attention_kind_name(pb->att));
 	return s->run(pb, sink, err);
 }
 
