@@ -89,7 +89,7 @@ static const struct ps_attention *as_att(const struct ps_dag *dag)
 static enum ps_kind kind_of(const struct ps_attention *att, ps_node v)
 {
 	for (unsigned t = att->layout_count; t-- > 0;)
-		if (v >= att->first[att->layout[t]])
+		if (v >= att->base[att->layout[t]])
 			return att->layout[t];
 	return att->layout[0];
 }
@@ -113,11 +113,13 @@ enum ps_kind ps_attention_decode(const struct ps_attention *att, ps_node v,
 static enum ps_role att_role(const struct ps_dag *dag, ps_node v)
 {
 	uint64_t c[3];
+	enum ps_kind k;
 
 	/* the products close the id range */
 	if (v >= dag->state_count)
 		return PS_ROLE_PRODUCT;
-	return ps_kinds[ps_attention_decode(as_att(dag), v, c)].role;
+	k = ps_attention_decode(as_att(dag), v, c);
+	return ps_attention_role(as_att(dag), k, c[0]);
 }
 
 static enum ps_role att_role_run(const struct ps_dag *dag, ps_node v,
@@ -127,8 +129,23 @@ static enum ps_role att_role_run(const struct ps_dag *dag, ps_node v,
 	uint64_t c[3];
 	enum ps_kind k = ps_attention_decode(att, v, c);
 
-	*end = att->first[k] + att->count[k];
-	return ps_kinds[k].role;
+	*end = att->base[k] + att->count[k];
+	/* decoding: the prompt's rows end the run where the generated begin */
+	if (att->decode && c[0] < att->decode && ps_kinds[k].arity == 2)
+		*end = ps_attention_id2(att, k, att->decode, 0);
+	return ps_attention_role(att, k, c[0]);
+}
+
+bool ps_attention_exists(const struct ps_attention *att, enum ps_kind k,
+			 const uint64_t *c)
+{
+	if (!ps_attention_has(att, k) || c[0] < att->first_row[k])
+		return false;
+	/* MODEL.md section 7: row i sees keys j <= i */
+	if (att->causal && att->exact && c[1] > c[0] &&
+	    (k == PS_KIND_S || k == PS_KIND_E || k == PS_KIND_PS || k == PS_KIND_PO))
+		return false;
+	return true;
 }
 
 static uint64_t att_parent_count(const struct ps_dag *dag, ps_node v)
@@ -197,10 +214,10 @@ static void att_product(const struct ps_dag *dag, ps_node p,
 			struct ps_product *out)
 {
 	const struct ps_attention *att = as_att(dag);
-	enum ps_kind k = p >= att->first[PS_KIND_P1] ? PS_KIND_P1 : PS_KIND_P2;
+	enum ps_kind k = p >= att->base[PS_KIND_P1] ? PS_KIND_P1 : PS_KIND_P2;
 	uint64_t off, c[3];
 
-	if (att->causal && p >= att->first[PS_KIND_HC])
+	if (att->causal && p >= att->base[PS_KIND_HC])
 		k = PS_KIND_HC;
 	off = p - att->base[k];
 
@@ -390,27 +407,13 @@ static void set_kind(struct ps_attention *att, enum ps_kind k, uint64_t e0,
 	att->layout[att->layout_count++] = k;
 }
 
-/* ... but for its first coordinate, which starts at lo (< e0). */
-static void set_kind_from(struct ps_attention *att, enum ps_kind k, uint64_t lo,
-			  uint64_t e0, uint64_t e1, uint64_t e2)
-{
-	set_kind(att, k, e0, e1, e2);
-	att->lo0[k] = lo;
-	att->count[k] = (e0 - lo) * e1 * (e2 ? e2 : 1);
-}
-
 /* Bases in layout order; the state ends after A (or the last sum). */
 static void lay_out(struct ps_attention *att, enum ps_kind last_state)
 {
 	uint64_t next = 0;
 
 	for (unsigned t = 0; t < att->layout_count; t++) {
-		const enum ps_kind k = att->layout[t];
-
-		att->first[k] = next;
-		/* the id coordinates (0, 0, 0) would have: rows below lo0 are
-		 * none of the kind's (unsigned arithmetic wraps back) */
-		att->base[k] = next - att->lo0[k] * att->ext[k][1] * (att->ext[k][2] ? att->ext[k][2] : 1);
+		att->base[att->layout[t]] = next;
 		next += att->count[att->layout[t]];
 		if (att->layout[t] == last_state)
 			att->dag.state_count = next;
@@ -455,8 +458,10 @@ static int init_approx(struct ps_attention *att,
 		set_kind(att, PS_KIND_A, p->n, p->d, 0);
 	set_kind(att, PS_KIND_P2, p->n, att->r, att->nb);
 	set_kind(att, PS_KIND_P1, p->n, att->r, att->nb);
-	if (p->causal) /* the carry HC[j,m,b], j >= 1 */
-		set_kind_from(att, PS_KIND_HC, 1, p->n, att->r, att->nb);
+	if (p->causal) { /* the carry HC[j,m,b], j >= 1 */
+		set_kind(att, PS_KIND_HC, p->n, att->r, att->nb);
+		att->first_row[PS_KIND_HC] = 1;
+	}
 	lay_out(att, p->normalize ? PS_KIND_A : PS_KIND_N);
 
 	for (uint64_t m = 0; m < att->r; m++)
@@ -469,7 +474,7 @@ static int init_approx(struct ps_attention *att,
 	edges += nrb;           /* N  */
 	edges += p->normalize ? 2 * nd : 0; /* A */
 	if (p->causal) /* HC from H[j-1], and into H[j] */
-		edges += 2 * att->count[PS_KIND_HC];
+		edges += 2 * (nrb - att->r * att->nb);
 
 	att->dag.ops = &attention_ops;
 	att->dag.sum_count = att->count[PS_KIND_H] + att->count[PS_KIND_HJ] +
@@ -547,6 +552,8 @@ int ps_attention_init(struct ps_attention *att,
 	att->causal = p->causal;
 	att->decode = p->decode;
 	att->nb = p->d + (p->normalize ? 1 : 0);
+	for (unsigned k = 0; k < PS_KIND_COUNT; k++)
+		att->role[k] = att->prompt_role[k] = ps_kinds[k].role;
 	rc = p->exact ? init_exact(att, err) : init_approx(att, p, err);
 	if (rc)
 		ps_attention_free(att);

@@ -1315,7 +1315,7 @@ int ps_attention_to_igraph(const struct ps_attention *att, igraph_t *graph,
 		attention_label(att, v, label, sizeof(label));
 		if (SETVAS(graph, "kind", id, ps_kinds[k].name) ||
 		    SETVAS(graph, "label", id, label) ||
-		    SETVAS(graph, "role", id, roles[ps_kinds[k].role])) {
+		    SETVAS(graph, "role", id, roles[ps_attention_role(att, k, c[0])])) {
 			igraph_destroy(graph);
 			return igraph_failed(err, "cannot set the attributes");
 		}

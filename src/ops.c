@@ -80,24 +80,6 @@ static bool list_below(const struct ps_coordset *s, uint64_t extent)
 	return true;
 }
 
-/* Is every value of the set at least lo? */
-static bool list_from(const struct ps_coordset *s, uint64_t lo)
-{
-	for (size_t q = 0; s->list && q < s->len; q++)
-		if (s->list[q] < lo)
-			return false;
-	return s->list || s->lo >= lo;
-}
-
-/* The first value of the set below lo (list_from false). */
-static uint64_t first_below(const struct ps_coordset *s, uint64_t lo)
-{
-	for (size_t q = 0; s->list && q < s->len; q++)
-		if (s->list[q] < lo)
-			return s->list[q];
-	return s->lo;
-}
-
 /* The message for coordinate p of kind k, its set s not within [0,
  * extent). */
 static int coord_error(enum ps_kind k, unsigned p, const struct ps_coordset *s,
@@ -126,16 +108,73 @@ static int coord_error(enum ps_kind k, unsigned p, const struct ps_coordset *s,
 			    (unsigned long long)s->hi, (unsigned long long)extent);
 }
 
+static uint64_t set_min(const struct ps_coordset *s)
+{
+	uint64_t v = ps_coordset_at(s, 0);
+
+	for (size_t q = 1; s->list && q < s->len; q++)
+		v = ps_min_u64(v, s->list[q]);
+	return v;
+}
+
+static uint64_t set_max(const struct ps_coordset *s)
+{
+	uint64_t v = ps_coordset_at(s, ps_coordset_size(s) - 1);
+
+	for (size_t q = 0; s->list && q < s->len; q++)
+		v = ps_max_u64(v, s->list[q]);
+	return v;
+}
+
+/*
+ * The nodes of kind k at rows rows and second coordinates cols (both not
+ * empty) exist (ps_attention_exists): the rows from the kind's first, and
+ * in causal exact attention every j <= i. The message names the first
+ * node that does not.
+ */
+static int check_exist(const struct ps_attention *att, enum ps_kind k,
+		       const struct ps_coordset *rows, const struct ps_coordset *cols,
+		       struct ps_error *err)
+{
+	const uint64_t lo = set_min(rows);
+	uint64_t c[3] = { lo, set_max(cols), 0 };
+
+	if (lo < att->first_row[k] && k == PS_KIND_HC)
+		return ps_error_set(err, PS_EINPUT,
+				    "HC row j = %llu is not in the causal DAG: the carry HC[j,m,b] exists for j >= 1 (MODEL.md section 7)",
+				    (unsigned long long)lo);
+	if (lo < att->first_row[k])
+		return ps_error_set(err, PS_EINPUT,
+				    "%s row %s = %llu is not in the decode DAG: its rows begin at %llu (MODEL.md section 8)",
+				    ps_kinds[k].name, ps_coord_letter(ps_kinds[k].coord[0]),
+				    (unsigned long long)lo, (unsigned long long)att->first_row[k]);
+	if (!ps_attention_exists(att, k, c))
+		return ps_error_set(err, PS_EINPUT,
+				    "%s[%llu,%llu] is above the diagonal: causal attention has S, E, PS and PO only for j <= i (MODEL.md section 7)",
+				    ps_kinds[k].name, (unsigned long long)c[0],
+				    (unsigned long long)c[1]);
+	return PS_OK;
+}
+
 int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 		struct ps_error *err)
 {
 	enum ps_kind k;
 
-	if (op->by_id)
-		return att && op->node >= att->dag.node_count ?
-			ps_error_set(err, PS_EINPUT, "node %llu is not in the DAG (it has %llu nodes)",
-				     (unsigned long long)op->node,
-				     (unsigned long long)att->dag.node_count) : PS_OK;
+	if (op->by_id) {
+		uint64_t c[3];
+
+		if (att && op->node >= att->dag.node_count)
+			return ps_error_set(err, PS_EINPUT, "node %llu is not in the DAG (it has %llu nodes)",
+					    (unsigned long long)op->node,
+					    (unsigned long long)att->dag.node_count);
+		if (att && (att->causal || att->decode) &&
+		    !ps_attention_exists(att, ps_attention_decode(att, op->node, c), c))
+			return ps_error_set(err, PS_EINPUT, "node %llu is not in the %s DAG",
+					    (unsigned long long)op->node,
+					    att->decode ? "decode" : "causal");
+		return PS_OK;
+	}
 	if ((unsigned)op->kind >= PS_KIND_COUNT)
 		return ps_error_set(err, PS_EINPUT, "unknown kind");
 	if (op->code == PS_OP_MAC &&
@@ -173,12 +212,9 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 		if (!s->list ? s->lo > s->hi || s->hi > extent : !list_below(s, extent))
 			return coord_error(k, p, s, extent, err);
 	}
-	/* HC's j starts at 1 */
-	if (att->lo0[k] && ps_coordset_size(&op->c[0]) && !list_from(&op->c[0], att->lo0[k]))
-		return ps_error_set(err, PS_EINPUT, "%s coordinate %s starts at %llu: %s[%llu,...] is no node",
-				    ps_kinds[k].name, ps_coord_letter(ps_kinds[k].coord[0]),
-				    (unsigned long long)att->lo0[k], ps_kinds[k].name,
-				    (unsigned long long)first_below(&op->c[0], att->lo0[k]));
+	if ((att->causal || att->decode) && ps_coordset_size(&op->c[0]) &&
+	    ps_coordset_size(&op->c[1]))
+		return check_exist(att, k, &op->c[0], &op->c[1], err);
 	return PS_OK;
 }
 

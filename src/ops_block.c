@@ -665,12 +665,16 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	const uint64_t count = n0 * n1;
 	struct ps_block_counts add = { .array = (unsigned)k };
 	struct ps_rows b;
+	enum ps_role role;
 	int rc = PS_OK;
 
 	if (!e->failed && k == PS_KIND_HJ)
 		return block_move_state(att, e, op);
-	if (e->failed || ps_kinds[k].arity != 2 || ps_kinds[k].role == PS_ROLE_PRODUCT ||
-	    !count || !increasing(c0) || !increasing(c1))
+	if (e->failed || ps_kinds[k].arity != 2 || !count || !increasing(c0) || !increasing(c1))
+		return PS_BLOCK_DECLINED;
+	/* the rows' one role (decoding: the prompt's or the generated rows') */
+	role = ps_attention_role_rows(att, k, ps_coordset_at(c0, 0), ps_coordset_at(c0, n0 - 1) + 1);
+	if (role == PS_ROLE_PRODUCT)
 		return PS_BLOCK_DECLINED;
 	if (k == PS_KIND_S || k == PS_KIND_E) {
 		/* a held tile deleted whole, or the tiles written out */
@@ -693,13 +697,13 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	/* load: neither red nor not blue (an input is always blue: nothing
 	 * takes its blue pebble); save, delete: red */
 	if (op->code == PS_OP_LOAD ? !ps_rows_none(e, PS_PLANE_RED, &b) ||
-				     (ps_kinds[k].role != PS_ROLE_INPUT &&
+				     (role != PS_ROLE_INPUT &&
 				      !ps_rows_all(e, PS_PLANE_BLUE, &b)) :
 	    !ps_rows_all(e, PS_PLANE_RED, &b)) {
 		ps_rows_free(&b);
 		return PS_BLOCK_DECLINED;
 	}
-	if (op->code == PS_OP_DELETE && ps_kinds[k].role == PS_ROLE_INPUT)
+	if (op->code == PS_OP_DELETE && role == PS_ROLE_INPUT)
 		rc = ps_rows_flag(e, PS_PLANE_RED, &b, false); /* blue: nothing is lost */
 	else if (op->code == PS_OP_DELETE)
 		ps_rows_delete(e, &b);
@@ -1271,8 +1275,10 @@ int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 			rc = PS_ENOMEM;
 			goto out;
 		}
+		/* an input is always blue (decoding: the rows may be of
+		 * another role, and are read) */
 		ok = ps_rows_none(e, PS_PLANE_RED, &b) &&
-		     (ps_kinds[st.load[l].kind].role == PS_ROLE_INPUT ||
+		     ((ps_kinds[st.load[l].kind].role == PS_ROLE_INPUT && !att->decode) ||
 		      ps_rows_all(e, PS_PLANE_BLUE, &b)) &&
 		     (!st.load[l].complete || ps_rows_all(e, PS_PLANE_COMPLETE, &b));
 		ps_rows_free(&b);

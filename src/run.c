@@ -28,6 +28,7 @@ bool ps_exact_flash_io(const struct ps_attention *att, uint64_t M,
 {
 	struct ps_attention_params p = {
 		.n = att->n, .d = att->d, .normalize = att->normalize, .exact = true,
+		.causal = att->causal, .decode = att->decode,
 	};
 	const struct ps_strategy *flash = ps_strategy_find("flash");
 	struct ps_attention exact;

@@ -204,6 +204,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 	const struct ps_strategy *s = strcmp(label, "case") ? ps_strategy_find(label) : NULL;
 	struct ps_attention_params p = {
 		.n = spec->n, .d = spec->d, .g = spec->g, .normalize = spec->normalize,
+		.causal = spec->causal, .decode = spec->decode,
 	};
 	struct ps_attention att;
 	struct ps_problem pb;
@@ -230,6 +231,8 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 	row->M = M;
 	row->value = value;
 	row->swept = spec->range.param;
+	row->causal = p.causal;
+	row->decode = p.decode;
 	row->upper = -1;
 	ps_error_clear(&err);
 	/* the sizes only: the pebble state is checked before a simulation */
@@ -636,7 +639,13 @@ void ps_sweep_identity_of(const struct ps_sweep_spec *spec,
 	for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
 		if (fixed[k].letter != r->param)
 			IDENTITY_ADD(" %c=%llu", fixed[k].letter, (unsigned long long)fixed[k].value);
-	IDENTITY_ADD(" normalize=%s strategies=", spec->normalize ? "true" : "false");
+	IDENTITY_ADD(" normalize=%s", spec->normalize ? "true" : "false");
+	/* only when set: the identity of every other sweep stays as it was */
+	if (spec->causal)
+		IDENTITY_ADD(" causal=true");
+	if (spec->decode)
+		IDENTITY_ADD(" decode=%llu", (unsigned long long)spec->decode);
+	IDENTITY_ADD(" strategies=");
 	for (size_t k = 0; k < spec->label_count; k++)
 		IDENTITY_ADD("%s%s", k ? "," : "", spec->labels[k]);
 	IDENTITY_ADD(" predict=%s", spec->predict ? "true" : "false");
@@ -1475,6 +1484,10 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 					r->strategy, "swept", (char[2]){ r->swept, 0 },
 					"value", (json_int_t)r->value);
 
+		if (r->causal)
+			json_object_set_new(row, "causal", json_true());
+		if (r->decode)
+			json_object_set_new(row, "decode", json_integer((json_int_t)r->decode));
 		json_object_set_new(row, "ran", json_boolean(r->ran));
 		if (r->ran) {
 			json_object_set_new(row, "simulated", json_boolean(r->simulated));
@@ -1482,6 +1495,9 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 			json_object_set_new(row, "loads", json_integer((json_int_t)r->loads));
 			json_object_set_new(row, "saves", json_integer((json_int_t)r->saves));
 			json_object_set_new(row, "io", json_integer((json_int_t)r->io));
+			if (r->decode && r->n > r->decode)
+				json_object_set_new(row, "io_per_token",
+						    json_real((double)r->io / (double)(r->n - r->decode)));
 			if (r->arrays) {
 				json_t *by = json_object();
 

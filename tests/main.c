@@ -260,6 +260,7 @@ static const struct test_suite {
 	{ "ops", ops_suite },
 	{ "monomial", monomial_suite },
 	{ "engine", engine_suite },
+	{ "causal", causal_suite },
 };
 #define TEST_SUITES (sizeof(test_suites) / sizeof(test_suites[0]))
 

@@ -34,6 +34,7 @@ Suite *by_array_suite(void);
 Suite *tools_suite(void);
 Suite *view_suite(void);
 Suite *colpass_suite(void);
+Suite *causal_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,

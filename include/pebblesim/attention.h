@@ -11,10 +11,9 @@
  *   exact:       Q, K, V, E, S, O, A, then the products PS and PO;
  *   causal approximate (MODEL.md section 7): Q, K, V, U1, U2, H (the
  *   kind HJ, written "H", with the row j), N, A, then P2, P1 and HC.
- * Products hold no pebble state; the two sum kinds are adjacent. A kind's
- * first coordinate starts at lo0 (HC's j at 1): its ids are those of rows
- * lo0 and on, from first, and base is the id its coordinates (0, 0, 0)
- * would have, so that the arithmetic is the same for every kind.
+ * Products hold no pebble state; the two sum kinds are adjacent. HC's
+ * row j = 0 keeps its ids, as every kind's rows below its first_row do,
+ * but no node of it exists.
  */
 #ifndef PEBBLESIM_ATTENTION_H
 #define PEBBLESIM_ATTENTION_H
@@ -84,14 +83,25 @@ struct ps_attention {
 	bool causal;     /* MODEL.md section 7 */
 	uint64_t decode; /* MODEL.md section 8: the prompt length P, or 0 */
 	struct ps_monomials mono;
-	uint64_t base[PS_KIND_COUNT];  /* the id of coordinates (0, 0, 0) */
-	uint64_t first[PS_KIND_COUNT]; /* first id of each kind */
-	uint64_t lo0[PS_KIND_COUNT];   /* the least first coordinate */
+	uint64_t base[PS_KIND_COUNT];  /* first id of each kind */
 	uint64_t count[PS_KIND_COUNT]; /* nodes of each kind (0: not in this DAG) */
 	uint64_t ext[PS_KIND_COUNT][3]; /* extent of each coordinate of a kind */
 	enum ps_kind layout[PS_KIND_COUNT]; /* the kinds of this DAG, in id order */
 	unsigned layout_count;
 	uint64_t support_total;        /* sum over m of |support(m)| */
+	/*
+	 * Roles are the DAG's, not the kind's: decoding (MODEL.md section 8)
+	 * makes Q, K and V of the generated rows plain, and leaves the
+	 * prompt's cache or state an input. A node of kind k whose first
+	 * coordinate (its row) is below decode has prompt_role[k], any other
+	 * role[k]; first_row[k] is k's first row that exists (the rows
+	 * below it keep their ids, which no query answers and no operation
+	 * may name). Without decoding role[k] = ps_kinds[k].role, and every
+	 * row exists.
+	 */
+	enum ps_role role[PS_KIND_COUNT];
+	enum ps_role prompt_role[PS_KIND_COUNT];
+	uint64_t first_row[PS_KIND_COUNT];
 };
 
 /* Does this DAG have nodes of kind k ("S" is no kind of the approximate
@@ -168,8 +178,9 @@ static inline uint64_t ps_attention_extent(const struct ps_attention *att,
 	return att->ext[k][pos];
 }
 
-/* The in-degree of every sum of kind k: H n, N r, S d, O n; the causal
- * state's is 2 but in row 0 (1: see ps_attention_in_degree_at). */
+/* The in-degree of every sum of kind k: H n, N r, S d, O n, the causal
+ * state 2. In a causal DAG some sums have in-degrees of their own:
+ * ps_attention_in_degree_at. */
 static inline uint64_t ps_attention_in_degree(const struct ps_attention *att,
 					      enum ps_kind k)
 {
@@ -177,12 +188,54 @@ static inline uint64_t ps_attention_in_degree(const struct ps_attention *att,
 	       k == PS_KIND_HJ ? 2 : att->n;
 }
 
-/* ... and of a sum of kind k in row c0. */
+/* The in-degree of the sums of kind k in row c0 (their first coordinate):
+ * causal exact attention's O[i,b] has i + 1, the causal state H[0,m,b] 1
+ * (MODEL.md section 7). */
 static inline uint64_t ps_attention_in_degree_at(const struct ps_attention *att,
 						 enum ps_kind k, uint64_t c0)
 {
-	return k == PS_KIND_HJ && c0 == 0 ? 1 : ps_attention_in_degree(att, k);
+	if (att->causal && att->exact && k == PS_KIND_O)
+		return c0 + 1;
+	if (k == PS_KIND_HJ && c0 == 0)
+		return 1;
+	return ps_attention_in_degree(att, k);
 }
+
+/* Do the sums of kind k have one in-degree in every row? */
+static inline bool ps_attention_in_degree_uniform(const struct ps_attention *att,
+						  enum ps_kind k)
+{
+	return !(att->causal && att->exact && k == PS_KIND_O) && k != PS_KIND_HJ;
+}
+
+/* The role of kind k's nodes in row c0 (struct ps_attention's role). */
+static inline enum ps_role ps_attention_role(const struct ps_attention *att,
+					     enum ps_kind k, uint64_t c0)
+{
+	return att->decode && c0 < att->decode ? att->prompt_role[k] : att->role[k];
+}
+
+/*
+ * The role of kind k's nodes in every row of [lo, hi) (lo < hi), or
+ * PS_ROLE_PRODUCT for a kind that holds no pebbles and for rows of two
+ * roles: the block path then leaves them to the moves one at a time.
+ */
+static inline enum ps_role ps_attention_role_rows(const struct ps_attention *att,
+						  enum ps_kind k, uint64_t lo, uint64_t hi)
+{
+	enum ps_role r = ps_attention_role(att, k, lo);
+
+	return r == ps_attention_role(att, k, hi - 1) ? r : PS_ROLE_PRODUCT;
+}
+
+/*
+ * Does the node of kind k at coordinates c exist? Every id of a kind is
+ * laid out (the arithmetic stays that of a full grid), but causal exact
+ * attention has S, E, PS and PO only for j <= i (MODEL.md section 7), and
+ * decoding only the rows from first_row (section 8).
+ */
+bool ps_attention_exists(const struct ps_attention *att, enum ps_kind k,
+			 const uint64_t *c);
 
 /* The sum a mac into kind k aggregates through which product kind, and the
  * plain parent a fused mac regenerates (PS_KIND_COUNT: none, for S). A

@@ -13,6 +13,8 @@ const struct cli_option dag_options[] = {
 	CLI_OPT_D,
 	CLI_OPT_G,
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_CAUSAL,
+	CLI_OPT_DECODE,
 	CLI_OPT_ATTENTION,
 	{ OPT_FORMAT, 0, "format", CLI_STRING, offsetof(struct cli_args, format), 0, 0, "F",
 	  "graphml (the default) or gml, which `run --dag` reads\n"

@@ -32,6 +32,8 @@ const struct cli_option frontier_options[] = {
 	  "rows: a range LO:HI, LO:HI:xK or LO:HI:+K (k, M, G, 2^k)" },
 	CLI_OPT_D,
 	CLI_OPT_M("fast memory, words"),
+	CLI_OPT_CAUSAL,
+	CLI_OPT_DECODE,
 	{ OPT_EPSILON, 0, "epsilon", CLI_REAL, offsetof(struct cli_args, epsilon), 0, 0, "E",
 	  "the accuracy: max |A - softmax(Q K^T / sqrt d) V| <= E" },
 	{ OPT_BOUND, 0, "bound", CLI_STRING, offsetof(struct cli_args, bound), 0, 0, "HOW",
@@ -135,6 +137,7 @@ static const struct ps_attention *planner_dag(struct planner *pl, uint64_t n)
 {
 	struct ps_attention_params params = {
 		.n = n, .d = pl->spec->d, .g = pl->spec->g, .normalize = pl->spec->normalize,
+		.causal = pl->spec->causal, .decode = pl->spec->decode,
 	};
 	struct ps_error ignored;
 
@@ -553,6 +556,8 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	spec.d = a->d;
 	spec.M = a->M;
 	spec.normalize = true;
+	spec.causal = a->causal;
+	spec.decode = a->decode;
 	spec.predict = true;
 	spec.jobs = 1;
 	spec.progress = cli_progress_stream(a, errout);

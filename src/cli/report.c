@@ -6,6 +6,8 @@
  */
 #include "cli.h"
 
+#include "pebblesim/trace.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -232,6 +234,14 @@ void cli_report_print(const struct ps_report *rep, FILE *out)
 			(unsigned long long)rep->xdag->inputs,
 			(unsigned long long)rep->xdag->sums,
 			(unsigned long long)rep->xdag->dag.output_count);
+	if (att && att->decode)
+		fprintf(out, "  decoding             rows %llu..%llu one at a time after a prompt of P = %llu\n"
+			"                       rows (MODEL.md section 8): T = %llu tokens, causal\n",
+			(unsigned long long)att->decode, (unsigned long long)(att->n - 1),
+			(unsigned long long)att->decode,
+			(unsigned long long)(att->n - att->decode));
+	else if (att && att->causal)
+		fprintf(out, "  causal               row i sees keys j <= i only (MODEL.md section 7)\n");
 	if (!att && rep->dag_note)
 		fprintf(out, "  read as              %s\n", rep->dag_note);
 	fprintf(out, "fast memory            M = %llu\n", (unsigned long long)rep->M);
@@ -263,6 +273,10 @@ void cli_report_print(const struct ps_report *rep, FILE *out)
 	fprintf(out, "loads                  %llu\n", (unsigned long long)c->loads);
 	fprintf(out, "saves                  %llu\n", (unsigned long long)c->saves);
 	fprintf(out, "I/O                    %llu\n", (unsigned long long)io);
+	if (att && att->decode)
+		fprintf(out, "I/O per token          %.2f (of T = %llu generated)\n",
+			(double)io / (double)(att->n - att->decode),
+			(unsigned long long)(att->n - att->decode));
 	if (rep->has_plan && rep->plan.predicted)
 		fprintf(out, "predicted I/O          %llu (%s)\n", (unsigned long long)predicted,
 			predicted == io ? "cost model agrees" : "COST MODEL DISAGREES");
@@ -339,15 +353,19 @@ json_t *cli_dag_json(const struct ps_report *rep)
 	const struct ps_attention *att = rep->att;
 	json_t *dag;
 
-	if (att && att->exact)
-		return json_pack("{s:s, s:I, s:I, s:b}", "kind", "exact-attention",
-				 "n", (json_int_t)att->n, "d", (json_int_t)att->d,
-				 "normalize", att->normalize);
-	if (att)
-		return json_pack("{s:s, s:I, s:I, s:I, s:b, s:I}", "kind",
-				 "approx-attention", "n", (json_int_t)att->n, "d",
-				 (json_int_t)att->d, "g", (json_int_t)att->g, "normalize",
-				 att->normalize, "r", (json_int_t)att->r);
+	if (att) {
+		if (att->exact)
+			dag = json_pack("{s:s, s:I, s:I, s:b}", "kind", "exact-attention",
+					"n", (json_int_t)att->n, "d", (json_int_t)att->d,
+					"normalize", att->normalize);
+		else
+			dag = json_pack("{s:s, s:I, s:I, s:I, s:b, s:I}", "kind",
+					"approx-attention", "n", (json_int_t)att->n, "d",
+					(json_int_t)att->d, "g", (json_int_t)att->g, "normalize",
+					att->normalize, "r", (json_int_t)att->r);
+		ps_trace_dag_variant(dag, att);
+		return dag;
+	}
 	dag = json_pack("{s:s, s:s?, s:I, s:I, s:I, s:I, s:I}", "kind", "explicit",
 			"file", rep->dag_name, "vertices", (json_int_t)rep->xdag->vertices,
 			"edges", (json_int_t)rep->xdag->edges,
@@ -408,6 +426,13 @@ int cli_report_print_json(const struct ps_report *rep, FILE *out)
 		json_object_set_new(root, "loads", json_integer((json_int_t)c->loads));
 		json_object_set_new(root, "saves", json_integer((json_int_t)c->saves));
 		json_object_set_new(root, "io", json_integer((json_int_t)io));
+		if (rep->att && rep->att->decode) {
+			const uint64_t tokens = rep->att->n - rep->att->decode;
+
+			json_object_set_new(root, "tokens", json_integer((json_int_t)tokens));
+			json_object_set_new(root, "io_per_token",
+					    json_real((double)io / (double)tokens));
+		}
 		json_object_set_new(root, "by_array", by_array_json(report_dag(rep), c->by_array));
 		if (rep->has_plan && rep->plan.predicted) {
 			json_object_set_new(root, "predicted_io",
@@ -590,6 +615,9 @@ static json_t *compare_row_json(const struct ps_report *head,
 	json_object_set_new(obj, "loads", json_integer((json_int_t)rep->counts.loads));
 	json_object_set_new(obj, "saves", json_integer((json_int_t)rep->counts.saves));
 	json_object_set_new(obj, "io", json_integer((json_int_t)io));
+	if (head->att && head->att->decode)
+		json_object_set_new(obj, "io_per_token",
+				    json_real((double)io / (double)(head->att->n - head->att->decode)));
 	json_object_set_new(obj, "by_array", by_array_json(report_dag(head), rep->counts.by_array));
 	json_object_set_new(obj, "peak_red", json_integer((json_int_t)rep->counts.peak_red));
 	json_object_set_new(obj, "lower", cli_bound_value_json(rep->lower.best.value));
@@ -664,6 +692,13 @@ void cli_compare_print(const struct ps_report *head,
 			(unsigned long long)head->xdag->dag.output_count,
 			(unsigned long long)head->M, head->dag_note ? "; " : "",
 			head->dag_note ? head->dag_note : "");
+	if (att && att->decode)
+		fprintf(out, "causal, decoding rows %llu..%llu after a prompt of P = %llu: I/O per token is I/O / %llu\n",
+			(unsigned long long)att->decode, (unsigned long long)(att->n - 1),
+			(unsigned long long)att->decode,
+			(unsigned long long)(att->n - att->decode));
+	else if (att && att->causal)
+		fprintf(out, "causal: row i sees keys j <= i only (MODEL.md section 7)\n");
 	cli_lower_bounds_print(&head->lower, 0, false, out);
 	fputc('\n', out);
 	fprintf(out, "%-14s %6s %12s %12s %12s %9s %9s %9s %8s\n", "strategy",

@@ -16,6 +16,8 @@ const struct cli_option run_options[] = {
 	CLI_OPT_G,
 	CLI_OPT_M("fast memory capacity in words (red pebbles), M >= 1"),
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_CAUSAL,
+	CLI_OPT_DECODE,
 	CLI_OPT_ATTENTION,
 	{ OPT_CASE, 0, "case", CLI_STRING, offsetof(struct cli_args, case_name), 0, CLI_ATTENTION_ONLY, "C",
 	  "I, II, III, IV or auto (the default): the algorithm of the\n"

@@ -26,6 +26,8 @@ const struct cli_option sweep_options[] = {
 	  "degree, or a range (approximate attention; exact\nattention has none)" },
 	SWEEP_SIZE(OPT_M, 'M', M, 1, "fast memory, or a range"),
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_CAUSAL,
+	CLI_OPT_DECODE_WHEN(CLI_RANGE),
 	{ OPT_STRATEGIES, 0, "strategies", CLI_STRING, offsetof(struct cli_args, strategies), 0, 0, "LIST",
 	  "comma-separated names across both DAGs: case (the case's\n"
 	  "algorithm at each point), best, flash, keylemma, ...;\n"
@@ -114,6 +116,8 @@ static int read_spec(const struct cli_command *cmd, const struct cli_args *a,
 	spec->g = a->g;
 	spec->M = a->M;
 	spec->normalize = !a->no_normalize;
+	spec->causal = a->causal;
+	spec->decode = a->decode;
 	for (size_t k = 0; k < 4; k++) {
 		const char *text = a->text[params[k].id];
 
