@@ -166,8 +166,8 @@ static uint64_t att_parent_count(const struct ps_dag *dag, ps_node v)
 		return att->n;
 	case PS_KIND_HJ:
 		return ps_attention_in_degree_at(att, PS_KIND_HJ, c[0]);
-	case PS_KIND_HC:
-		return 1;
+	case PS_KIND_HC: /* row 0 is no node's */
+		return c[0] >= 1 ? 1 : 0;
 	case PS_KIND_N:
 		return att->r;
 	default:
