@@ -488,7 +488,7 @@ static int init_approx(struct ps_attention *att,
 static int init_exact(struct ps_attention *att, struct ps_error *err)
 {
 	const uint64_t n = att->n, d = att->d, nb = att->nb;
-	uint64_t nn, nnb;
+	uint64_t nn, nnb, pairs;
 
 	if (ps_mul_u64(n, n, &nn) || ps_mul_u64(nn, nb, &nnb) ||
 	    nnb > PS_MAX_NODES / 4)
@@ -507,10 +507,12 @@ static int init_exact(struct ps_attention *att, struct ps_error *err)
 	set_kind(att, PS_KIND_PO, n, n, nb);
 	lay_out(att, att->normalize ? PS_KIND_A : PS_KIND_O);
 	att->dag.ops = &exact_ops;
-	att->dag.sum_count = nn + n * nb;
+	/* causal: the pairs j <= i, n (n + 1) / 2 of them */
+	pairs = att->causal ? n * (n + 1) / 2 : nn;
+	att->dag.sum_count = pairs + n * nb;
 	/* PS (2 each), S, E, PO (E, and V for b < d), O, A */
-	att->dag.edge_count = 2 * nn * d + nn * d + nn + nn * (nb + d) + nnb +
-			      (att->normalize ? 2 * n * d : 0);
+	att->dag.edge_count = 2 * pairs * d + pairs * d + pairs + pairs * (nb + d) +
+			      pairs * nb + (att->normalize ? 2 * n * d : 0);
 	att->dag.output_count = att->normalize ? n * d : n * nb;
 	return PS_OK;
 }
@@ -538,12 +540,9 @@ int ps_attention_init(struct ps_attention *att,
 				    "the prompt length P = %llu of --decode must be below n = %llu",
 				    (unsigned long long)p->decode,
 				    (unsigned long long)p->n);
-	if (p->causal && p->exact)
-		return ps_error_set(err, PS_EINPUT,
-				    "causal exact attention is not available in this build");
 	if (p->decode)
 		return ps_error_set(err, PS_EINPUT,
-				    "decoding (--decode) is not available in this build");
+				    "decoding is not available in this build");
 	att->n = p->n;
 	att->d = p->d;
 	att->g = p->g;

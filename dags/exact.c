@@ -5,7 +5,10 @@
  *   E[i,j] = exp(S[i,j] / sqrt d)    PO[i,j,b] = E[i,j] V[j,b] (b < d; E alone at b = d)
  *   O[i,b] = sum_j PO[i,j,b]         A[i,b] = O[i,b] / O[i,d]
  *
- * Ids by the shared arithmetic of attention.h.
+ * Ids by the shared arithmetic of attention.h. Causal (MODEL.md section
+ * 7): PS, S, E and PO only for j <= i, so O[i,b] has i + 1 in-edges; the
+ * ids keep the full n x n grid, those with j > i never named (ops.c
+ * refuses them) and answered here as the grid's.
  */
 #include "exact.h"
 
@@ -30,7 +33,7 @@ uint64_t ps_exact_parent_count(const struct ps_dag *dag, ps_node v)
 	case PS_KIND_S:
 		return att->d;
 	case PS_KIND_O:
-		return att->n;
+		return ps_attention_in_degree_at(att, PS_KIND_O, c[0]);
 	default:
 		return 0;
 	}
@@ -89,7 +92,7 @@ void ps_exact_product(const struct ps_dag *dag, ps_node p,
 		out->parent_count = c[2] < att->d ? 2 : 1;
 		out->sum = ps_attention_id2(att, PS_KIND_O, c[0], c[2]);
 		out->edge = c[1];
-		out->in_degree = att->n;
+		out->in_degree = ps_attention_in_degree_at(att, PS_KIND_O, c[0]);
 	}
 }
 
@@ -99,5 +102,5 @@ void ps_exact_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 	uint64_t c[3];
 	enum ps_kind k = ps_attention_decode(att, v, c);
 
-	out->in_degree = ps_attention_in_degree(att, k);
+	out->in_degree = ps_attention_in_degree_at(att, k, c[0]);
 }

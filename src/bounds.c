@@ -139,17 +139,27 @@ void ps_bound_exact_lower(const struct ps_attention *att, uint64_t M,
 {
 	/* segments of M I/Os carry at most W = M^2/d + 3M(d - 1) macs of the
 	 * chosen S values (docs/BOUNDS.md), and all n^2 d must happen:
-	 * segments >= n^2 d / W = n^2 d^2 / (M (M + 3d(d - 1))) */
+	 * segments >= n^2 d / W = n^2 d^2 / (M (M + 3d(d - 1))); causal, the
+	 * n (n + 1) / 2 pairs j <= i alone (the same proof, fewer pairs) */
 	const uint64_t n = att->n, d = att->d;
 	uint64_t num, den, nn, dd, three_d, inner, segments, value;
+	bool pairs_fit;
 
 	out->name = "S segments (exact)";
-	snprintf(out->formula, sizeof(out->formula),
-		 "M (ceil(P) - 1), P = n^2 d^2 / (M (M + 3d(d - 1))): a segment of M I/Os holds at most M^2/d + 3M(d - 1) of the n^2 d macs into S");
+	if (att->causal)
+		snprintf(out->formula, sizeof(out->formula),
+			 "M (ceil(P) - 1), P = n(n+1)/2 d^2 / (M (M + 3d(d - 1))): a segment of M I/Os holds at most M^2/d + 3M(d - 1) of the n(n+1)/2 d macs into S (causal: the pairs j <= i)");
+	else
+		snprintf(out->formula, sizeof(out->formula),
+			 "M (ceil(P) - 1), P = n^2 d^2 / (M (M + 3d(d - 1))): a segment of M I/Os holds at most M^2/d + 3M(d - 1) of the n^2 d macs into S");
 	out->value = 0;
 	if (M == 0 || d == 0)
 		return;
-	if (!ps_mul_u64(n, n, &nn) && !ps_mul_u64(d, d, &dd) && !ps_mul_u64(nn, dd, &num) &&
+	/* the pairs: n^2, or causal n (n + 1) / 2 (n or n + 1 is even) */
+	pairs_fit = !ps_mul_u64(n, att->causal ? n + 1 : n, &nn);
+	if (pairs_fit && att->causal)
+		nn /= 2;
+	if (pairs_fit && !ps_mul_u64(d, d, &dd) && !ps_mul_u64(nn, dd, &num) &&
 	    !ps_mul_u64(3, d, &three_d) && !ps_mul_u64(three_d, d ? d - 1 : 0, &inner) &&
 	    inner <= UINT64_MAX - M &&
 	    !ps_mul_u64(M, M + inner, &den)) {
@@ -157,7 +167,8 @@ void ps_bound_exact_lower(const struct ps_attention *att, uint64_t M,
 	} else {
 		/* beyond 64 bits: rounded down a little, never up; P < 2^62,
 		 * since PS_MAX_NODES keeps n^2 d below it */
-		double p = (double)n * (double)n * (double)d * (double)d /
+		double pairs = att->causal ? (double)n * ((double)n + 1) / 2 : (double)n * (double)n;
+		double p = pairs * (double)d * (double)d /
 			   ((double)M * ((double)M + 3.0 * (double)d * (double)(d - 1)));
 
 		segments = (uint64_t)ceil(p * (1.0 - 1e-9));
@@ -381,7 +392,10 @@ void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 		ps_bound_exact_lower(att, M, &b);
 		lower_add(out, &b);
 		ref->name = "Saha and Ye";
-		if ((double)M < (double)att->d * (double)att->d)
+		if (att->causal)
+			snprintf(ref->why, sizeof(ref->why),
+				 "asymptotic, no explicit constants, and proved for every query seeing every key (MODEL.md section 5), not for the causal DAG");
+		else if ((double)M < (double)att->d * (double)att->d)
 			/* the small-memory regime: their Theta(n^2 d / sqrt M) */
 			snprintf(ref->why, sizeof(ref->why),
 				 "asymptotic, no explicit constants: for M < d^2 their small-memory order Theta(n^2 d / sqrt M) = Theta(%.4g) applies; a reference, never a verdict",

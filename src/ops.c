@@ -324,10 +324,11 @@ static int apply_mac(const struct ps_attention *att, struct ps_engine *e,
 
 	p.transient = 1;
 	p.parent_is_sum[0] = false;
-	p.in_degree = ps_attention_in_degree(att, op->kind);
 	for (uint64_t x0 = 0; x0 < n0; x0++) {
 		const uint64_t c0 = ps_coordset_at(&op->c[0], x0);
 
+		/* the sums' first coordinate is the product's: their row */
+		p.in_degree = ps_attention_in_degree_at(att, op->kind, c0);
 		for (uint64_t x1 = 0; x1 < n1; x1++) {
 			const uint64_t c1 = ps_coordset_at(&op->c[1], x1);
 			/* the fused mac's plain parent: U2[j,m], U1[i,m] or E[i,j] */

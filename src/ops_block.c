@@ -178,6 +178,8 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	const enum ps_kind sum = into_s ? PS_KIND_S : PS_KIND_O;
 	const struct ps_coordset *sum_cols = into_s ? js : cs, *edges = into_s ? cs : js;
 	const uint64_t in_degree = ps_attention_in_degree(att, sum);
+	/* causal O: each row's in-degree, so each row its own record */
+	const bool by_row = !ps_attention_in_degree_uniform(att, sum);
 	const struct ps_tile s_tile = tile_of(att, PS_KIND_S, is, js);
 	const struct ps_tile e_tile = tile_of(att, PS_KIND_E, is, js);
 	uint64_t fresh = 0, recomputed = 0, peak;
@@ -221,6 +223,11 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 		ps_edges_free(&ed);
 		return PS_BLOCK_DECLINED;
 	}
+	if (by_row) { /* never one run: row by row */
+		sums.whole = false;
+		sums.cols = *sum_cols;
+		sums.count = n0;
+	}
 	if (block.run && !ps_rows_sums_open(e, &block, &ed, &fresh))
 		goto decline;
 	for (uint64_t x = 0; !block.run && x < sums.count; x++)
@@ -233,9 +240,10 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 		goto decline;
 
 	/* every move would succeed: apply the block */
-	rc = block.run ? ps_rows_sums_add(e, &block, &ed, in_degree) : PS_OK;
-	for (uint64_t x = 0; !block.run && !rc && x < sums.count; x++)
-		rc = ps_row_sums_add(e, rows_first(&sums, x), &sums.cols, &ed, in_degree);
+	rc = block.run && !by_row ? ps_rows_sums_add(e, &block, &ed, in_degree) : PS_OK;
+	for (uint64_t x = 0; (!block.run || by_row) && !rc && x < sums.count; x++)
+		rc = ps_row_sums_add(e, rows_first(&sums, x), &sums.cols, &ed,
+				     ps_attention_in_degree_at(att, sum, ps_coordset_at(is, x)));
 	ps_rows_free(&block);
 	if (rc) {
 		ps_edges_free(&ed);
@@ -1043,8 +1051,14 @@ static int repeat_flash(const struct ps_attention *att, struct ps_engine *e,
 	peak = e->c.red + 2 * bc * att->d + n0 * bc + fresh + 2;
 	if (peak > e->M)
 		goto out;
-	if ((rc = ps_rows_sums_add(e, &sums, &ed, ps_attention_in_degree(att, PS_KIND_O))) ||
-	    (rc = ps_tile_mark_computed(e, &eu)))
+	if (ps_attention_in_degree_uniform(att, PS_KIND_O))
+		rc = ps_rows_sums_add(e, &sums, &ed, ps_attention_in_degree(att, PS_KIND_O));
+	/* causal: each row of O its own in-degree, and its own record */
+	for (uint64_t i = is->lo; !ps_attention_in_degree_uniform(att, PS_KIND_O) && !rc &&
+	     i < is->hi; i++)
+		rc = ps_row_sums_add(e, row_of(att, PS_KIND_O, i), &cols, &ed,
+				     ps_attention_in_degree_at(att, PS_KIND_O, i));
+	if (rc || (rc = ps_tile_mark_computed(e, &eu)))
 		goto out;
 	{
 		const enum ps_kind kinds[] = { PS_KIND_K, PS_KIND_V };

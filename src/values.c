@@ -733,50 +733,51 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 		       double *restrict softmax, bool with_softmax)
 {
 	const struct ps_attention *att = vals->att;
-	/* causal (MODEL.md section 7): row i sees keys j <= i only */
-	const uint64_t stride = att->n, n = att->causal ? i + 1 : att->n, d = att->d, g = dr->g;
+	const uint64_t n = att->n, d = att->d, g = dr->g;
+	/* causal (MODEL.md section 7): row i sees keys j <= i */
+	const uint64_t keys = att->causal ? i + 1 : n;
 	const double root = sqrt((double)d);
 	double *restrict x = dr->x, *restrict weight = dr->weight;
 	double *restrict e = dr->e;
 	const bool weights = !(att->exact && with_softmax);
 	double largest = -INFINITY, total;
 
-	for (uint64_t j = 0; j < n; j++)
-		x[j] = dr->scores[(i - dr->first) * stride + j];
-	for (uint64_t j = 0; j < n; j++)
+	for (uint64_t j = 0; j < keys; j++)
+		x[j] = dr->scores[(i - dr->first) * n + j];
+	for (uint64_t j = 0; j < keys; j++)
 		x[j] /= root;
-	for (uint64_t j = 0; j < n; j++)
+	for (uint64_t j = 0; j < keys; j++)
 		dr->max_score = fabs(x[j]) > dr->max_score ? fabs(x[j]) : dr->max_score;
 	{
 		/* four lanes, so that the comparisons do not wait on each other */
 		double lane[4] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY };
 		uint64_t j = 0;
 
-		for (; j + 4 <= n; j += 4)
+		for (; j + 4 <= keys; j += 4)
 			for (unsigned t = 0; t < 4; t++)
 				lane[t] = x[j + t] > lane[t] ? x[j + t] : lane[t];
-		for (; j < n; j++)
+		for (; j < keys; j++)
 			lane[0] = x[j] > lane[0] ? x[j] : lane[0];
 		for (unsigned t = 0; t < 4; t++)
 			largest = lane[t] > largest ? lane[t] : largest;
 	}
 	if (weights && att->exact) {
-		for (uint64_t j = 0; j < n; j++)
+		for (uint64_t j = 0; j < keys; j++)
 			weight[j] = exp(x[j]);
 	} else if (weights) {
 		/* P(x) = sum_{l <= g} c_l x^l, by Horner's rule */
-		for (uint64_t j = 0; j < n; j++)
+		for (uint64_t j = 0; j < keys; j++)
 			weight[j] = dr->c[g];
 		for (uint64_t l = g; l-- > 0;)
-			for (uint64_t j = 0; j < n; j++)
+			for (uint64_t j = 0; j < keys; j++)
 				weight[j] = weight[j] * x[j] + dr->c[l];
 	}
-	for (uint64_t j = 0; j < n; j++)
+	for (uint64_t j = 0; j < keys; j++)
 		e[j] = with_softmax ? exp(x[j] - largest) : 0.0;
-	for (uint64_t j = 0; !weights && j < n; j++)
+	for (uint64_t j = 0; !weights && j < keys; j++)
 		weight[j] = 0.0;
-	total = sum_lanes(e, n);
-	direct[d] = sum_lanes(weight, n);
+	total = sum_lanes(e, keys);
+	direct[d] = sum_lanes(weight, keys);
 	/* eight columns of V at a time, their sums in registers */
 	for (uint64_t b0 = 0; b0 < d; b0 += 8) {
 		double dw[8] = { 0 }, ds[8] = { 0 };
@@ -789,7 +790,7 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 			pair w01 = { 0, 0 }, w23 = w01, w45 = w01, w67 = w01;
 			pair s01 = w01, s23 = w01, s45 = w01, s67 = w01;
 
-			for (uint64_t j = 0; j < n; j++) {
+			for (uint64_t j = 0; j < keys; j++) {
 				const double *restrict v = vals->v + j * d + b0;
 				const pair w = { weight[j], weight[j] }, s = { e[j], e[j] };
 				pair v01, v23, v45, v67;
@@ -806,7 +807,7 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 			memcpy(ds, &s01, 16), memcpy(ds + 2, &s23, 16);
 			memcpy(ds + 4, &s45, 16), memcpy(ds + 6, &s67, 16);
 #else
-			for (uint64_t j = 0; j < n; j++) {
+			for (uint64_t j = 0; j < keys; j++) {
 				const double *restrict v = vals->v + j * d + b0;
 
 				for (unsigned t = 0; t < 8; t++) {
@@ -816,7 +817,7 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 			}
 #endif
 		} else {
-			for (uint64_t j = 0; j < n; j++) {
+			for (uint64_t j = 0; j < keys; j++) {
 				const double *restrict v = vals->v + j * d + b0;
 				const double w = weight[j], s = e[j];
 

@@ -246,18 +246,59 @@ static int exact_pebbling(const struct ps_attention *att, uint64_t a, uint64_t c
 }
 
 /* The pebbling under M: its verdict, its counts in *c. */
-static int run_exact(const struct ps_attention *att, uint64_t a, uint64_t c,
-		     bool key_outer, uint64_t M, struct ps_counts *counts)
+static int run_exact(test_pebbling_fn *pebbling, const struct ps_attention *att, uint64_t a,
+		     uint64_t c, bool key_outer, uint64_t M, struct ps_counts *counts)
 {
 	struct ps_engine eng;
 	struct ps_error err;
 	int rc;
 
 	ck_assert_int_eq(ps_engine_init(&eng, &att->dag, M, &err), 0);
-	rc = exact_pebbling(att, a, c, key_outer, &eng);
+	rc = pebbling(att, a, c, key_outer, &eng);
 	*counts = eng.c;
 	ps_engine_free(&eng);
 	return rc;
+}
+
+/* test_pebblings_against_bounds on one DAG. */
+static void pebblings_on(test_pebbling_fn *pebbling, const struct ps_attention *att,
+			 int *above_trivial, double *closest)
+{
+	static const uint64_t blocks[] = { 1, 2, 5, 64 };
+
+	for (size_t x = 0; x < 4; x++)
+		for (size_t y = 0; y < 4; y++)
+			for (int order = 0; order <= 1; order++) {
+				struct ps_counts c;
+				struct ps_lower_bounds lb;
+				uint64_t least, io;
+
+				ck_assert_int_eq(run_exact(pebbling, att, blocks[x], blocks[y], order,
+							   UINT64_C(1) << 40, &c), 0);
+				least = c.peak_red;
+				io = c.loads + c.saves;
+				ck_assert_int_eq(run_exact(pebbling, att, blocks[x], blocks[y], order,
+							   least, &c), 0);
+				ck_assert_uint_eq(c.loads + c.saves, io);
+				ck_assert_int_eq(run_exact(pebbling, att, blocks[x], blocks[y], order,
+							   least - 1, &c), PS_EINVALID);
+				for (uint64_t M = least; M <= 2 * least; M += least) {
+					ps_bounds_lower(att, M, &lb);
+					for (size_t k = 0; k < lb.applied_count; k++)
+						ck_assert_msg(lb.applied[k].value <= (double)io,
+							      "n=%llu d=%llu M=%llu: a valid pebbling of I/O %llu, yet %s claims %.0f",
+							      (unsigned long long)att->n,
+							      (unsigned long long)att->d,
+							      (unsigned long long)M,
+							      (unsigned long long)io,
+							      lb.applied[k].name, lb.applied[k].value);
+					if (strcmp(lb.best.name, "S segments (exact)"))
+						continue;
+					(*above_trivial)++;
+					if (lb.best.value / (double)io > *closest)
+						*closest = lb.best.value / (double)io;
+				}
+			}
 }
 
 /*
@@ -267,53 +308,33 @@ static int run_exact(const struct ps_attention *att, uint64_t a, uint64_t c,
  * of the grid (22 points of it), and there within a factor 12 of some
  * pebbling (10.6 at best here).
  */
-START_TEST(test_exact_pebblings_against_segments)
+void test_pebblings_against_bounds(test_pebbling_fn *pebbling, bool causal,
+				   int *above_trivial, double *closest)
 {
 	static const uint64_t ns[] = { 3, 8, 17, 33, 64 }, ds[] = { 1, 2, 5 };
-	static const uint64_t blocks[] = { 1, 2, 5, 64 };
-	int above_trivial = 0;
-	double closest = 0;
 
+	*above_trivial = 0;
+	*closest = 0;
 	for (size_t p = 0; p < 5; p++)
 		for (size_t q = 0; q < 3; q++) {
+			const struct ps_attention_params params = {
+				.n = ns[p], .d = ds[q], .exact = true, .causal = causal,
+			};
 			struct ps_attention att;
+			struct ps_error err;
 
-			test_exact_attention(&att, ns[p], ds[q], 0);
-			for (size_t x = 0; x < 4; x++)
-				for (size_t y = 0; y < 4; y++)
-					for (int order = 0; order <= 1; order++) {
-						struct ps_counts c;
-						struct ps_lower_bounds lb;
-						uint64_t least, io;
-
-						ck_assert_int_eq(run_exact(&att, blocks[x], blocks[y], order,
-									   UINT64_C(1) << 40, &c), 0);
-						least = c.peak_red;
-						io = c.loads + c.saves;
-						ck_assert_int_eq(run_exact(&att, blocks[x], blocks[y], order,
-									   least, &c), 0);
-						ck_assert_uint_eq(c.loads + c.saves, io);
-						ck_assert_int_eq(run_exact(&att, blocks[x], blocks[y], order,
-									   least - 1, &c), PS_EINVALID);
-						for (uint64_t M = least; M <= 2 * least; M += least) {
-							ps_bounds_lower(&att, M, &lb);
-							for (size_t k = 0; k < lb.applied_count; k++)
-								ck_assert_msg(lb.applied[k].value <= (double)io,
-									      "n=%llu d=%llu M=%llu: a valid pebbling of I/O %llu, yet %s claims %.0f",
-									      (unsigned long long)att.n,
-									      (unsigned long long)att.d,
-									      (unsigned long long)M,
-									      (unsigned long long)io,
-									      lb.applied[k].name, lb.applied[k].value);
-							if (strcmp(lb.best.name, "S segments (exact)"))
-								continue;
-							above_trivial++;
-							if (lb.best.value / (double)io > closest)
-								closest = lb.best.value / (double)io;
-						}
-					}
+			ck_assert_int_eq(ps_attention_init(&att, &params, &err), 0);
+			pebblings_on(pebbling, &att, above_trivial, closest);
 			ps_attention_free(&att);
 		}
+}
+
+START_TEST(test_exact_pebblings_against_segments)
+{
+	int above_trivial;
+	double closest;
+
+	test_pebblings_against_bounds(exact_pebbling, false, &above_trivial, &closest);
 	ck_assert_int_gt(above_trivial, 0);
 	ck_assert_double_gt(closest, 1.0 / 12);
 }

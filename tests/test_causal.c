@@ -8,8 +8,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebblesim/bounds.h"
+#include "pebblesim/ops.h"
+#include "pebblesim/run.h"
+#include "pebblesim/strategy.h"
 #include "pebblesim/trace.h"
 #include "tests.h"
+
+/* The causal exact-attention DAG (MODEL.md section 7) or the test fails. */
+static void causal_exact(struct ps_attention *att, uint64_t n, uint64_t d, int normalize)
+{
+	struct ps_attention_params p = {
+		.n = n, .d = d, .normalize = normalize != 0, .exact = true, .causal = true,
+	};
+	struct ps_error err;
+
+	ps_error_clear(&err);
+	ck_assert_msg(ps_attention_init(att, &p, &err) == 0, "%s", err.msg);
+}
 
 /* A trace file of these lines in a fresh temporary file; its path. */
 static void write_file(char *path, size_t len, const char *text)
@@ -83,6 +99,335 @@ START_TEST(test_header_keys)
 }
 END_TEST
 
+/*
+ * The masked DAG: S, E, PS, PO exist for j <= i alone, O[i,b] sums i + 1
+ * products, and the edges of the nodes that exist add up to edge_count.
+ */
+START_TEST(test_causal_exact_dag)
+{
+	for (uint64_t n = 1; n <= 6; n++)
+		for (uint64_t d = 1; d <= 3; d++)
+			for (int norm = 0; norm <= 1; norm++) {
+				struct ps_attention att;
+				uint64_t edges = 0, existing = 0;
+
+				causal_exact(&att, n, d, norm);
+				for (ps_node v = 0; v < att.dag.node_count; v++) {
+					uint64_t c[3];
+					enum ps_kind k = ps_attention_decode(&att, v, c);
+					const bool pair = k == PS_KIND_S || k == PS_KIND_E ||
+							  k == PS_KIND_PS || k == PS_KIND_PO;
+
+					ck_assert(ps_attention_exists(&att, k, c) == (!pair || c[1] <= c[0]));
+					if (!ps_attention_exists(&att, k, c))
+						continue;
+					existing++;
+					edges += ps_dag_parent_count(&att.dag, v);
+					if (k == PS_KIND_O) {
+						struct ps_sum sum;
+
+						ck_assert_uint_eq(ps_dag_parent_count(&att.dag, v), c[0] + 1);
+						ps_dag_sum(&att.dag, v, &sum);
+						ck_assert_uint_eq(sum.in_degree, c[0] + 1);
+					}
+					if (k == PS_KIND_PO) {
+						struct ps_product p;
+
+						ps_dag_product(&att.dag, v, &p);
+						ck_assert_uint_eq(p.in_degree, c[0] + 1);
+						ck_assert_uint_eq(p.edge, c[1]);
+					}
+				}
+				ck_assert_uint_eq(edges, att.dag.edge_count);
+				ck_assert_uint_eq(existing, att.dag.node_count -
+						  (att.n * att.n - att.n * (att.n + 1) / 2) *
+						  (2 + att.d + att.nb));
+				ps_attention_free(&att);
+			}
+}
+END_TEST
+
+/* An operation that names a node above the diagonal is refused before any
+ * move, with the node named; in the same place a node below it is not. */
+START_TEST(test_causal_mask_refused)
+{
+	struct ps_attention att;
+	struct ps_engine eng;
+	struct ps_error err;
+	struct ps_op s_mac = { .code = PS_OP_MAC, .kind = PS_KIND_S,
+			       .c = { ps_range(2, 4), ps_range(0, 4), ps_range(0, 2) } };
+	struct ps_op e_one = { .code = PS_OP_COMPUTE, .kind = PS_KIND_E,
+			       .c = { ps_one(1), ps_one(2) } };
+
+	causal_exact(&att, 6, 2, 1);
+	ck_assert_int_eq(ps_engine_init(&eng, &att.dag, 100, &err), 0);
+	ck_assert_int_eq(ps_op_apply(&att, &eng, &s_mac, &err), PS_EINPUT);
+	ck_assert_str_eq(err.msg, "PS[2,3] is above the diagonal: causal attention has S, E, PS and PO only for j <= i (MODEL.md section 7)");
+	ck_assert_int_eq(ps_op_apply(&att, &eng, &e_one, &err), PS_EINPUT);
+	ck_assert_str_eq(err.msg, "E[1,2] is above the diagonal: causal attention has S, E, PS and PO only for j <= i (MODEL.md section 7)");
+	ck_assert_uint_eq(eng.c.moves, 0);
+	/* j <= i: the engine judges it (K is not red) */
+	s_mac.c[1] = ps_range(0, 3);
+	ck_assert_int_eq(ps_op_apply(&att, &eng, &s_mac, &err), PS_EINVALID);
+	ps_engine_free(&eng);
+	ps_attention_free(&att);
+}
+END_TEST
+
+/* Causal flash on a grid: valid, its cost model the engine's count in
+ * total and by array, within M, above every applied bound, the block path
+ * counting as the element path (test_check_exact_run); and the strategies
+ * without a mask refuse the DAG by name. */
+START_TEST(test_causal_flash_grid)
+{
+	static const uint64_t ns[] = { 1, 2, 3, 7, 16, 33 }, ds[] = { 1, 3, 8 };
+	const size_t n_count = test_grid_small() ? 5 : 6;
+	const struct ps_strategy *flash = ps_strategy_find("flash");
+
+	for (size_t a = 0; a < n_count; a++)
+		for (size_t b = 0; b < 3; b++)
+			for (int norm = 0; norm <= 1; norm++) {
+				struct ps_attention att;
+				const uint64_t least = ps_strategy_min_memory(flash, &(struct ps_attention){
+					.exact = true, .causal = true, .d = ds[b], .nb = ds[b] + (uint64_t)norm });
+				const uint64_t Ms[] = { least, least + 1, 3 * least, 64, 500, 5000 };
+				const char *others[] = { "exact-matmul", "naive-exact", "naive-exact-belady" };
+
+				causal_exact(&att, ns[a], ds[b], norm);
+				ck_assert_uint_eq(ps_strategy_min_memory(flash, &att), least);
+				for (int q = 0; q < 6; q++)
+					if (Ms[q] >= least)
+						test_check_exact_run(&att, flash, Ms[q]);
+				for (int k = 0; k < 3; k++) {
+					const struct ps_strategy *s = ps_strategy_find(others[k]);
+					struct ps_problem pb = { .att = &att, .M = 5000 };
+					struct ps_plan plan;
+					struct ps_error err;
+					char want[128];
+
+					ck_assert_uint_eq(ps_strategy_min_memory(s, &att), UINT64_MAX);
+					ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), PS_EINPUT);
+					snprintf(want, sizeof(want),
+						 "%s does not pebble the causal DAG (MODEL.md section 7)", s->name);
+					ck_assert_str_eq(err.msg, want);
+				}
+				ps_attention_free(&att);
+			}
+}
+END_TEST
+
+/* The headline: n = 4096, d = 16, M = 8192, causal flash moves at most
+ * 0.6 of what flash moves without the mask, on the block path. */
+START_TEST(test_causal_flash_headline)
+{
+	struct ps_attention att, full;
+	const struct ps_strategy *flash = ps_strategy_find("flash");
+	struct ps_problem pb = { .att = &att, .M = 8192 };
+	struct ps_report rep;
+	struct ps_plan plan;
+	struct ps_error err;
+	uint64_t io;
+
+	causal_exact(&att, 4096, 16, 1);
+	test_exact_attention(&full, 4096, 16, 1);
+	ck_assert_int_eq(ps_run(&pb, flash, NULL, &rep, &err), 0);
+	ck_assert_msg(rep.valid, "%s", rep.violation);
+	io = rep.counts.loads + rep.counts.saves;
+	ck_assert_uint_eq(io, rep.plan.loads + rep.plan.saves);
+	ck_assert_uint_le(rep.counts.peak_red, 8192);
+	pb.att = &full;
+	ck_assert_int_eq(ps_strategy_plan(flash, &pb, &plan, &err), 0);
+	ck_assert_msg((double)io <= 0.6 * (double)(plan.loads + plan.saves),
+		      "causal %llu against %llu", (unsigned long long)io,
+		      (unsigned long long)(plan.loads + plan.saves));
+	ck_assert_double_le(rep.lower.best.value, (double)io);
+	ps_attention_free(&att);
+	ps_attention_free(&full);
+}
+END_TEST
+
+/* Values: the pebbled outputs equal the direct evaluation of causal
+ * softmax; a DAG without the mask on the same inputs gives others.
+ * (tests/numpy_causal.py checks them against NumPy.) */
+START_TEST(test_causal_values)
+{
+	for (int norm = 0; norm <= 1; norm++) {
+		struct ps_attention att;
+		struct ps_values_inputs in = { .seed = 3, .entry_bound = 1.0 };
+		struct ps_values vals;
+		struct ps_problem pb = { .att = &att, .M = 300 };
+		struct ps_report rep;
+		struct ps_error err;
+
+		causal_exact(&att, 29, 3, norm);
+		ck_assert_int_eq(ps_values_init(&vals, &att, &in, &err), 0);
+		pb.values = &vals;
+		ck_assert_int_eq(ps_run(&pb, ps_strategy_find("flash"), NULL, &rep, &err), 0);
+		ck_assert(rep.valid);
+		ck_assert(rep.has_values);
+		ck_assert_msg(!rep.values.failed && rep.values.error_vs_direct <= 1e-12,
+			      "error %g", rep.values.error_vs_direct);
+		/* row 0 sees key 0 alone: its output is V[0] */
+		if (norm)
+			for (uint64_t b = 0; b < 3; b++)
+				ck_assert_double_eq_tol(vals.outputs[b], vals.v[b], 1e-15);
+		ps_values_free(&vals);
+		ps_attention_free(&att);
+	}
+}
+END_TEST
+
+/* A causal trace records "causal":true and validates to the run's own
+ * count; validate insisting on the DAG without --causal refuses it. */
+START_TEST(test_causal_trace)
+{
+	char path[64], count[32];
+	json_t *header;
+	json_error_t jerr;
+	FILE *f;
+	char line[512];
+
+	write_file(path, sizeof(path), "");
+	ck_assert_int_eq(test_cli("--attention", "exact", "--causal", "-n", "40", "-d", "3",
+				  "-M", "120", "--trace", path, "--json", NULL), 0);
+	{
+		json_t *rep = json_loads(test_out, 0, &jerr);
+
+		ck_assert_ptr_nonnull(rep);
+		ck_assert(json_is_true(json_object_get(json_object_get(rep, "dag"), "causal")));
+		snprintf(count, sizeof(count), "\"io\":%lld",
+			 (long long)json_integer_value(json_object_get(rep, "io")));
+		json_decref(rep);
+	}
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	fclose(f);
+	header = json_loads(line, 0, &jerr);
+	ck_assert_ptr_nonnull(header);
+	ck_assert(json_is_true(json_object_get(json_object_get(header, "dag"), "causal")));
+	json_decref(header);
+	ck_assert_int_eq(test_cli("validate", "--json", path, NULL), 0);
+	HAS(test_out, count);
+	HAS(test_out, "\"causal\":true");
+	ck_assert_int_eq(test_cli("validate", "--element-path", "--json", path, NULL), 0);
+	HAS(test_out, count);
+	unlink(path);
+}
+END_TEST
+
+/* One operation into the engine's sink: 0 or the engine's code. */
+static int put(struct ps_sink *sink, enum ps_opcode code, enum ps_kind kind, bool fuse,
+	       struct ps_coordset c0, struct ps_coordset c1, struct ps_coordset c2)
+{
+	struct ps_op op = { .code = code, .kind = kind, .fuse = fuse, .c = { c0, c1, c2 } };
+	struct ps_error err;
+
+	return ps_sink_emit(sink, &op, &err);
+}
+
+/* The pairs of I x J with j <= i (K[J], V[J], Q[I] and O[I, B] red):
+ * S tiles aggregated, consumed into O at once, dropped; the rows that see
+ * all of J as one tile, the others row by row. */
+static int masked_tile(struct ps_sink *sink, const struct ps_attention *att,
+		       struct ps_coordset is, struct ps_coordset js)
+{
+	const struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
+	const uint64_t whole = is.lo > js.hi - 1 ? is.lo : js.hi - 1;
+	int rc = 0;
+
+	for (uint64_t i = is.lo; i < is.hi && !rc; i++) {
+		struct ps_coordset rows = i == whole ? ps_range(whole, is.hi) : ps_one(i);
+		struct ps_coordset cols = i == whole ? js : ps_range(js.lo, i + 1);
+
+		if (i < js.lo)
+			continue;
+		rc = put(sink, PS_OP_MAC, PS_KIND_S, false, rows, cols, feats);
+		rc = rc ? rc : put(sink, PS_OP_MAC, PS_KIND_O, true, rows, cols, bs);
+		rc = rc ? rc : put(sink, PS_OP_DELETE, PS_KIND_S, false, rows, cols, ps_range(0, 0));
+		if (i == whole)
+			break;
+	}
+	return rc;
+}
+
+/*
+ * Causal exact attention without normalisation (the outputs are O):
+ * pebblings of the test's own, in blocks of a query rows and c key rows,
+ * either order, the pairs above the diagonal skipped. Query blocks
+ * outermost keep Q[I] and O[I, B] over the key blocks J with j0 <= i1 - 1;
+ * key blocks outermost keep K[J] and V[J], and load and save O[I, B]
+ * around each visit.
+ */
+static int causal_pebbling(const struct ps_attention *att, uint64_t a, uint64_t c,
+			   bool key_outer, struct ps_engine *eng)
+{
+	struct ps_engine_sink sink;
+	const struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
+	const struct ps_coordset none = ps_range(0, 0);
+	const uint64_t outer = key_outer ? c : a, inner = key_outer ? a : c, n = att->n;
+	int rc = 0;
+
+	ps_engine_sink_init(&sink, att, eng);
+	for (uint64_t x = 0; x < n && !rc; x += outer) {
+		struct ps_coordset xs = ps_range(x, x + outer < n ? x + outer : n);
+
+		rc = put(&sink.sink, PS_OP_LOAD, key_outer ? PS_KIND_K : PS_KIND_Q, false, xs, feats, none);
+		if (key_outer)
+			rc = rc ? rc : put(&sink.sink, PS_OP_LOAD, PS_KIND_V, false, xs, feats, none);
+		for (uint64_t y = 0; y < n && !rc; y += inner) {
+			struct ps_coordset ys = ps_range(y, y + inner < n ? y + inner : n);
+			struct ps_coordset is = key_outer ? ys : xs, js = key_outer ? xs : ys;
+
+			if (js.lo > is.hi - 1)
+				continue; /* above the diagonal: skipped */
+			if (key_outer) {
+				rc = put(&sink.sink, PS_OP_LOAD, PS_KIND_Q, false, is, feats, none);
+				if (!rc && x > 0)
+					rc = put(&sink.sink, PS_OP_LOAD, PS_KIND_O, false, is, bs, none);
+			} else {
+				rc = put(&sink.sink, PS_OP_LOAD, PS_KIND_K, false, js, feats, none);
+				rc = rc ? rc : put(&sink.sink, PS_OP_LOAD, PS_KIND_V, false, js, feats, none);
+			}
+			rc = rc ? rc : masked_tile(&sink.sink, att, is, js);
+			if (key_outer) {
+				rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_Q, false, is, feats, none);
+				rc = rc ? rc : put(&sink.sink, PS_OP_SAVE, PS_KIND_O, false, is, bs, none);
+				rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_O, false, is, bs, none);
+			} else {
+				rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_K, false, js, feats, none);
+				rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_V, false, js, feats, none);
+			}
+		}
+		rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, key_outer ? PS_KIND_K : PS_KIND_Q, false,
+				   xs, feats, none);
+		if (key_outer) {
+			rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_V, false, xs, feats, none);
+		} else {
+			rc = rc ? rc : put(&sink.sink, PS_OP_SAVE, PS_KIND_O, false, xs, bs, none);
+			rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_O, false, xs, bs, none);
+		}
+	}
+	return rc ? rc : ps_engine_finish(eng);
+}
+
+/*
+ * The causal segment bound (docs/BOUNDS.md) against those pebblings, each
+ * at the least M that holds it (one less fails) and at twice that: no
+ * applied bound exceeds the I/O; the bound has teeth (above the trivial
+ * one somewhere: 2 points of this grid, and there within a factor 16 of
+ * some pebbling, 14.6 at best).
+ */
+START_TEST(test_causal_pebblings_against_segments)
+{
+	int above_trivial;
+	double closest;
+
+	test_pebblings_against_bounds(causal_pebbling, true, &above_trivial, &closest);
+	ck_assert_int_gt(above_trivial, 0);
+	ck_assert_double_gt(closest, 1.0 / 16);
+}
+END_TEST
+
 Suite *causal_suite(void)
 {
 	Suite *s = suite_create("causal");
@@ -91,6 +436,13 @@ Suite *causal_suite(void)
 	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
 	tcase_add_test(tc, test_options_by_name);
 	tcase_add_test(tc, test_header_keys);
+	tcase_add_test(tc, test_causal_exact_dag);
+	tcase_add_test(tc, test_causal_mask_refused);
+	tcase_add_test(tc, test_causal_flash_grid);
+	tcase_add_test(tc, test_causal_flash_headline);
+	tcase_add_test(tc, test_causal_values);
+	tcase_add_test(tc, test_causal_trace);
+	tcase_add_test(tc, test_causal_pebblings_against_segments);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -122,28 +122,25 @@ enum {
 				     * cost model is exact: compare simulates
 				     * it only where that model does not show
 				     * another row with less I/O */
-	PS_STRATEGY_CAUSAL = 64,    /* pebbles the causal DAG (MODEL.md
-				     * section 7); without it, a strategy
-				     * refuses a causal DAG by name */
-	PS_STRATEGY_CAUSAL_ONLY = 128, /* ... and only the causal DAG */
+	PS_STRATEGY_CAUSAL = 64,  /* pebbles the causal DAG (MODEL.md
+				   * section 7) too; without it a strategy
+				   * refuses that DAG by name */
+	PS_STRATEGY_DECODE = 128, /* pebbles the decode DAG (section 8), and
+				   * only it */
+	PS_STRATEGY_CAUSAL_ONLY = 256, /* pebbles the causal DAG only (with
+					* PS_STRATEGY_CAUSAL) */
 };
 
-/* Does s pebble the attention DAG att (approximate or exact, as s says)? */
+/* Does s pebble the attention DAG att (approximate or exact, causal or
+ * decoding, as its flags say)? */
 static inline bool ps_strategy_serves(const struct ps_strategy *s,
 				      const struct ps_attention *att)
 {
 	return !(s->flags & PS_STRATEGY_EXPLICIT) &&
 	       !(s->flags & PS_STRATEGY_EXACT) == !att->exact &&
-	       (att->causal ? (s->flags & PS_STRATEGY_CAUSAL) != 0 :
-			      !(s->flags & PS_STRATEGY_CAUSAL_ONLY));
-}
-
-/* "the causal " or "": how a refusal names the DAG s does not pebble. */
-static inline const char *ps_strategy_causal_word(const struct ps_strategy *s,
-						  const struct ps_attention *att)
-{
-	return att->causal && !(s->flags & PS_STRATEGY_CAUSAL) ? "causal " :
-	       !att->causal && (s->flags & PS_STRATEGY_CAUSAL_ONLY) ? "non-causal " : "";
+	       !(s->flags & PS_STRATEGY_DECODE) == !att->decode &&
+	       (!att->causal || (s->flags & (PS_STRATEGY_CAUSAL | PS_STRATEGY_DECODE))) &&
+	       (att->causal || !(s->flags & PS_STRATEGY_CAUSAL_ONLY));
 }
 /* What a strategy takes from ps_problem beyond the DAG and M (version 2). */
 enum {
@@ -295,15 +292,27 @@ static inline int ps_strategy_plan(const struct ps_strategy *s,
 	int rc;
 
 	memset(plan, 0, sizeof(*plan));
-	if (pb->att && !ps_strategy_serves(s, pb->att))
-		return ps_error_set(err, PS_EINPUT, "%s pebbles %s%s, not the %s%s DAG",
-				    s->name,
-				    (s->flags & PS_STRATEGY_CAUSAL_ONLY) ? "causal " : "",
-				    (s->flags & PS_STRATEGY_EXPLICIT) ? "a DAG from a file" :
-				    (s->flags & PS_STRATEGY_EXACT) ? "exact attention" :
-				    "approximate attention",
-				    ps_strategy_causal_word(s, pb->att),
-				    ps_attention_kind_name(pb->att));
+	if (pb->att && !ps_strategy_serves(s, pb->att)) {
+		if ((s->flags & PS_STRATEGY_EXPLICIT) ||
+		    !(s->flags & PS_STRATEGY_EXACT) != !pb->att->exact)
+			return ps_error_set(err, PS_EINPUT, "%s pebbles %s, not the %s DAG",
+					    s->name,
+					    (s->flags & PS_STRATEGY_EXPLICIT) ? "a DAG from a file" :
+					    (s->flags & PS_STRATEGY_EXACT) ? "exact attention" :
+					    "approximate attention",
+					    ps_attention_kind_name(pb->att));
+		if ((s->flags & PS_STRATEGY_CAUSAL_ONLY) && !pb->att->causal)
+			return ps_error_set(err, PS_EINPUT,
+					    "%s pebbles the causal DAG (--causal, MODEL.md section 7) only",
+					    s->name);
+		if (s->flags & PS_STRATEGY_DECODE)
+			return ps_error_set(err, PS_EINPUT,
+					    "%s pebbles the decode DAG (--causal --decode P, MODEL.md section 8) only",
+					    s->name);
+		return ps_error_set(err, PS_EINPUT, "%s does not pebble the %s DAG (MODEL.md section %s)",
+				    s->name, pb->att->decode ? "decode" : "causal",
+				    pb->att->decode ? "8" : "7");
+	}
 	rc = s->plan(pb, plan, err);
 	/* a plan is an output, read as one (a plugin's too): its text ends
 	 * within its buffers, and only a chooser names another strategy */
@@ -321,9 +330,8 @@ static inline int ps_strategy_run(const struct ps_strategy *s,
 				  struct ps_sink *sink, struct ps_error *err)
 {
 	if (pb->att && !ps_strategy_serves(s, pb->att))
-		return ps_error_set(err, PS_EINPUT, "%s does not pebble the %s%s DAG",
-				    s->name, ps_strategy_causal_word(s, pb->att),
-				    ps_attention_kind_name(pb->att));
+		return ps_error_set(err, PS_EINPUT, "%s does not pebble the %s DAG",
+				    s->name, ps_attention_kind_name(pb->att));
 	return s->run(pb, sink, err);
 }
 

@@ -73,6 +73,8 @@ static void values_print(const struct ps_report *rep, FILE *out)
 		rep->att->exact ? (rep->att->normalize ? "softmax(Q K^T / sqrt d) V" : "exp(Q K^T / sqrt d) V")
 				: (rep->att->normalize ? "D~^-1 P(Q K^T / sqrt d) V" : "P(Q K^T / sqrt d) V"),
 		v->tolerance, v->failed ? "  FAILED" : "");
+	if (rep->att->causal)
+		fprintf(out, "  causal               every sum over the keys j <= i of row i only\n");
 	if (v->failed)
 		fprintf(out, "  worst output         %s: pebbled %.17g, direct %.17g\n", v->worst,
 			v->worst_pebbled, v->worst_direct);

@@ -109,6 +109,15 @@ static const struct ps_strategy *select_strategy(const struct cli_args *a,
 	}
 	if (pb->att->exact) /* FlashAttention, by default */
 		return ps_strategy_find("flash");
+	/* the paper's cases are of the non-causal DAG: the causal one runs
+	 * the cheapest of its strategies */
+	if (pb->att->causal && a->case_name && strcmp(a->case_name, "auto")) {
+		fprintf(errout, "pebblesim: --case %s: the paper's cases are of non-causal attention; the causal DAG runs --strategy best by default\n",
+			a->case_name);
+		return NULL;
+	}
+	if (pb->att->causal)
+		return ps_strategy_find("best");
 	actual = ps_classify_case(pb->att, a->M, reason, sizeof(reason));
 	wanted = !a->case_name || !strcmp(a->case_name, "auto") ? actual : a->case_name;
 	if (strcmp(wanted, actual))
@@ -287,7 +296,14 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	min_m = explicit_dag ? ps_strategy_min_memory_explicit(s, &pb)
 			     : ps_strategy_min_memory(s, &att);
 	if (a->M < min_m) {
-		if (min_m == UINT64_MAX)
+		struct ps_plan why;
+		struct ps_error not_served;
+
+		/* a strategy of another DAG (causal, decoding) says which */
+		if (!explicit_dag && !ps_strategy_serves(s, &att) &&
+		    ps_strategy_plan(s, &pb, &why, &not_served))
+			fprintf(errout, "pebblesim: %s\n", not_served.msg);
+		else if (min_m == UINT64_MAX)
 			fprintf(errout, "pebblesim: %s does not apply to these parameters at any M\n",
 				s->name);
 		else
