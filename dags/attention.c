@@ -29,12 +29,15 @@ const struct ps_kind_info ps_kinds[PS_KIND_COUNT] = {
 	[PS_KIND_O] = { "O", 2, { PS_C_I, PS_C_B }, PS_ROLE_SUM },
 	[PS_KIND_PS] = { "PS", 3, { PS_C_I, PS_C_J, PS_C_A }, PS_ROLE_PRODUCT },
 	[PS_KIND_PO] = { "PO", 3, { PS_C_I, PS_C_J, PS_C_B }, PS_ROLE_PRODUCT },
+	[PS_KIND_HJ] = { "H", 3, { PS_C_J, PS_C_M, PS_C_B }, PS_ROLE_SUM },
+	[PS_KIND_HC] = { "HC", 3, { PS_C_J, PS_C_M, PS_C_B }, PS_ROLE_PRODUCT },
 };
 
 enum ps_kind ps_attention_product_kind(enum ps_kind into)
 {
 	switch (into) {
 	case PS_KIND_H:
+	case PS_KIND_HJ:
 		return PS_KIND_P2;
 	case PS_KIND_N:
 		return PS_KIND_P1;
@@ -51,6 +54,7 @@ enum ps_kind ps_attention_fused_kind(enum ps_kind into)
 {
 	switch (into) {
 	case PS_KIND_H:
+	case PS_KIND_HJ:
 		return PS_KIND_U2;
 	case PS_KIND_N:
 		return PS_KIND_U1;
@@ -160,6 +164,10 @@ static uint64_t att_parent_count(const struct ps_dag *dag, ps_node v)
 		return 2;
 	case PS_KIND_H:
 		return att->n;
+	case PS_KIND_HJ:
+		return ps_attention_in_degree_at(att, PS_KIND_HJ, c[0]);
+	case PS_KIND_HC: /* row 0 is no node's */
+		return c[0] >= 1 ? 1 : 0;
 	case PS_KIND_N:
 		return att->r;
 	default:
@@ -184,9 +192,14 @@ static ps_node att_parent(const struct ps_dag *dag, ps_node v, uint64_t k)
 			      : ps_attention_id2(att, PS_KIND_V, c[0], c[2]);
 	case PS_KIND_H:
 		return ps_attention_id3(att, PS_KIND_P2, k, c[0], c[1]);
+	case PS_KIND_HJ: /* in-edge 0 the new term, 1 the carry */
+		return ps_attention_id3(att, k == 0 ? PS_KIND_P2 : PS_KIND_HC, c[0], c[1], c[2]);
+	case PS_KIND_HC:
+		return ps_attention_id3(att, PS_KIND_HJ, c[0] - 1, c[1], c[2]);
 	case PS_KIND_P1:
-		return k == 0 ? ps_attention_id2(att, PS_KIND_U1, c[0], c[1])
-			      : ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
+		return k == 0 ? ps_attention_id2(att, PS_KIND_U1, c[0], c[1]) :
+		       att->causal ? ps_attention_id3(att, PS_KIND_HJ, c[0], c[1], c[2]) :
+		       ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
 	case PS_KIND_N:
 		return ps_attention_id3(att, PS_KIND_P1, c[0], k, c[1]);
 	case PS_KIND_A:
@@ -202,7 +215,11 @@ static void att_product(const struct ps_dag *dag, ps_node p,
 {
 	const struct ps_attention *att = as_att(dag);
 	enum ps_kind k = p >= att->base[PS_KIND_P1] ? PS_KIND_P1 : PS_KIND_P2;
-	uint64_t off = p - att->base[k], c[3];
+	uint64_t off, c[3];
+
+	if (att->causal && p >= att->base[PS_KIND_HC])
+		k = PS_KIND_HC;
+	off = p - att->base[k];
 
 	/*
 	 * (row, m, b), row-major. The two divisions are nearly all of the
@@ -226,18 +243,36 @@ static void att_product(const struct ps_dag *dag, ps_node p,
 	out->id = p;
 	out->transient = 1;
 	out->parent_is_sum[0] = false;
-	if (k == PS_KIND_P2) {
+	if (k == PS_KIND_HC) {
+		/* the previous state as one term: in-edge 1 of H[j,m,b] */
+		out->parent[0] = ps_attention_id3(att, PS_KIND_HJ, c[0] - 1, c[1], c[2]);
+		out->parent_is_sum[0] = true;
+		out->parent[1] = UINT64_MAX;
+		out->parent_count = 1;
+		out->parent_is_sum[1] = false;
+		out->sum = ps_attention_id3(att, PS_KIND_HJ, c[0], c[1], c[2]);
+		out->edge = 1;
+		out->in_degree = 2;
+	} else if (k == PS_KIND_P2) {
 		out->parent[0] = ps_attention_id2(att, PS_KIND_U2, c[0], c[1]);
 		out->parent[1] = c[2] < att->d ?
 			ps_attention_id2(att, PS_KIND_V, c[0], c[2]) : UINT64_MAX;
 		out->parent_count = c[2] < att->d ? 2 : 1;
 		out->parent_is_sum[1] = false;
-		out->sum = ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
-		out->edge = c[0];
-		out->in_degree = att->n;
+		if (att->causal) { /* in-edge 0 of H[j,m,b] */
+			out->sum = ps_attention_id3(att, PS_KIND_HJ, c[0], c[1], c[2]);
+			out->edge = 0;
+			out->in_degree = ps_attention_in_degree_at(att, PS_KIND_HJ, c[0]);
+		} else {
+			out->sum = ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
+			out->edge = c[0];
+			out->in_degree = att->n;
+		}
 	} else {
 		out->parent[0] = ps_attention_id2(att, PS_KIND_U1, c[0], c[1]);
-		out->parent[1] = ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
+		out->parent[1] = att->causal ?
+			ps_attention_id3(att, PS_KIND_HJ, c[0], c[1], c[2]) :
+			ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
 		out->parent_count = 2;
 		out->parent_is_sum[1] = true;
 		out->sum = ps_attention_id2(att, PS_KIND_N, c[0], c[2]);
@@ -252,8 +287,12 @@ static void att_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 	uint64_t c[3];
 
 	/* H and N are adjacent kinds, so slots follow the ids */
-	if (ps_attention_decode(att, v, c) == PS_KIND_H) {
+	enum ps_kind k = ps_attention_decode(att, v, c);
+
+	if (k == PS_KIND_H) {
 		out->in_degree = att->n;
+	} else if (k == PS_KIND_HJ) {
+		out->in_degree = ps_attention_in_degree_at(att, k, c[0]);
 	} else {
 		out->in_degree = att->r;
 	}
@@ -292,11 +331,11 @@ static void att_describe(const struct ps_dag *dag, ps_node v, char *buf,
 /* I/O by array: an array is a kind, numbered as enum ps_kind (the block
  * path counts a block's loads and saves by its kind), listed in the order
  * of MODEL.md's tables, the output A last. */
-_Static_assert(PS_KIND_COUNT <= PS_ARRAY_MAX, "a kind is an array");
+_Static_assert(PS_KIND_PO < PS_ARRAY_MAX, "a kind is an array");
 
 static unsigned att_array(const struct ps_dag *dag, ps_node v)
 {
-	return (unsigned)kind_of(as_att(dag), v);
+	return ps_kind_array(kind_of(as_att(dag), v));
 }
 
 static const char *att_array_at(const struct ps_dag *dag, unsigned k,
@@ -315,8 +354,9 @@ static const char *att_array_at(const struct ps_dag *dag, unsigned k,
 	unsigned count = att->exact ? sizeof(exact) / sizeof(exact[0]) :
 			 sizeof(approx) / sizeof(approx[0]);
 
-	/* A is last, and absent without normalisation */
-	if (k >= count || !ps_attention_has(att, order[k]))
+	/* A is last, and absent without normalisation; H is the causal
+	 * state's array too */
+	if (k >= count || !ps_attention_has(att, (enum ps_kind)ps_attention_kind(att, order[k])))
 		return NULL;
 	*array = (unsigned)order[k];
 	return ps_kinds[order[k]].name;
@@ -397,17 +437,31 @@ static int init_approx(struct ps_attention *att,
 				    (unsigned long long)p->n,
 				    (unsigned long long)p->d,
 				    (unsigned long long)p->g);
+	if (p->causal && nrb > PS_MAX_NODES / 8)
+		return ps_error_set(err, PS_ENOMEM,
+				    "the causal DAG for n = %llu, d = %llu, g = %llu has more than 2^59 state nodes",
+				    (unsigned long long)p->n,
+				    (unsigned long long)p->d,
+				    (unsigned long long)p->g);
 	set_kind(att, PS_KIND_Q, p->n, p->d, 0);
 	set_kind(att, PS_KIND_K, p->n, p->d, 0);
 	set_kind(att, PS_KIND_V, p->n, p->d, 0);
 	set_kind(att, PS_KIND_U1, p->n, att->r, 0);
 	set_kind(att, PS_KIND_U2, p->n, att->r, 0);
-	set_kind(att, PS_KIND_H, att->r, att->nb, 0);
+	/* the state: H[m,b], or causal H[j,m,b] (MODEL.md section 7) */
+	if (p->causal)
+		set_kind(att, PS_KIND_HJ, p->n, att->r, att->nb);
+	else
+		set_kind(att, PS_KIND_H, att->r, att->nb, 0);
 	set_kind(att, PS_KIND_N, p->n, att->nb, 0);
 	if (p->normalize)
 		set_kind(att, PS_KIND_A, p->n, p->d, 0);
 	set_kind(att, PS_KIND_P2, p->n, att->r, att->nb);
 	set_kind(att, PS_KIND_P1, p->n, att->r, att->nb);
+	if (p->causal) { /* the carry HC[j,m,b], j >= 1 */
+		set_kind(att, PS_KIND_HC, p->n, att->r, att->nb);
+		att->first_row[PS_KIND_HC] = 1;
+	}
 	lay_out(att, p->normalize ? PS_KIND_A : PS_KIND_N);
 
 	for (uint64_t m = 0; m < att->r; m++)
@@ -415,13 +469,16 @@ static int init_approx(struct ps_attention *att,
 	/* in-edges: U1, U2 from supports; P2 from U2 and V (b < d); H, P1, N, A */
 	edges += 2 * p->n * att->support_total;
 	edges += nr * (att->nb + att->d); /* P2 */
-	edges += nrb;           /* H  */
+	edges += nrb;           /* H: P2 (and HC, causal) */
 	edges += 2 * nrb;       /* P1 */
 	edges += nrb;           /* N  */
 	edges += p->normalize ? 2 * nd : 0; /* A */
+	if (p->causal) /* HC from H[j-1], and into H[j] */
+		edges += 2 * (nrb - att->r * att->nb);
 
 	att->dag.ops = &attention_ops;
-	att->dag.sum_count = att->count[PS_KIND_H] + att->count[PS_KIND_N];
+	att->dag.sum_count = att->count[PS_KIND_H] + att->count[PS_KIND_HJ] +
+			     att->count[PS_KIND_N];
 	att->dag.edge_count = edges;
 	att->dag.output_count = p->normalize ? nd : p->n * att->nb;
 	return PS_OK;
@@ -491,9 +548,6 @@ int ps_attention_init(struct ps_attention *att,
 				    "the prompt length P = %llu of --decode must be below n = %llu",
 				    (unsigned long long)p->decode,
 				    (unsigned long long)p->n);
-	if (p->causal && !p->exact)
-		return ps_error_set(err, PS_EINPUT,
-				    "causal attention is not available in this build");
 	if (p->decode && !p->exact)
 		return ps_error_set(err, PS_EINPUT,
 				    "decoding is not available in this build");
@@ -516,7 +570,7 @@ int ps_attention_init(struct ps_attention *att,
 int ps_attention_estimate(const struct ps_attention_params *p,
 			  uint64_t *bytes)
 {
-	uint64_t r, nb = p->d + (p->normalize ? 1 : 0), nr, nn, nd;
+	uint64_t r, nb = p->d + (p->normalize ? 1 : 0), nr, nn, nd, states;
 
 	if (ps_mul_u64(p->n, p->d, &nd) || nd > UINT64_MAX / 8)
 		return -1;
@@ -533,12 +587,16 @@ int ps_attention_estimate(const struct ps_attention_params *p,
 	if (ps_tau(p->d, p->g, &r) || ps_mul_u64(p->n, r, &nr) || nr > UINT64_MAX / 8 ||
 	    r > UINT64_MAX / (2 + 8 * 64))
 		return -1;
-	/* plain: U1, U2 and A; sums: H and N; and the monomials, about
-	 * 2 + 8g bytes each */
+	/* plain: U1, U2 and A; sums: H (causal: a state a row) and N; and
+	 * the monomials, about 2 + 8g bytes each */
+	if (p->causal && (ps_mul_u64(nr, nb, &states) || states > UINT64_MAX / 64))
+		return -1;
+	if (!p->causal)
+		states = r * nb;
 	*bytes = ps_engine_state_bytes_of(3 * nd + 2 * nr + (p->normalize ? nd : 0) +
-					  (r + p->n) * nb,
+					  states + p->n * nb,
 					  3 * nd, 2 * nr + (p->normalize ? nd : 0),
-					  (r + p->n) * nb, nd) +
+					  states + p->n * nb, nd) +
 		 r * (2 + 8 * p->g);
 	return 0;
 }

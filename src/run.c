@@ -67,8 +67,10 @@ void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
 	rep->M = M;
 	/* the paper's cases are of approximate attention */
 	if (!att->exact) {
-		rep->case_name = ps_classify_case(att, M, rep->case_reason,
-						  sizeof(rep->case_reason));
+		/* ... of the non-causal DAG */
+		if (!att->causal)
+			rep->case_name = ps_classify_case(att, M, rep->case_reason,
+							  sizeof(rep->case_reason));
 		rep->has_exact_flash = ps_exact_flash_io(att, M, &rep->exact_flash_io);
 	}
 	ps_bounds_lower(att, M, &rep->lower);

@@ -37,10 +37,10 @@ static json_t *coordset_json(const struct ps_coordset *s)
 }
 
 /* The kind whose coordinates an operation carries (a mac: its product). */
-static enum ps_kind coord_kind(enum ps_opcode code, enum ps_kind kind)
+static enum ps_kind coord_kind(enum ps_opcode code, enum ps_kind kind, bool carry)
 {
 	if (code == PS_OP_MAC)
-		return ps_attention_product_kind(kind);
+		return carry ? PS_KIND_HC : ps_attention_product_kind(kind);
 	return kind;
 }
 
@@ -59,7 +59,7 @@ static int write_line(struct ps_trace_writer *w, json_t *obj)
 
 static json_t *op_json(const struct ps_op *op)
 {
-	enum ps_kind k = coord_kind(op->code, op->kind);
+	enum ps_kind k = coord_kind(op->code, op->kind, op->carry);
 	json_t *obj = json_object();
 
 	json_object_set_new(obj, "op", json_string(ps_opcode_name(op->code)));
@@ -70,6 +70,8 @@ static json_t *op_json(const struct ps_op *op)
 				    coordset_json(&op->c[p]));
 	if (op->fuse)
 		json_object_set_new(obj, "fuse", json_true());
+	if (op->carry)
+		json_object_set_new(obj, "carry", json_true());
 	return obj;
 }
 
@@ -83,9 +85,9 @@ static int write_move(void *ctx, enum ps_move move, ps_node v)
 	int rc;
 
 	if (move == PS_MOVE_MAC)
-		rc = fprintf(w->file, "{\"op\":\"mac\",\"into\":\"%s\"",
-			     k == PS_KIND_P2 ? "H" : k == PS_KIND_P1 ? "N" :
-			     k == PS_KIND_PS ? "S" : "O");
+		rc = fprintf(w->file, "{\"op\":\"mac\",\"into\":\"%s\"%s",
+			     k == PS_KIND_P2 || k == PS_KIND_HC ? "H" : k == PS_KIND_P1 ? "N" :
+			     k == PS_KIND_PS ? "S" : "O", k == PS_KIND_HC ? ",\"carry\":true" : "");
 	else
 		rc = fprintf(w->file, "{\"op\":\"%s\",\"kind\":\"%s\"",
 			     ps_opcode_name(ps_move_opcode(move)), info->name);
@@ -252,6 +254,8 @@ struct reader {
 	uint64_t *values[3]; /* storage for the listed coordinates */
 	size_t cap[3];
 	bool exact;          /* the header's DAG is exact attention */
+	bool causal;         /* ... causal approximate attention: "H" is the
+			      * state H[j,m,b], a mac into it may carry */
 	uint64_t *sorted;    /* a sorted copy of one, for check_distinct */
 	size_t sorted_cap;
 	uint64_t max_moves;  /* the moves a replay makes at most */
@@ -540,6 +544,8 @@ static int parse_op(struct reader *r, json_t *obj, struct ps_op *op)
 	kind = ps_kind_lookup(json_string_value(v));
 	if (kind < 0)
 		return BAD(r, "unknown kind \"%s\"", json_string_value(v));
+	if (kind == PS_KIND_H && r->causal)
+		kind = PS_KIND_HJ;
 	if (op->code == PS_OP_MAC &&
 	    (ps_kinds[kind].role != PS_ROLE_SUM ||
 	     (kind == PS_KIND_S || kind == PS_KIND_O) != r->exact))
@@ -554,7 +560,14 @@ static int parse_op(struct reader *r, json_t *obj, struct ps_op *op)
 			return BAD(r, "\"fuse\" must be true or false");
 		op->fuse = v && json_is_true(v);
 	}
-	k = coord_kind(op->code, op->kind);
+	if (op->code == PS_OP_MAC && op->kind == PS_KIND_HJ) {
+		allowed[count++] = "carry";
+		v = json_object_get(obj, "carry");
+		if (v && !json_is_boolean(v))
+			return BAD(r, "\"carry\" must be true or false");
+		op->carry = v && json_is_true(v);
+	}
+	k = coord_kind(op->code, op->kind, op->carry);
 	for (unsigned p = 0; p < ps_kinds[k].arity; p++) {
 		const char *letter = ps_coord_letter(ps_kinds[k].coord[p]);
 
@@ -944,14 +957,22 @@ static bool flat_op(const struct reader *r, const struct flat_line *fl,
 			 (ps_kinds[kind].role != PS_ROLE_SUM ||
 			  (kind == PS_KIND_S || kind == PS_KIND_O) != r->exact)))
 		return false;
+	if (kind == PS_KIND_H && r->causal)
+		kind = PS_KIND_HJ;
 	op->kind = (enum ps_kind)kind;
+	if (op->code == PS_OP_MAC && kind == PS_KIND_HJ && (v = flat_get(fl, "carry"))) {
+		if (v->type != FLAT_TRUE && v->type != FLAT_FALSE)
+			return false;
+		op->carry = v->type == FLAT_TRUE;
+		used++;
+	}
 	if (op->code == PS_OP_MAC && (v = flat_get(fl, "fuse"))) {
 		if (v->type != FLAT_TRUE && v->type != FLAT_FALSE)
 			return false;
 		op->fuse = v->type == FLAT_TRUE;
 		used++;
 	}
-	k = coord_kind(op->code, op->kind);
+	k = coord_kind(op->code, op->kind, op->carry);
 	for (unsigned p = 0; p < ps_kinds[k].arity; p++, used++)
 		if (!flat_node(fl, ps_coord_letter(ps_kinds[k].coord[p]), &op->c[p]))
 			return false;
@@ -1239,6 +1260,7 @@ int ps_trace_replay_with(FILE *f, const char *name, const struct ps_replay_optio
 			if (inputs && (rc = ps_values_init(vals, &rep->att, inputs, err)))
 				break;
 			r.exact = rep->header.dag.exact;
+			r.causal = rep->header.dag.causal && !r.exact;
 			rep->header.planned_M = rep->header.M;
 			if (M)
 				rep->header.M = M;

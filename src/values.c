@@ -535,6 +535,56 @@ static int mac_plain(struct ps_values *vals, const struct ps_op *op)
 	return scatter_sums(vals, op->kind, sum_rows, &c[2], sums);
 }
 
+/*
+ * Causal approximate attention's macs (MODEL.md section 7), in the
+ * sequence's order: into H[j,m,b] of P2 (U2[j,m] V[j,b], V[j,d] = 1) or of
+ * the carry (H[j-1,m,b]); into N[i,b] of P1 (U1[i,m] H[i,m,b]). Sum by
+ * sum through the map: each sum takes its terms in nested-loop order, as
+ * its elementary moves do.
+ */
+static int mac_causal(struct ps_values *vals, const struct ps_op *op)
+{
+	const struct ps_attention *att = vals->att;
+	const struct ps_coordset *c = op->c;
+	const uint64_t n0 = ps_coordset_size(&c[0]), n1 = ps_coordset_size(&c[1]);
+	const uint64_t n2 = ps_coordset_size(&c[2]), d = att->d;
+	const bool into_h = op->kind == PS_KIND_HJ;
+	const enum ps_kind plain = into_h ? PS_KIND_U2 : PS_KIND_U1;
+
+	for (uint64_t x0 = 0; x0 < n0; x0++) {
+		const uint64_t c0 = ps_coordset_at(&c[0], x0);
+
+		for (uint64_t x1 = 0; x1 < n1; x1++) {
+			const uint64_t c1 = ps_coordset_at(&c[1], x1);
+			const double u = op->carry ? 1.0 : op->fuse ? evaluate(vals, plain, c0, c1) :
+					 lookup(vals, ps_attention_id2(att, plain, c0, c1));
+
+			for (uint64_t x2 = 0; x2 < n2; x2++) {
+				const uint64_t b = ps_coordset_at(&c[2], x2);
+				const ps_node sum = into_h ? ps_attention_id3(att, PS_KIND_HJ, c0, c1, b) :
+						    ps_attention_id2(att, PS_KIND_N, c0, b);
+				double term;
+				struct ps_values_entry *e;
+
+				if (op->carry)
+					term = lookup(vals, ps_attention_id3(att, PS_KIND_HJ, c0 - 1, c1, b));
+				else if (into_h)
+					term = u * (b < d ? vals->v[c0 * d + b] : 1.0);
+				else
+					term = u * lookup(vals, ps_attention_id3(att, PS_KIND_HJ, c0, c1, b));
+				if (!(e = find(vals, sum))) {
+					if (!(e = find_or_add(vals, sum)))
+						return PS_ENOMEM;
+					e->value = 0.0;
+				}
+				e->value += term;
+				set_flags(vals, e, VAL_RED);
+			}
+		}
+	}
+	return PS_OK;
+}
+
 /* A mac into S: S[i,j] += Q[i,a] K[j,a], a innermost. */
 static int mac_scores(struct ps_values *vals, const struct ps_op *op)
 {
@@ -561,11 +611,11 @@ static int mac_scores(struct ps_values *vals, const struct ps_op *op)
 	return scatter_sums(vals, PS_KIND_S, &c[0], &c[1], sums);
 }
 
-/* A load, save, delete or compute of one node. */
+/* A load, save, delete or compute of one node, v of kind k at (c0, c1)
+ * (the causal state's: at (c0, c1, c2), never computed). */
 static int move(struct ps_values *vals, enum ps_opcode code, enum ps_kind k,
-		uint64_t c0, uint64_t c1)
+		uint64_t c0, uint64_t c1, ps_node v)
 {
-	const ps_node v = ps_attention_id2(vals->att, k, c0, c1);
 	struct ps_values_entry *e;
 	unsigned flags;
 
@@ -623,8 +673,10 @@ static void by_coordinates(const struct ps_attention *att,
 	out->code = op->code;
 	out->kind = k;
 	if (op->code == PS_OP_MAC)
-		out->kind = k == PS_KIND_P2 ? PS_KIND_H : k == PS_KIND_P1 ? PS_KIND_N :
+		out->kind = k == PS_KIND_P2 ? (att->causal ? PS_KIND_HJ : PS_KIND_H) :
+			    k == PS_KIND_HC ? PS_KIND_HJ : k == PS_KIND_P1 ? PS_KIND_N :
 			    k == PS_KIND_PS ? PS_KIND_S : PS_KIND_O;
+	out->carry = op->code == PS_OP_MAC && k == PS_KIND_HC;
 	for (unsigned p = 0; p < ps_kinds[k].arity; p++)
 		out->c[p] = ps_one(c[p]);
 }
@@ -641,15 +693,29 @@ int ps_values_apply(struct ps_values *vals, const struct ps_op *op,
 		op = &one;
 	}
 	if (op->code == PS_OP_MAC)
-		rc = op->kind == PS_KIND_S ? mac_scores(vals, op) : mac_plain(vals, op);
-	else if (ps_kinds[op->kind].arity == 2) {
-		/* a product (arity 3) is never loaded, saved or computed */
+		rc = op->kind == PS_KIND_S ? mac_scores(vals, op) :
+		     vals->att->causal && !vals->att->exact ? mac_causal(vals, op) :
+		     mac_plain(vals, op);
+	else if (ps_kinds[op->kind].arity == 2 || op->kind == PS_KIND_HJ) {
+		/* a product (arity 3) is never loaded, saved or computed; the
+		 * causal state is a sum of three coordinates */
+		const bool three = ps_kinds[op->kind].arity == 3;
+		const uint64_t n2 = three ? ps_coordset_size(&op->c[2]) : 1;
+
 		n0 = ps_coordset_size(&op->c[0]);
 		n1 = ps_coordset_size(&op->c[1]);
 		for (uint64_t x0 = 0; x0 < n0 && !rc; x0++)
 			for (uint64_t x1 = 0; x1 < n1 && !rc; x1++)
-				rc = move(vals, op->code, op->kind, ps_coordset_at(&op->c[0], x0),
-					  ps_coordset_at(&op->c[1], x1));
+				for (uint64_t x2 = 0; x2 < n2 && !rc; x2++) {
+					const uint64_t c0 = ps_coordset_at(&op->c[0], x0);
+					const uint64_t c1 = ps_coordset_at(&op->c[1], x1);
+					const ps_node v = three ?
+						ps_attention_id3(vals->att, op->kind, c0, c1,
+								 ps_coordset_at(&op->c[2], x2)) :
+						ps_attention_id2(vals->att, op->kind, c0, c1);
+
+					rc = move(vals, op->code, op->kind, c0, c1, v);
+				}
 	}
 	return rc ? ps_error_set(err, rc, "out of memory for the values") : PS_OK;
 }

@@ -190,7 +190,8 @@ const struct ps_strategy ps_strategy_best = {
 	.min_memory = best_min_memory,
 	.plan = best_plan,
 	.run = best_run,
-	.flags = PS_STRATEGY_CHOOSER,
+	/* on a causal DAG its candidates are the causal strategies */
+	.flags = PS_STRATEGY_CHOOSER | PS_STRATEGY_CAUSAL,
 	.takes = PS_TAKES_W | PS_TAKES_TILES, /* passed to keylemma, generic */
 };
 

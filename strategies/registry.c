@@ -13,6 +13,8 @@ extern const struct ps_strategy ps_strategy_colpass;
 extern const struct ps_strategy ps_strategy_naive;
 extern const struct ps_strategy ps_strategy_naive_belady;
 extern const struct ps_strategy ps_strategy_resident;
+extern const struct ps_strategy ps_strategy_recurrent;
+extern const struct ps_strategy ps_strategy_causal_colpass;
 extern const struct ps_strategy ps_strategy_best;
 extern const struct ps_strategy ps_strategy_flash;
 extern const struct ps_strategy ps_strategy_flash_decode;
@@ -30,6 +32,8 @@ static const struct ps_strategy *const builtin[] = {
 	&ps_strategy_matmul,
 	&ps_strategy_colpass,
 	&ps_strategy_resident,
+	&ps_strategy_recurrent,
+	&ps_strategy_causal_colpass,
 	&ps_strategy_naive,
 	&ps_strategy_naive_belady,
 	&ps_strategy_best,

@@ -380,6 +380,90 @@ START_TEST(test_hypotheses_named)
 }
 END_TEST
 
+/*
+ * Causal attention (MODEL.md section 7): a pebbling of the causal DAG of
+ * its own, built to beat the bounds. It loads Q, K and V once, and for
+ * each row j: the state H[j] from U2[j] V[j] and the carry of H[j-1]
+ * (then dropped), N[j] from U1[j] and H[j]; then it computes, saves and
+ * drops A. Its I/O is the trivial 4nd (3nd + nd, g >= 1; nd + nd, g =
+ * 0): at its least M and above, no applied bound exceeds it, and the
+ * partition bounds, whose proofs count the non-causal H, are skipped.
+ */
+static int causal_pebbling(const struct ps_attention *att, struct ps_engine *eng)
+{
+	struct ps_engine_sink sink;
+	struct ps_coordset rows = ps_range(0, att->n), all = ps_range(0, att->r);
+	struct ps_coordset bs = ps_range(0, att->nb), feats = ps_range(0, att->g ? att->d : 0);
+	struct ps_error err;
+	int rc = 0;
+
+	ps_engine_sink_init(&sink, att, eng);
+	rc = rc ? rc : emit(&sink.sink, PS_OP_LOAD, PS_KIND_Q, rows, feats);
+	rc = rc ? rc : emit(&sink.sink, PS_OP_LOAD, PS_KIND_K, rows, feats);
+	rc = rc ? rc : emit(&sink.sink, PS_OP_LOAD, PS_KIND_V, rows, ps_range(0, att->d));
+	for (uint64_t j = 0; j < att->n && !rc; j++) {
+		struct ps_op carry = { .code = PS_OP_MAC, .kind = PS_KIND_HJ, .carry = true,
+				       .c = { ps_one(j), all, bs } };
+		struct ps_op drop = { .code = PS_OP_DELETE, .kind = PS_KIND_HJ,
+				      .c = { ps_one(j - 1), all, bs } };
+
+		rc = rc ? rc : emit_mac(&sink.sink, PS_KIND_HJ, ps_one(j), all, bs);
+		rc = rc || !j ? rc : ps_sink_emit(&sink.sink, &carry, &err);
+		rc = rc || !j ? rc : ps_sink_emit(&sink.sink, &drop, &err);
+		rc = rc ? rc : emit_mac(&sink.sink, PS_KIND_N, ps_one(j), all, bs);
+	}
+	for (uint64_t b = 0; b < att->d && !rc; b++) {
+		enum ps_kind out = att->normalize ? PS_KIND_A : PS_KIND_N;
+
+		if (att->normalize)
+			rc = rc ? rc : emit(&sink.sink, PS_OP_COMPUTE, PS_KIND_A, rows, ps_one(b));
+		rc = rc ? rc : emit(&sink.sink, PS_OP_SAVE, out, rows, ps_one(b));
+		rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, out, rows, ps_one(b));
+	}
+	return rc ? rc : ps_engine_finish(eng);
+}
+
+START_TEST(test_causal_pebblings_against_bounds)
+{
+	static const uint64_t dags[][3] = {
+		{ 1, 1, 1 }, { 7, 2, 2 }, { 40, 3, 3 }, { 300, 4, 2 }, { 5, 3, 0 }, { 64, 16, 1 },
+	};
+
+	for (size_t k = 0; k < sizeof(dags) / sizeof(dags[0]); k++)
+		for (int norm = 0; norm <= 1; norm++) {
+			const uint64_t n = dags[k][0], d = dags[k][1], g = dags[k][2];
+			struct ps_attention att;
+			struct ps_engine eng;
+			struct ps_lower_bounds lb;
+			struct ps_error err;
+			uint64_t least, io;
+
+			test_causal_attention(&att, n, d, g, norm);
+			ck_assert_int_eq(ps_engine_init(&eng, &att.dag, UINT64_C(1) << 40, &err), 0);
+			ck_assert_int_eq(causal_pebbling(&att, &eng), 0);
+			least = eng.c.peak_red;
+			io = eng.c.loads + eng.c.saves;
+			ps_engine_free(&eng);
+			/* the trivial bound, exactly */
+			ck_assert_uint_eq(io, (g ? 3 : 1) * n * d + n * d);
+			ck_assert_int_eq(ps_engine_init(&eng, &att.dag, least - 1, &err), 0);
+			ck_assert_int_eq(causal_pebbling(&att, &eng), PS_EINVALID);
+			ps_engine_free(&eng);
+			for (uint64_t M = least; M <= 8 * least; M *= 2) {
+				ck_assert_uint_eq(check_lower(&att, M, io), 0);
+				ps_bounds_lower(&att, M, &lb);
+				ck_assert_uint_eq(lb.applied_count, 1);
+				ck_assert_double_eq(lb.best.value, (double)io);
+				ck_assert_uint_eq(lb.skipped_count, 3);
+				for (size_t q = 0; q < 3; q++)
+					ck_assert_ptr_nonnull(strstr(lb.skipped[q].why,
+								     "not for the causal DAG"));
+			}
+			ps_attention_free(&att);
+		}
+}
+END_TEST
+
 /* resident runs the fused pebbling, at the trivial I/O, cheapest for small n. */
 START_TEST(test_resident_is_trivial_when_kv_fit)
 {
@@ -461,6 +545,7 @@ Suite *bounds_suite(void)
 	tcase_add_test(tc, test_the_five_reported_pebblings);
 	tcase_add_test(tc, test_fused_pebblings_past_the_threshold);
 	tcase_add_test(tc, test_hypotheses_named);
+	tcase_add_test(tc, test_causal_pebblings_against_bounds);
 	tcase_add_test(tc, test_exact_pebblings_against_segments);
 	tcase_add_test(tc, test_resident_is_trivial_when_kv_fit);
 	tcase_add_test(tc, test_case_algorithms);

@@ -39,6 +39,9 @@ Suite *causal_suite(void);
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 		    uint64_t g, int normalize);
+/* ... the causal DAG (MODEL.md section 7) */
+void test_causal_attention(struct ps_attention *att, uint64_t n, uint64_t d,
+			   uint64_t g, int normalize);
 
 /* The contents of f (from its start) into buf, NUL-terminated; f closed. */
 void test_slurp(FILE *f, char *buf, size_t len);

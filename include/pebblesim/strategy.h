@@ -127,6 +127,8 @@ enum {
 				   * refuses that DAG by name */
 	PS_STRATEGY_DECODE = 128, /* pebbles the decode DAG (section 8), and
 				   * only it */
+	PS_STRATEGY_CAUSAL_ONLY = 256, /* pebbles the causal DAG only (with
+					* PS_STRATEGY_CAUSAL) */
 };
 
 /* Does s pebble the attention DAG att (approximate or exact, causal or
@@ -137,7 +139,8 @@ static inline bool ps_strategy_serves(const struct ps_strategy *s,
 	return !(s->flags & PS_STRATEGY_EXPLICIT) &&
 	       !(s->flags & PS_STRATEGY_EXACT) == !att->exact &&
 	       !(s->flags & PS_STRATEGY_DECODE) == !att->decode &&
-	       (!att->causal || (s->flags & (PS_STRATEGY_CAUSAL | PS_STRATEGY_DECODE)));
+	       (!att->causal || (s->flags & (PS_STRATEGY_CAUSAL | PS_STRATEGY_DECODE))) &&
+	       (att->causal || !(s->flags & PS_STRATEGY_CAUSAL_ONLY));
 }
 /* What a strategy takes from ps_problem beyond the DAG and M (version 2). */
 enum {
@@ -298,6 +301,10 @@ static inline int ps_strategy_plan(const struct ps_strategy *s,
 					    (s->flags & PS_STRATEGY_EXACT) ? "exact attention" :
 					    "approximate attention",
 					    ps_attention_kind_name(pb->att));
+		if ((s->flags & PS_STRATEGY_CAUSAL_ONLY) && !pb->att->causal)
+			return ps_error_set(err, PS_EINPUT,
+					    "%s pebbles the causal DAG (--causal, MODEL.md section 7) only",
+					    s->name);
 		if (s->flags & PS_STRATEGY_DECODE)
 			return ps_error_set(err, PS_EINPUT,
 					    "%s pebbles the decode DAG (--causal --decode P, MODEL.md section 8) only",

@@ -109,6 +109,15 @@ static const struct ps_strategy *select_strategy(const struct cli_args *a,
 	}
 	if (pb->att->exact) /* FlashAttention, by default; flash-decoding's order */
 		return ps_strategy_find(pb->att->decode ? "flash-decode" : "flash");
+	/* the paper's cases are of the non-causal DAG: the causal one runs
+	 * the cheapest of its strategies */
+	if (pb->att->causal && a->case_name && strcmp(a->case_name, "auto")) {
+		fprintf(errout, "pebblesim: --case %s: the paper's cases are of non-causal attention; the causal DAG runs --strategy best by default\n",
+			a->case_name);
+		return NULL;
+	}
+	if (pb->att->causal)
+		return ps_strategy_find("best");
 	actual = ps_classify_case(pb->att, a->M, reason, sizeof(reason));
 	wanted = !a->case_name || !strcmp(a->case_name, "auto") ? actual : a->case_name;
 	if (strcmp(wanted, actual))
