@@ -821,6 +821,31 @@ START_TEST(test_decode_sweep)
 }
 END_TEST
 
+/* frontier --causal measures the epsilon of causal softmax (its rows of
+ * few keys need a higher degree than the unmasked ones here) and says so. */
+START_TEST(test_causal_frontier)
+{
+	json_t *root;
+	json_error_t jerr;
+	json_int_t g[2];
+
+	for (int causal = 0; causal <= 1; causal++) {
+		ck_assert_int_eq(test_cli("frontier", "-n", "1k", "-d", "16", "-M", "16k", "--epsilon", "1e-3",
+					  "--bound", "measured", "--json", causal ? "--causal" : NULL, NULL), 0);
+		root = json_loads(test_out, 0, &jerr);
+		ck_assert_ptr_nonnull(root);
+		g[causal] = json_integer_value(json_object_get(json_object_get(root, "polynomial"), "g"));
+		ck_assert(json_is_true(json_object_get(root, "causal")) == (causal == 1));
+		json_decref(root);
+	}
+	ck_assert_int_eq(g[0], 3);
+	ck_assert_int_eq(g[1], 4);
+	ck_assert_int_eq(test_cli("frontier", "--causal", "-n", "1k", "-d", "16", "-M", "16k",
+				  "--epsilon", "1e-3", "--bound", "measured", NULL), 0);
+	HAS(test_out, "causal: flash with the mask against causal approximate attention");
+}
+END_TEST
+
 Suite *causal_suite(void)
 {
 	Suite *s = suite_create("causal");
@@ -844,6 +869,7 @@ Suite *causal_suite(void)
 	tcase_add_test(tc, test_decode_pebblings_against_bounds);
 	tcase_add_test(tc, test_decode_trace);
 	tcase_add_test(tc, test_decode_sweep);
+	tcase_add_test(tc, test_causal_frontier);
 	suite_add_tcase(s, tc);
 	return s;
 }
