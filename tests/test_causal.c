@@ -846,6 +846,25 @@ START_TEST(test_causal_frontier)
 }
 END_TEST
 
+/* dag --causal writes the nodes that exist (48 and 60 edges at n = 3,
+ * d = 1, normalised: Q, K, V 9, S, E 6 each, O 6, A 3, PS 6, PO 12), and
+ * reads back as a DAG of the same size; --decode says what it loses. */
+START_TEST(test_causal_export)
+{
+	char path[64];
+
+	write_file(path, sizeof(path), "");
+	ck_assert_int_eq(test_cli("dag", "--attention", "exact", "--causal", "-n", "3", "-d", "1",
+				  "--format", "gml", "-o", path, NULL), 0);
+	ck_assert_int_eq(test_cli("run", "--dag", path, "-M", "20", NULL), 0);
+	HAS(test_out, "48 vertices, 60 edges (9 inputs, 12 sums, 3 outputs)");
+	ck_assert_int_eq(test_cli("dag", "--attention", "exact", "--causal", "--decode", "3", "-n", "5",
+				  "-d", "2", "--format", "gml", "-o", path, NULL), 0);
+	HAS(test_err, "the decode DAG's outputs K[t], V[t] and A[t] (t < n - 1) are no sinks");
+	unlink(path);
+}
+END_TEST
+
 Suite *causal_suite(void)
 {
 	Suite *s = suite_create("causal");
@@ -870,6 +889,7 @@ Suite *causal_suite(void)
 	tcase_add_test(tc, test_decode_trace);
 	tcase_add_test(tc, test_decode_sweep);
 	tcase_add_test(tc, test_causal_frontier);
+	tcase_add_test(tc, test_causal_export);
 	suite_add_tcase(s, tc);
 	return s;
 }
