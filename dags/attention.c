@@ -412,7 +412,7 @@ static const struct ps_dag_ops exact_ops = {
 	.parent = ps_exact_parent,
 	.product = ps_exact_product,
 	.sum = ps_exact_sum,
-	.output = att_output,
+	.output = ps_exact_output,
 	.describe = att_describe,
 	.array = att_array,
 	.array_at = att_array_at,
@@ -544,7 +544,7 @@ static int init_approx(struct ps_attention *att,
 /* Exact attention: Q, K, V, E, S, O, A, then the products PS and PO. */
 static int init_exact(struct ps_attention *att, struct ps_error *err)
 {
-	const uint64_t n = att->n, d = att->d, nb = att->nb;
+	const uint64_t n = att->n, d = att->d, nb = att->nb, p = att->decode;
 	uint64_t nn, nnb, pairs;
 
 	if (ps_mul_u64(n, n, &nn) || ps_mul_u64(nn, nb, &nnb) ||
@@ -564,13 +564,21 @@ static int init_exact(struct ps_attention *att, struct ps_error *err)
 	set_kind(att, PS_KIND_PO, n, n, nb);
 	lay_out(att, att->normalize ? PS_KIND_A : PS_KIND_O);
 	att->dag.ops = &exact_ops;
-	/* causal: the pairs j <= i, n (n + 1) / 2 of them */
-	pairs = att->causal ? n * (n + 1) / 2 : nn;
-	att->dag.sum_count = pairs + n * nb;
-	/* PS (2 each), S, E, PO (E, and V for b < d), O, A */
+	/* causal: the pairs j <= i, n (n + 1) / 2 of them; decoding, those
+	 * of the generated rows t >= P alone */
+	pairs = att->causal ? n * (n + 1) / 2 - p * (p + 1) / 2 : nn;
+	att->dag.sum_count = pairs + (n - p) * nb;
+	/* PS (2 each), S, E, PO (E, and V for b < d), O, A; decoding, Q, K
+	 * and V of each generated row read d entries of the last output */
 	att->dag.edge_count = 2 * pairs * d + pairs * d + pairs + pairs * (nb + d) +
-			      pairs * nb + (att->normalize ? 2 * n * d : 0);
+			      pairs * nb + (att->normalize ? 2 * (n - p) * d : 0) +
+			      (p ? 3 * (n - p) * d * d : 0);
 	att->dag.output_count = att->normalize ? n * d : n * nb;
+	if (p) {
+		/* A[t] (O[t]) and the grown cache K[t], V[t] */
+		att->dag.output_count = 3 * (n - p) * d;
+		ps_exact_decode_roles(att);
+	}
 	return PS_OK;
 }
 
@@ -597,9 +605,6 @@ int ps_attention_init(struct ps_attention *att,
 				    "the prompt length P = %llu of --decode must be below n = %llu",
 				    (unsigned long long)p->decode,
 				    (unsigned long long)p->n);
-	if (p->decode && p->exact)
-		return ps_error_set(err, PS_EINPUT,
-				    "decoding exact attention is not available in this build");
 	att->n = p->n;
 	att->d = p->d;
 	att->g = p->g;

@@ -403,6 +403,37 @@ static void lower_add(struct ps_lower_bounds *lb, const struct ps_bound *b)
 		lb->best = *b;
 }
 
+/*
+ * Exact decoding (MODEL.md section 8, docs/BOUNDS.md "Exact decoding"):
+ * the trivial bound of the decode DAG, and the steps bound: token t's
+ * query needs token t-1's output, so the steps follow each other, and
+ * each needs all 2Pd entries of the prompt's cache red at some time, at
+ * most M of them red when it begins. The segment bound's proof counts Q
+ * and K as inputs, which the generated rows' are not: not applied.
+ */
+static void decode_exact_lower(const struct ps_attention *att, uint64_t M,
+			       struct ps_lower_bounds *out)
+{
+	const uint64_t d = att->d, prompt = att->decode, tokens = att->n - prompt;
+	const double cache = 2.0 * (double)prompt * (double)d, saves = 3.0 * (double)tokens * (double)d;
+	struct ps_bound steps = { .name = "decode steps" };
+	struct ps_skipped_bound *skip;
+
+	out->best.name = "trivial (decode)";
+	snprintf(out->best.formula, sizeof(out->best.formula),
+		 "2Pd + d loads (the cache, A[P-1]) + 3Td saves (A, K, V of the T generated rows)");
+	out->best.value = cache + (double)d + saves;
+	out->applied[out->applied_count++] = out->best;
+	steps.value = (double)tokens * (cache > (double)M ? cache - (double)M : 0.0) + (double)d + saves;
+	snprintf(steps.formula, sizeof(steps.formula),
+		 "T max(0, 2Pd - M) + d loads (each step reads the whole cache, at most M of it red when it begins) + 3Td saves");
+	lower_add(out, &steps);
+	skip = &out->skipped[out->skipped_count++];
+	skip->name = "S segments (exact)";
+	snprintf(skip->why, sizeof(skip->why),
+		 "its proof counts Q and K as inputs, loaded to be red; the generated rows' are computed");
+}
+
 void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 		     struct ps_lower_bounds *out)
 {
@@ -418,6 +449,10 @@ void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 	struct ps_bound b;
 
 	memset(out, 0, sizeof(*out));
+	if (att->decode && att->exact) {
+		decode_exact_lower(att, M, out);
+		return;
+	}
 	ps_bound_trivial(att, &out->best);
 	out->applied[out->applied_count++] = out->best;
 	if (att->exact) {

@@ -1038,7 +1038,9 @@ static int repeat_flash(const struct ps_attention *att, struct ps_engine *e,
 		if (ps_rows_init(&kv, row_of(att, q ? PS_KIND_V : PS_KIND_K, 0), att->d, &ju, &feats,
 				 UINT64_MAX))
 			return PS_ENOMEM;
-		ok = ps_rows_none(e, PS_PLANE_RED, &kv);
+		/* decoding: the generated rows are plain, blue once saved */
+		ok = ps_rows_none(e, PS_PLANE_RED, &kv) &&
+		     (!att->decode || ps_rows_all(e, PS_PLANE_BLUE, &kv));
 		ps_rows_free(&kv);
 		if (!ok)
 			return PS_BLOCK_DECLINED;

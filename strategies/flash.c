@@ -198,23 +198,18 @@ static int flash_diagonal(const struct ps_attention *att, struct ps_coordset is,
 	return PS_OK;
 }
 
-static int flash_block(const struct flash *f, const struct ps_attention *att,
-		       struct ps_coordset is, struct ps_sink *sink,
-		       struct ps_error *err)
+int ps_emit_key_loop(struct ps_sink *sink, const struct ps_attention *att,
+		     struct ps_coordset is, uint64_t lo, uint64_t hi, uint64_t bc,
+		     struct ps_error *err)
 {
-	struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
-	/* causal: the loop covers the key blocks wholly below the query
-	 * block, the diagonal blocks follow */
-	const uint64_t keys = att->causal ? is.lo : att->n, full = keys / f->bc;
+	const struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
+	const uint64_t full = (hi - lo) / bc;
 	int rc;
 
-	if ((rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_Q, is, feats, err)))
-		return rc;
-	/* the key blocks: one loop (struct ps_repeat) over the full ones,
-	 * one for the rest, each judged whole by the engine */
-	for (int part = 0; part < (att->causal ? 1 : 2); part++) {
-		const uint64_t lo = part ? full * f->bc : 0, rows = part ? att->n - lo : f->bc;
-		const struct ps_coordset js = ps_range(lo, lo + rows), none = ps_range(0, 0);
+	/* one loop (struct ps_repeat) over the full blocks, one for the rest */
+	for (int part = 0; part < 2; part++) {
+		const uint64_t j0 = lo + (part ? full * bc : 0), rows = part ? hi - j0 : bc;
+		const struct ps_coordset js = ps_range(j0, j0 + rows), none = ps_range(0, 0);
 		struct ps_op body[7];
 		uint64_t step[7][3];
 		size_t len = 0;
@@ -237,6 +232,25 @@ static int flash_block(const struct flash *f, const struct ps_attention *att,
 		if ((rc = ps_sink_repeat(sink, &r, err)))
 			return rc;
 	}
+	return PS_OK;
+}
+
+static int flash_block(const struct flash *f, const struct ps_attention *att,
+		       struct ps_coordset is, struct ps_sink *sink,
+		       struct ps_error *err)
+{
+	const struct ps_coordset feats = ps_range(0, att->d);
+	/* causal: the loop covers the key blocks wholly below the query
+	 * block, the diagonal blocks follow */
+	const uint64_t keys = att->causal ? is.lo : att->n, full = keys / f->bc;
+	int rc;
+
+	if ((rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_Q, is, feats, err)))
+		return rc;
+	/* the key blocks below the query block (causal) or all of them */
+	if ((rc = ps_emit_key_loop(sink, att, is, 0, att->causal ? full * f->bc : att->n, f->bc,
+				   err)))
+		return rc;
 	for (uint64_t j0 = full * f->bc; att->causal && j0 < is.hi; j0 += f->bc)
 		if ((rc = flash_diagonal(att, is, j0, ps_min_u64(j0 + f->bc, is.hi), sink, err)))
 			return rc;

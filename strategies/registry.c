@@ -18,6 +18,7 @@ extern const struct ps_strategy ps_strategy_causal_colpass;
 extern const struct ps_strategy ps_strategy_recurrent_decode;
 extern const struct ps_strategy ps_strategy_best;
 extern const struct ps_strategy ps_strategy_flash;
+extern const struct ps_strategy ps_strategy_flash_decode;
 extern const struct ps_strategy ps_strategy_exact_matmul;
 extern const struct ps_strategy ps_strategy_naive_exact;
 extern const struct ps_strategy ps_strategy_naive_exact_belady;
@@ -39,6 +40,7 @@ static const struct ps_strategy *const builtin[] = {
 	&ps_strategy_naive_belady,
 	&ps_strategy_best,
 	&ps_strategy_flash,
+	&ps_strategy_flash_decode,
 	&ps_strategy_exact_matmul,
 	&ps_strategy_naive_exact,
 	&ps_strategy_naive_exact_belady,

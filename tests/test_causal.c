@@ -4,6 +4,7 @@
  * exact DAGs, strategies, values and bounds of docs/EXACT.md.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -428,6 +429,358 @@ START_TEST(test_causal_pebblings_against_segments)
 }
 END_TEST
 
+/* The decode DAG of exact attention (MODEL.md section 8) or the test fails. */
+static void decode_exact(struct ps_attention *att, uint64_t n, uint64_t prompt, uint64_t d,
+			 int normalize)
+{
+	struct ps_attention_params p = {
+		.n = n, .d = d, .normalize = normalize != 0, .exact = true, .causal = true,
+		.decode = prompt,
+	};
+	struct ps_error err;
+
+	ps_error_clear(&err);
+	ck_assert_msg(ps_attention_init(att, &p, &err) == 0, "%s", err.msg);
+}
+
+/*
+ * The decode DAG: the cache K, V of the prompt's rows and its last output
+ * are inputs, every generated row's Q, K, V plain with the d entries of
+ * the last output as parents; rows of the prompt exist for nothing else;
+ * the outputs are A, K and V of the generated rows; the edges of the nodes
+ * that exist add up to edge_count.
+ */
+START_TEST(test_decode_exact_dag)
+{
+	for (uint64_t n = 2; n <= 6; n++)
+		for (uint64_t prompt = 1; prompt < n; prompt++)
+			for (int norm = 0; norm <= 1; norm++) {
+				struct ps_attention att;
+				const uint64_t d = 2;
+				const enum ps_kind out = norm ? PS_KIND_A : PS_KIND_O;
+				uint64_t edges = 0;
+
+				decode_exact(&att, n, prompt, d, norm);
+				for (ps_node v = 0; v < att.dag.state_count; v++) {
+					uint64_t c[3];
+					enum ps_kind k = ps_attention_decode(&att, v, c);
+					const bool generated = c[0] >= prompt;
+					const bool pair = k == PS_KIND_S || k == PS_KIND_E;
+					const bool exists = (generated && (!pair || c[1] <= c[0])) ||
+							    k == PS_KIND_K || k == PS_KIND_V ||
+							    (k == out && c[0] == prompt - 1);
+
+					ck_assert_msg(ps_attention_exists(&att, k, c) == exists, "%s[%llu]",
+						      ps_kinds[k].name, (unsigned long long)c[0]);
+					if (!exists)
+						continue;
+					edges += ps_dag_parent_count(&att.dag, v);
+					if (k == PS_KIND_Q || k == PS_KIND_K || k == PS_KIND_V) {
+						ck_assert_int_eq(ps_dag_role(&att.dag, v),
+								 generated ? PS_ROLE_PLAIN : PS_ROLE_INPUT);
+						ck_assert_uint_eq(ps_dag_parent_count(&att.dag, v), generated ? d : 0);
+						if (generated)
+							ck_assert_uint_eq(ps_dag_parent(&att.dag, v, 1),
+									  ps_attention_id2(&att, out, c[0] - 1, 1));
+					}
+					if (k == out && c[0] == prompt - 1)
+						ck_assert_int_eq(ps_dag_role(&att.dag, v), PS_ROLE_INPUT);
+				}
+				for (ps_node v = att.dag.state_count; v < att.dag.node_count; v++) {
+					uint64_t c[3];
+					enum ps_kind k = ps_attention_decode(&att, v, c);
+
+					if (ps_attention_exists(&att, k, c))
+						edges += ps_dag_parent_count(&att.dag, v);
+				}
+				ck_assert_uint_eq(edges, att.dag.edge_count);
+				ck_assert_uint_eq(att.dag.output_count, 3 * (n - prompt) * d);
+				for (uint64_t k = 0; k < att.dag.output_count; k++) {
+					uint64_t c[3];
+					enum ps_kind kind = ps_attention_decode(&att, ps_dag_output(&att.dag, k), c);
+
+					ck_assert(kind == out || kind == PS_KIND_K || kind == PS_KIND_V);
+					ck_assert_uint_ge(c[0], prompt);
+				}
+				ps_attention_free(&att);
+			}
+}
+END_TEST
+
+/* The decode DAG's nodes that do not exist, and the strategies of the
+ * other DAGs, are refused by name. */
+START_TEST(test_decode_refused)
+{
+	struct ps_attention att, prefill;
+	struct ps_engine eng;
+	struct ps_error err;
+	struct ps_problem pb = { .att = &att, .M = 1000 };
+	struct ps_plan plan;
+	struct ps_op q_load = { .code = PS_OP_LOAD, .kind = PS_KIND_Q, .c = { ps_range(2, 6), ps_range(0, 2) } };
+
+	decode_exact(&att, 8, 5, 2, 1);
+	causal_exact(&prefill, 8, 2, 1);
+	ck_assert_int_eq(ps_engine_init(&eng, &att.dag, 100, &err), 0);
+	ck_assert_int_eq(ps_op_apply(&att, &eng, &q_load, &err), PS_EINPUT);
+	ck_assert_str_eq(err.msg, "Q row i = 2 is not in the decode DAG: its rows begin at 5 (MODEL.md section 8)");
+	ps_engine_free(&eng);
+	ck_assert_int_eq(ps_strategy_plan(ps_strategy_find("flash"), &pb, &plan, &err), PS_EINPUT);
+	ck_assert_str_eq(err.msg, "flash does not pebble the decode DAG (MODEL.md section 8)");
+	pb.att = &prefill;
+	ck_assert_int_eq(ps_strategy_plan(ps_strategy_find("flash-decode"), &pb, &plan, &err), PS_EINPUT);
+	ck_assert_str_eq(err.msg, "flash-decode pebbles the decode DAG (--causal --decode P, MODEL.md section 8) only");
+	ps_attention_free(&att);
+	ps_attention_free(&prefill);
+}
+END_TEST
+
+/* flash-decode on a grid of n, P, d, M, both normalisations (as
+ * test_check_exact_run checks every exact strategy). */
+START_TEST(test_decode_grid)
+{
+	static const uint64_t ns[] = { 2, 5, 17, 40 }, ds[] = { 1, 3 };
+	const struct ps_strategy *s = ps_strategy_find("flash-decode");
+
+	for (size_t a = 0; a < 4; a++)
+		for (size_t b = 0; b < 2; b++)
+			for (int norm = 0; norm <= 1; norm++) {
+				const uint64_t n = ns[a], prompts[] = { 1, n / 2, n - 1 };
+
+				for (int p = 0; p < 3; p++) {
+					struct ps_attention att;
+					uint64_t least;
+
+					if (!prompts[p] || (p && prompts[p] == prompts[p - 1]))
+						continue;
+					decode_exact(&att, n, prompts[p], ds[b], norm);
+					least = ps_strategy_min_memory(s, &att);
+					ck_assert_uint_eq(least, 5 * ds[b] + att.nb + 3);
+					for (uint64_t M = least; M <= least + 8 * ds[b] * n; M += 1 + 2 * ds[b] * 3)
+						test_check_exact_run(&att, s, M);
+					test_check_exact_run(&att, s, 1u << 16);
+					ps_attention_free(&att);
+				}
+			}
+}
+END_TEST
+
+/* The headline: 64 tokens after a prompt of 4096, d = 16, M = 8192: valid
+ * on the block path, at least 64 (2Pd - M), and not below any bound. */
+START_TEST(test_decode_headline)
+{
+	struct ps_attention att;
+	struct ps_problem pb = { .att = &att, .M = 8192 };
+	struct ps_report rep;
+	struct ps_error err;
+	uint64_t io;
+
+	decode_exact(&att, 4160, 4096, 16, 1);
+	ck_assert_int_eq(ps_run(&pb, ps_strategy_find("flash-decode"), NULL, &rep, &err), 0);
+	ck_assert_msg(rep.valid, "%s", rep.violation);
+	io = rep.counts.loads + rep.counts.saves;
+	ck_assert_uint_eq(io, rep.plan.loads + rep.plan.saves);
+	ck_assert_uint_ge(io, 64 * (2 * 4096 * 16 - 8192));
+	for (size_t k = 0; k < rep.lower.applied_count; k++)
+		ck_assert_double_le(rep.lower.applied[k].value, (double)io);
+	ck_assert_str_eq(rep.lower.best.name, "decode steps");
+	ck_assert_uint_le(rep.counts.peak_red, 8192);
+	ps_attention_free(&att);
+}
+END_TEST
+
+/* Decoding with values: the outputs (A, K, V of the generated rows) equal
+ * the direct evaluation of the same recurrence (tests/numpy_causal.py
+ * checks it against NumPy too). */
+START_TEST(test_decode_values)
+{
+	for (int norm = 0; norm <= 1; norm++) {
+		struct ps_attention att;
+		struct ps_values_inputs in = { .seed = 5, .entry_bound = 1.0 };
+		struct ps_values vals;
+		struct ps_problem pb = { .att = &att, .M = 60 };
+		struct ps_report rep;
+		struct ps_error err;
+
+		decode_exact(&att, 30, 11, 3, norm);
+		ck_assert_int_eq(ps_values_init(&vals, &att, &in, &err), 0);
+		pb.values = &vals;
+		ck_assert_int_eq(ps_run(&pb, ps_strategy_find("flash-decode"), NULL, &rep, &err), 0);
+		ck_assert(rep.valid);
+		ck_assert(rep.has_values);
+		ck_assert_msg(!rep.values.failed && rep.values.error_vs_direct <= 1e-12,
+			      "error %g at %s", rep.values.error_vs_direct, rep.values.worst);
+		ck_assert_uint_eq(vals.output_rows, 19);
+		/* the stand-in keeps the generated rows within (-B, B) */
+		for (uint64_t t = 11; t < 30; t++)
+			for (uint64_t a = 0; a < 3; a++)
+				ck_assert(fabs(vals.q[t * 3 + a]) < 1.0 && fabs(vals.k[t * 3 + a]) < 1.0);
+		ps_values_free(&vals);
+		ps_attention_free(&att);
+	}
+}
+END_TEST
+
+/*
+ * Pebblings of the test's own to beat the decode bounds: per token, the
+ * cache rows [lo, hi) kept resident (loaded once, before the first token),
+ * the others streamed in blocks of w, forwards or backwards; every one at
+ * the least M that holds it (one less fails) and at twice that.
+ */
+static int decode_pebbling(const struct ps_attention *att, uint64_t lo, uint64_t hi, uint64_t w,
+			   bool backwards, struct ps_engine *eng)
+{
+	struct ps_engine_sink sink;
+	const struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
+	const struct ps_coordset none = ps_range(0, 0), kept = ps_range(lo, hi);
+	const uint64_t prompt = att->decode;
+	int rc;
+
+	ps_engine_sink_init(&sink, att, eng);
+	rc = put(&sink.sink, PS_OP_LOAD, PS_KIND_A, false, ps_one(prompt - 1), feats, none);
+	if (lo < hi) {
+		rc = rc ? rc : put(&sink.sink, PS_OP_LOAD, PS_KIND_K, false, kept, feats, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_LOAD, PS_KIND_V, false, kept, feats, none);
+	}
+	for (uint64_t t = prompt; t < att->n && !rc; t++) {
+		const struct ps_coordset row = ps_one(t);
+
+		rc = put(&sink.sink, PS_OP_COMPUTE, PS_KIND_Q, false, row, feats, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_COMPUTE, PS_KIND_K, false, row, feats, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_COMPUTE, PS_KIND_V, false, row, feats, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_A, false, ps_one(t - 1), feats, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_SAVE, PS_KIND_K, false, row, feats, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_SAVE, PS_KIND_V, false, row, feats, none);
+		for (uint64_t x = 0; x < t && !rc; x += w) {
+			const uint64_t j0 = backwards ? (t > x + w ? t - x - w : 0) : x;
+			const uint64_t j1 = backwards ? t - x : (x + w < t ? x + w : t);
+
+			for (uint64_t j = j0; j < j1 && !rc; j++) {
+				const bool resident = j >= lo && j < hi;
+
+				if (!resident) {
+					rc = put(&sink.sink, PS_OP_LOAD, PS_KIND_K, false, ps_one(j), feats, none);
+					rc = rc ? rc : put(&sink.sink, PS_OP_LOAD, PS_KIND_V, false, ps_one(j), feats, none);
+				}
+			}
+			rc = rc ? rc : masked_tile(&sink.sink, att, row, ps_range(j0, j1));
+			for (uint64_t j = j0; j < j1 && !rc; j++)
+				if (!(j >= lo && j < hi)) {
+					rc = put(&sink.sink, PS_OP_DELETE, PS_KIND_K, false, ps_one(j), feats, none);
+					rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_V, false, ps_one(j), feats, none);
+				}
+		}
+		rc = rc ? rc : masked_tile(&sink.sink, att, row, row);
+		rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_K, false, row, feats, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_V, false, row, feats, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_Q, false, row, feats, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_COMPUTE, PS_KIND_A, false, row, feats, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_DELETE, PS_KIND_O, false, row, bs, none);
+		rc = rc ? rc : put(&sink.sink, PS_OP_SAVE, PS_KIND_A, false, row, feats, none);
+	}
+	return rc ? rc : ps_engine_finish(eng);
+}
+
+static int run_decode(const struct ps_attention *att, uint64_t lo, uint64_t hi, uint64_t w,
+		      bool backwards, uint64_t M, struct ps_counts *counts)
+{
+	struct ps_engine eng;
+	struct ps_error err;
+	int rc;
+
+	ck_assert_int_eq(ps_engine_init(&eng, &att->dag, M, &err), 0);
+	rc = decode_pebbling(att, lo, hi, w, backwards, &eng);
+	*counts = eng.c;
+	ps_engine_free(&eng);
+	return rc;
+}
+
+/* The decode bounds (docs/BOUNDS.md "Exact decoding") against them: no
+ * applied bound exceeds the I/O; the steps bound has teeth, within 10% of
+ * some pebbling where the cache does not fit. */
+START_TEST(test_decode_pebblings_against_bounds)
+{
+	static const uint64_t ns[] = { 6, 20, 48 }, ds[] = { 1, 4 };
+	double closest = 0;
+
+	for (size_t a = 0; a < 3; a++)
+		for (size_t b = 0; b < 2; b++) {
+			const uint64_t n = ns[a], prompts[] = { 1, n / 2, n - 2 };
+
+			for (int p = 0; p < 3; p++) {
+				struct ps_attention att;
+				const uint64_t P = prompts[p];
+				const uint64_t ranges[][2] = { { 0, 0 }, { 0, P / 3 }, { P / 2, P }, { 0, P } };
+
+				decode_exact(&att, n, P, ds[b], 1);
+				for (int r = 0; r < 4; r++)
+					for (uint64_t w = 1; w <= 3; w += 2)
+						for (int back = 0; back <= 1; back++) {
+							struct ps_counts c;
+							uint64_t least, io;
+
+							ck_assert_int_eq(run_decode(&att, ranges[r][0], ranges[r][1], w,
+										    back, UINT64_C(1) << 40, &c), 0);
+							least = c.peak_red;
+							io = c.loads + c.saves;
+							ck_assert_int_eq(run_decode(&att, ranges[r][0], ranges[r][1], w,
+										    back, least, &c), 0);
+							ck_assert_int_eq(run_decode(&att, ranges[r][0], ranges[r][1], w,
+										    back, least - 1, &c), PS_EINVALID);
+							for (uint64_t M = least; M <= 2 * least; M += least) {
+								struct ps_lower_bounds lb;
+
+								ps_bounds_lower(&att, M, &lb);
+								for (size_t k = 0; k < lb.applied_count; k++)
+									ck_assert_msg(lb.applied[k].value <= (double)io,
+										      "n=%llu P=%llu d=%llu M=%llu: a valid pebbling of I/O %llu, yet %s claims %.0f",
+										      (unsigned long long)n, (unsigned long long)P,
+										      (unsigned long long)ds[b], (unsigned long long)M,
+										      (unsigned long long)io, lb.applied[k].name,
+										      lb.applied[k].value);
+								if (!strcmp(lb.best.name, "decode steps") &&
+								    lb.best.value / (double)io > closest)
+									closest = lb.best.value / (double)io;
+							}
+						}
+				ps_attention_free(&att);
+			}
+		}
+	ck_assert_double_gt(closest, 0.9);
+}
+END_TEST
+
+/* A decode trace records "decode":P and validates to the run's count, with
+ * the I/O per token in the report. */
+START_TEST(test_decode_trace)
+{
+	char path[64], count[32];
+	json_t *rep;
+	json_error_t jerr;
+
+	write_file(path, sizeof(path), "");
+	ck_assert_int_eq(test_cli("--attention", "exact", "--causal", "--decode", "30", "-n", "40",
+				  "-d", "3", "-M", "80", "--trace", path, "--json", NULL), 0);
+	rep = json_loads(test_out, 0, &jerr);
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(rep, "dag"), "decode")), 30);
+	ck_assert_int_eq(json_integer_value(json_object_get(rep, "tokens")), 10);
+	ck_assert_double_eq_tol(json_real_value(json_object_get(rep, "io_per_token")),
+				(double)json_integer_value(json_object_get(rep, "io")) / 10, 1e-9);
+	snprintf(count, sizeof(count), "\"io\":%lld",
+		 (long long)json_integer_value(json_object_get(rep, "io")));
+	json_decref(rep);
+	ck_assert_int_eq(test_cli("validate", "--json", path, NULL), 0);
+	HAS(test_out, count);
+	HAS(test_out, "\"decode\":30");
+	ck_assert_int_eq(test_cli("validate", "-n", "40", "-d", "3", "-g", "0", "--causal", path, NULL), 2);
+	HAS(test_err, "is not the one asked for");
+	ck_assert_int_eq(test_cli("--attention", "exact", "--causal", "--decode", "30", "-n", "40",
+				  "-d", "3", "-M", "80", NULL), 0);
+	HAS(test_out, "I/O per token");
+	unlink(path);
+}
+END_TEST
+
 Suite *causal_suite(void)
 {
 	Suite *s = suite_create("causal");
@@ -443,6 +796,13 @@ Suite *causal_suite(void)
 	tcase_add_test(tc, test_causal_values);
 	tcase_add_test(tc, test_causal_trace);
 	tcase_add_test(tc, test_causal_pebblings_against_segments);
+	tcase_add_test(tc, test_decode_exact_dag);
+	tcase_add_test(tc, test_decode_refused);
+	tcase_add_test(tc, test_decode_grid);
+	tcase_add_test(tc, test_decode_headline);
+	tcase_add_test(tc, test_decode_values);
+	tcase_add_test(tc, test_decode_pebblings_against_bounds);
+	tcase_add_test(tc, test_decode_trace);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -204,7 +204,7 @@ const char *cli_plot_polynomial(const struct cli_args *a, bool known);
 #define CLI_OPT_ENTRY_BOUND { OPT_ENTRY_BOUND, 0, "entry-bound", CLI_REAL, offsetof(struct cli_args, entry_bound), 0, \
 	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "B", "random inputs uniform in [-B, B] (default 1)" }
 #define CLI_OPT_VALUES_OUTPUT { OPT_VALUES_OUTPUT, 0, "output", CLI_STRING, offsetof(struct cli_args, values_output), 0, \
-	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "A.npy", "write the outputs (A, or N or O without normalisation)\nas an n x d float64 .npy file" }
+	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "A.npy", "write the outputs (A, or N or O without normalisation)\nas an n x d float64 .npy file (--decode P: the n - P\ngenerated rows)" }
 /* The polynomial replacing exp (docs/VALUES.md "The polynomial"). */
 #define CLI_OPT_POLYNOMIAL_WHEN(when) { OPT_POLYNOMIAL, 0, "polynomial", CLI_STRING, offsetof(struct cli_args, polynomial), 0, \
 	when, "P", "taylor (the default), chebyshev or minimax: the\npolynomial P of degree g replacing exp" }

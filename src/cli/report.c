@@ -73,7 +73,13 @@ static void values_print(const struct ps_report *rep, FILE *out)
 		rep->att->exact ? (rep->att->normalize ? "softmax(Q K^T / sqrt d) V" : "exp(Q K^T / sqrt d) V")
 				: (rep->att->normalize ? "D~^-1 P(Q K^T / sqrt d) V" : "P(Q K^T / sqrt d) V"),
 		v->tolerance, v->failed ? "  FAILED" : "");
-	if (rep->att->causal)
+	if (rep->att->decode && !rep->att->exact)
+		fprintf(out, "  decoding             q, k, v of row t = B tanh(W A[t-1]) (docs/VALUES.md); A of the\n"
+			"                       generated rows and the last state H beside the same recurrence, directly\n");
+	else if (rep->att->decode)
+		fprintf(out, "  decoding             q, k, v of row t = B tanh(W A[t-1]) (docs/VALUES.md); A, K and V\n"
+			"                       of the generated rows beside the same recurrence, directly\n");
+	else if (rep->att->causal)
 		fprintf(out, "  causal               every sum over the keys j <= i of row i only\n");
 	if (v->failed)
 		fprintf(out, "  worst output         %s: pebbled %.17g, direct %.17g\n", v->worst,

@@ -107,8 +107,8 @@ static const struct ps_strategy *select_strategy(const struct cli_args *a,
 		fprintf(errout, "pebblesim: no strategy pebbles a DAG from a file\n");
 		return NULL;
 	}
-	if (pb->att->exact) /* FlashAttention, by default */
-		return ps_strategy_find("flash");
+	if (pb->att->exact) /* FlashAttention, by default; flash-decoding's order */
+		return ps_strategy_find(pb->att->decode ? "flash-decode" : "flash");
 	/* the paper's cases are of the non-causal DAG: the causal one runs
 	 * the cheapest of its strategies */
 	if (pb->att->causal && a->case_name && strcmp(a->case_name, "auto")) {
