@@ -528,7 +528,7 @@ static int decode_pebbling(const struct ps_attention *att, uint64_t kept, uint64
 	return rc ? rc : ps_engine_finish(eng);
 }
 
-START_TEST(test_decode_pebblings_against_bounds)
+START_TEST(test_approx_decode_pebblings_against_bounds)
 {
 	static const uint64_t dags[][4] = {
 		/* n, P, d, g */
@@ -668,7 +668,7 @@ Suite *bounds_suite(void)
 	tcase_add_test(tc, test_fused_pebblings_past_the_threshold);
 	tcase_add_test(tc, test_hypotheses_named);
 	tcase_add_test(tc, test_causal_pebblings_against_bounds);
-	tcase_add_test(tc, test_decode_pebblings_against_bounds);
+	tcase_add_test(tc, test_approx_decode_pebblings_against_bounds);
 	tcase_add_test(tc, test_exact_pebblings_against_segments);
 	tcase_add_test(tc, test_resident_is_trivial_when_kv_fit);
 	tcase_add_test(tc, test_case_algorithms);

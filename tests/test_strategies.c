@@ -316,12 +316,15 @@ START_TEST(test_decode_grid)
 					check_run(&att, s, M);
 				pb.M = ps_strategy_min_memory(s, &att) - 1;
 				ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), PS_EINPUT);
+				pb.M = 1 << 20;
 				for (size_t q = 0; q < ps_strategy_count; q++)
-					if (ps_strategies[q] != s) {
-						pb.M = 1 << 20;
+					if (ps_strategies[q] != s &&
+					    !(ps_strategies[q]->flags & PS_STRATEGY_CHOOSER))
 						ck_assert_int_eq(ps_strategy_plan(ps_strategies[q], &pb, &plan,
 										  &err), PS_EINPUT);
-					}
+				/* best chooses among the strategies that do pebble it */
+				ck_assert_int_eq(ps_strategy_plan(find("best"), &pb, &plan, &err), 0);
+				ck_assert_ptr_eq(plan.chosen, s);
 				ps_attention_free(&att);
 			}
 }
