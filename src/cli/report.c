@@ -686,11 +686,14 @@ void cli_compare_print(const struct ps_report *head,
 		print_json_line(list, out);
 		return;
 	}
+	/* the paper's cases are of the non-causal DAG: none for a causal one */
 	if (att)
-		fprintf(out, "n = %llu, d = %llu, g = %llu, r = %llu, M = %llu: Case %s (%s)\n",
+		fprintf(out, "n = %llu, d = %llu, g = %llu, r = %llu, M = %llu%s%s%s%s%s\n",
 			(unsigned long long)att->n, (unsigned long long)att->d,
 			(unsigned long long)att->g, (unsigned long long)att->r,
-			(unsigned long long)head->M, head->case_name, head->case_reason);
+			(unsigned long long)head->M, head->case_name ? ": Case " : "",
+			head->case_name ? head->case_name : "", head->case_name ? " (" : "",
+			head->case_name ? head->case_reason : "", head->case_name ? ")" : "");
 	else
 		fprintf(out, "explicit DAG %s: %llu vertices, %llu edges (%llu inputs, %llu sums, %llu outputs), M = %llu%s%s\n",
 			head->dag_name, (unsigned long long)head->xdag->vertices,
