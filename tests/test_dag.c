@@ -70,6 +70,25 @@ START_TEST(test_counts_closed_forms)
 }
 END_TEST
 
+/* Sum v's in-degree is its pc parents, the products of in-edges 0 ..
+ * pc - 1 in order; returns pc. */
+static uint64_t check_sum_edges(const struct ps_dag *dag, ps_node v, uint64_t pc)
+{
+	struct ps_sum s;
+
+	ps_dag_sum(dag, v, &s);
+	ck_assert_uint_eq(s.in_degree, pc);
+	for (uint64_t q = 0; q < pc; q++) {
+		struct ps_product pr;
+
+		ps_dag_product(dag, ps_dag_parent(dag, v, q), &pr);
+		ck_assert_uint_eq(pr.sum, v);
+		ck_assert_uint_eq(pr.edge, q);
+		ck_assert_uint_eq(pr.in_degree, s.in_degree);
+	}
+	return pc;
+}
+
 /* Every node: id round trip, parents in range and consistent with the
  * product and sum views; each sum's in-edges numbered 0 .. in_degree - 1
  * by its products. */
@@ -92,19 +111,7 @@ void test_check_every_node(const struct ps_attention *a)
 		for (uint64_t q = 0; q < pc; q++)
 			ck_assert_uint_lt(ps_dag_parent(&att.dag, v, q), att.dag.node_count);
 		if (ps_kinds[k].role == PS_ROLE_SUM) {
-			struct ps_sum s;
-
-			ps_dag_sum(&att.dag, v, &s);
-			ck_assert_uint_eq(s.in_degree, pc);
-			for (uint64_t q = 0; q < pc; q++) {
-				struct ps_product pr;
-
-				ps_dag_product(&att.dag, ps_dag_parent(&att.dag, v, q), &pr);
-				ck_assert_uint_eq(pr.sum, v);
-				ck_assert_uint_eq(pr.edge, q);
-				ck_assert_uint_eq(pr.in_degree, s.in_degree);
-				sum_edges++;
-			}
+			sum_edges += check_sum_edges(&att.dag, v, pc);
 		}
 		if (ps_kinds[k].role == PS_ROLE_PRODUCT) {
 			struct ps_product pr;
@@ -175,21 +182,9 @@ static void check_causal_nodes(const struct ps_attention *att)
 				      (unsigned long long)v);
 		}
 		if (role == PS_ROLE_SUM) {
-			struct ps_sum s;
-
 			sums++;
-			ps_dag_sum(&att->dag, v, &s);
-			ck_assert_uint_eq(s.in_degree, pc);
 			ck_assert_uint_eq(pc, k == PS_KIND_N ? att->r : c[0] == 0 ? 1 : 2);
-			for (uint64_t q = 0; q < pc; q++) {
-				struct ps_product pr;
-
-				ps_dag_product(&att->dag, ps_dag_parent(&att->dag, v, q), &pr);
-				ck_assert_uint_eq(pr.sum, v);
-				ck_assert_uint_eq(pr.edge, q);
-				ck_assert_uint_eq(pr.in_degree, s.in_degree);
-				sum_edges++;
-			}
+			sum_edges += check_sum_edges(&att->dag, v, pc);
 		}
 		if (ps_kinds[k].role == PS_ROLE_PRODUCT) {
 			struct ps_product pr;
