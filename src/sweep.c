@@ -217,6 +217,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 	case 'n': p.n = value; break;
 	case 'd': p.d = value; break;
 	case 'g': p.g = value; break;
+	case 'P': p.decode = value; break; /* decoding: the prompt's length */
 	default: M = value; break;
 	}
 	p.exact = s && (s->flags & PS_STRATEGY_EXACT);
@@ -592,6 +593,10 @@ static const enum ps_kind csv_arrays[] = {
 };
 #define CSV_ARRAYS (sizeof(csv_arrays) / sizeof(csv_arrays[0]))
 
+/* Decoding (MODEL.md section 8), last and only in a sweep that decodes:
+ * the prompt's length, the tokens generated and the I/O per token. */
+static const char csv_decode_header[] = ",decode,tokens,io_per_token";
+
 static void csv_field(FILE *out, const char *s)
 {
 	if (!strpbrk(s, ",\"\n")) {
@@ -643,7 +648,7 @@ void ps_sweep_identity_of(const struct ps_sweep_spec *spec,
 	/* only when set: the identity of every other sweep stays as it was */
 	if (spec->causal)
 		IDENTITY_ADD(" causal=true");
-	if (spec->decode)
+	if (spec->decode && r->param != 'P')
 		IDENTITY_ADD(" decode=%llu", (unsigned long long)spec->decode);
 	IDENTITY_ADD(" strategies=");
 	for (size_t k = 0; k < spec->label_count; k++)
@@ -830,8 +835,12 @@ int ps_sweep_write_csv_identity(FILE *out, const struct ps_sweep_identity *id,
 
 int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 {
-	fprintf(out, "%s%s%s%s\n", csv_header, csv_values_header, csv_bound_header,
-		csv_arrays_header);
+	bool decoding = false;
+
+	for (size_t k = 0; k < count; k++)
+		decoding |= rows[k].decode > 0;
+	fprintf(out, "%s%s%s%s%s\n", csv_header, csv_values_header, csv_bound_header,
+		csv_arrays_header, decoding ? csv_decode_header : "");
 	for (size_t k = 0; k < count; k++) {
 		const struct ps_sweep_row *r = &rows[k];
 
@@ -866,6 +875,12 @@ int ps_sweep_write_csv(FILE *out, const struct ps_sweep_row *rows, size_t count)
 					(unsigned long long)r->by_array[csv_arrays[q]].saves);
 			else
 				fputs(",,", out);
+		if (decoding && r->decode && r->n > r->decode)
+			fprintf(out, ",%llu,%llu,%.2f", (unsigned long long)r->decode,
+				(unsigned long long)(r->n - r->decode),
+				r->ran ? (double)r->io / (double)(r->n - r->decode) : 0.0);
+		else if (decoding)
+			fputs(",,,", out);
 		fputc('\n', out);
 	}
 	return ferror(out) ? PS_EIO : PS_OK;
@@ -1001,7 +1016,7 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 			       struct ps_sweep_identity *id, struct ps_error *err)
 {
 	char line[4096], *f[52];
-	bool values_columns, bound_columns, arrays_columns;
+	bool values_columns, bound_columns, arrays_columns, decode_columns;
 	size_t cap = *count, used = *count, lineno = 1, columns, at;
 	struct ps_sweep_identity ignored;
 
@@ -1029,8 +1044,11 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 	bound_columns = values_columns && !strncmp(line + at, csv_bound_header, strlen(csv_bound_header));
 	at += bound_columns ? strlen(csv_bound_header) : 0;
 	arrays_columns = values_columns && !strncmp(line + at, csv_arrays_header, strlen(csv_arrays_header));
+	at += arrays_columns ? strlen(csv_arrays_header) : 0;
+	decode_columns = arrays_columns && !strncmp(line + at, csv_decode_header,
+						    strlen(csv_decode_header));
 	columns = 20 + (values_columns ? 2 : 0) + (bound_columns ? 2 : 0) +
-		  (arrays_columns ? 2 * CSV_ARRAYS : 0);
+		  (arrays_columns ? 2 * CSV_ARRAYS : 0) + (decode_columns ? 3 : 0);
 	while (fgets(line, sizeof(line), in)) {
 		struct ps_sweep_row r;
 		size_t nf;
@@ -1063,6 +1081,8 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 		if (arrays_columns &&
 		    csv_by_array(f + 22 + (bound_columns ? 2 : 0), &r, name, lineno, err))
 			return PS_EINPUT;
+		if (decode_columns && *f[columns - 3] && !csv_u64(f[columns - 3], &r.decode))
+			return ps_error_set(err, PS_EINPUT, "%s:%zu: not a sweep row", name, lineno);
 		if (values_columns && *f[20]) {
 			r.has_values = true;
 			r.error_vs_direct = atof(f[20]);
@@ -1071,8 +1091,8 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 			r.eta = bound_columns && *f[22] ? atof(f[22]) : -1;
 			r.bound = bound_columns && *f[23] ? atof(f[23]) : -1;
 		}
-		if (strlen(f[17]) != 1 || !strchr("ndgM", f[17][0]))
-			return ps_error_set(err, PS_EINPUT, "%s:%zu: the swept parameter is n, d, g or M", name, lineno);
+		if (strlen(f[17]) != 1 || !strchr("ndgMP", f[17][0]))
+			return ps_error_set(err, PS_EINPUT, "%s:%zu: the swept parameter is n, d, g, M or P", name, lineno);
 		r.swept = f[17][0];
 		if (*param && *param != r.swept)
 			return ps_error_set(err, PS_EINPUT, "%s:%zu: this row sweeps %c, the others %c",

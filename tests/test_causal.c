@@ -781,6 +781,46 @@ START_TEST(test_decode_trace)
 }
 END_TEST
 
+/* sweep --decode LO:HI sweeps the prompt's length; its CSV ends with the
+ * decode columns, which a merge reads back, and its JSON rows carry the
+ * I/O per token. */
+START_TEST(test_decode_sweep)
+{
+	char path[64];
+	json_t *root, *rows;
+	json_error_t jerr;
+
+	write_file(path, sizeof(path), "");
+	ck_assert_int_eq(test_cli("sweep", "--causal", "--decode", "16:64:x2", "-n", "80", "-d", "4",
+				  "-M", "200", "--strategies", "flash-decode", "-j", "1", "--csv", path,
+				  NULL), 0);
+	HAS(test_out, "flash-decode");
+	ck_assert_int_eq(test_cli("sweep", "--merge", path, "--json", NULL), 0);
+	root = json_loads(test_out, 0, &jerr);
+	ck_assert_ptr_nonnull(root);
+	rows = json_object_get(root, "rows");
+	ck_assert_uint_eq(json_array_size(rows), 3);
+	for (size_t k = 0; k < 3; k++) {
+		json_t *r = json_array_get(rows, k);
+		const json_int_t P = (json_int_t)16 << k;
+
+		ck_assert_str_eq(json_string_value(json_object_get(r, "swept")), "P");
+		ck_assert_int_eq(json_integer_value(json_object_get(r, "decode")), P);
+		ck_assert(json_is_true(json_object_get(r, "valid")));
+		ck_assert_double_eq_tol(json_real_value(json_object_get(r, "io_per_token")),
+					(double)json_integer_value(json_object_get(r, "io")) / (double)(80 - P),
+					1e-9);
+	}
+	json_decref(root);
+	/* without decoding the CSV has no decode columns */
+	ck_assert_int_eq(test_cli("sweep", "--attention", "exact", NULL), 2);
+	ck_assert_int_eq(test_cli("sweep", "-n", "16:32:x2", "-d", "2", "-M", "100", "--strategies",
+				  "flash", "-j", "1", "--csv", "-", NULL), 0);
+	ck_assert_ptr_null(strstr(test_out, "io_per_token"));
+	unlink(path);
+}
+END_TEST
+
 Suite *causal_suite(void)
 {
 	Suite *s = suite_create("causal");
@@ -803,6 +843,7 @@ Suite *causal_suite(void)
 	tcase_add_test(tc, test_decode_values);
 	tcase_add_test(tc, test_decode_pebblings_against_bounds);
 	tcase_add_test(tc, test_decode_trace);
+	tcase_add_test(tc, test_decode_sweep);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -107,7 +107,8 @@ static int read_spec(const struct cli_command *cmd, const struct cli_args *a,
 	static const struct {
 		enum cli_option_id id;
 		char letter;
-	} params[] = { { OPT_N, 'n' }, { OPT_D, 'd' }, { OPT_G, 'g' }, { OPT_M, 'M' } };
+	} params[] = { { OPT_N, 'n' }, { OPT_D, 'd' }, { OPT_G, 'g' }, { OPT_M, 'M' },
+		       { OPT_DECODE, 'P' } };
 	struct ps_error err;
 	int ranges = 0;
 
@@ -118,10 +119,10 @@ static int read_spec(const struct cli_command *cmd, const struct cli_args *a,
 	spec->normalize = !a->no_normalize;
 	spec->causal = a->causal;
 	spec->decode = a->decode;
-	for (size_t k = 0; k < 4; k++) {
+	for (size_t k = 0; k < 5; k++) {
 		const char *text = a->text[params[k].id];
 
-		if (!a->given[params[k].id] && params[k].id != OPT_G)
+		if (!a->given[params[k].id] && params[k].id != OPT_G && params[k].id != OPT_DECODE)
 			return cli_usage_error(cmd, errout, "sweep needs -n, -d and -M (and -g for approximate attention)");
 		if (!text || !strchr(text, ':'))
 			continue;
@@ -132,7 +133,7 @@ static int read_spec(const struct cli_command *cmd, const struct cli_args *a,
 	}
 	if (ranges != 1)
 		return cli_usage_error(cmd, errout,
-				       "sweep takes exactly one range (-n, -d, -g or -M as LO:HI[:STEP]), here %d",
+				       "sweep takes exactly one range (-n, -d, -g, -M or --decode as LO:HI[:STEP]), here %d",
 				       ranges);
 	return 0;
 }
@@ -310,7 +311,7 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 }
 
 const struct cli_help sweep_help = {
-	"sweep (-n|-d|-g|-M) LO:HI[:xK|:+K] [the others fixed] [--strategies LIST] [OPTIONS]\n"
+	"sweep (-n|-d|-g|-M|--decode) LO:HI[:xK|:+K] [the others fixed] [--strategies LIST] [OPTIONS]\n"
 	"       pebblesim sweep --merge A.csv B.csv ... [--partial] [--csv FILE] [--json] [--plot FILE]",
 	"one parameter over a range, every listed strategy at every point",
 	"Sweeps one parameter over a range and holds the others fixed; runs every\n"
