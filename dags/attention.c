@@ -133,6 +133,8 @@ static enum ps_role att_role_run(const struct ps_dag *dag, ps_node v,
 	/* decoding: the prompt's rows end the run where the generated begin */
 	if (att->decode && c[0] < att->decode && ps_kinds[k].arity == 2)
 		*end = ps_attention_id2(att, k, att->decode, 0);
+	else if (att->decode && c[0] < att->decode && k == PS_KIND_HJ)
+		*end = ps_attention_id3(att, k, att->decode, 0, 0);
 	return ps_attention_role(att, k, c[0]);
 }
 
@@ -148,12 +150,29 @@ bool ps_attention_exists(const struct ps_attention *att, enum ps_kind k,
 	return true;
 }
 
+/* The output a generated row's Q, K and V read (MODEL.md section 8): A,
+ * or N without normalisation. */
+static enum ps_kind token_kind(const struct ps_attention *att)
+{
+	return att->normalize ? PS_KIND_A : PS_KIND_N;
+}
+
 static uint64_t att_parent_count(const struct ps_dag *dag, ps_node v)
 {
 	const struct ps_attention *att = as_att(dag);
 	uint64_t c[3];
+	const enum ps_kind k = ps_attention_decode(att, v, c);
 
-	switch (ps_attention_decode(att, v, c)) {
+	/* rows that are no node's; decoding's inputs: the state H[P-1] and
+	 * the last output A[P-1] (N[P-1]) */
+	if (c[0] < att->first_row[k] ||
+	    (v < att->dag.state_count && ps_attention_role(att, k, c[0]) == PS_ROLE_INPUT))
+		return 0;
+	switch (k) {
+	case PS_KIND_Q:
+	case PS_KIND_K:
+	case PS_KIND_V: /* a generated row: the inputs answered above */
+		return att->d;
 	case PS_KIND_U1:
 	case PS_KIND_U2:
 		return att->mono.support_size[c[1]];
@@ -166,8 +185,8 @@ static uint64_t att_parent_count(const struct ps_dag *dag, ps_node v)
 		return att->n;
 	case PS_KIND_HJ:
 		return ps_attention_in_degree_at(att, PS_KIND_HJ, c[0]);
-	case PS_KIND_HC: /* row 0 is no node's */
-		return c[0] >= 1 ? 1 : 0;
+	case PS_KIND_HC:
+		return 1;
 	case PS_KIND_N:
 		return att->r;
 	default:
@@ -181,6 +200,10 @@ static ps_node att_parent(const struct ps_dag *dag, ps_node v, uint64_t k)
 	uint64_t c[3];
 
 	switch (ps_attention_decode(att, v, c)) {
+	case PS_KIND_Q:
+	case PS_KIND_K:
+	case PS_KIND_V: /* decoding: the previous token's output */
+		return ps_attention_id2(att, token_kind(att), c[0] - 1, k);
 	case PS_KIND_U1:
 		return ps_attention_id2(att, PS_KIND_Q, c[0],
 					ps_monomial_support(&att->mono, c[1])[k]);
@@ -301,7 +324,12 @@ static void att_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 static ps_node att_output(const struct ps_dag *dag, uint64_t k)
 {
 	const struct ps_attention *att = as_att(dag);
+	const uint64_t p = att->decode, td = (att->n - p) * att->d;
 
+	/* decoding: A[t] (N[t]) for t >= P, then the last state H[n-1] */
+	if (p && !att->exact)
+		return k < td ? ps_attention_id2(att, token_kind(att), p, 0) + k :
+		       ps_attention_id3(att, PS_KIND_HJ, att->n - 1, 0, 0) + (k - td);
 	return att->base[att->normalize ? PS_KIND_A :
 			 att->exact ? PS_KIND_O : PS_KIND_N] + k;
 }
@@ -421,6 +449,33 @@ static void lay_out(struct ps_attention *att, enum ps_kind last_state)
 	att->dag.node_count = next;
 }
 
+/*
+ * Decoding (MODEL.md section 8) of approximate attention: rows t >= P,
+ * their Q, K and V plain with parents A[t-1, b] (N[t-1, b] without
+ * normalisation) for every b < d; the prompt's state H[P-1] and its last
+ * output A[P-1] (N[P-1]) are the inputs, nothing below them exists; the
+ * outputs are A[t] (N[t]) for t >= P and the last state H[n-1]. The ids
+ * keep the grid of the causal DAG.
+ */
+static void decode_approx(struct ps_attention *att)
+{
+	const uint64_t p = att->decode, t = att->n - p, d = att->d, nb = att->nb;
+	const uint64_t rows = t * att->r * nb;
+
+	att->role[PS_KIND_Q] = att->role[PS_KIND_K] = att->role[PS_KIND_V] = PS_ROLE_PLAIN;
+	att->prompt_role[PS_KIND_HJ] = att->prompt_role[token_kind(att)] = PS_ROLE_INPUT;
+	for (unsigned k = 0; k < PS_KIND_COUNT; k++)
+		att->first_row[k] = p;
+	att->first_row[PS_KIND_HJ] = att->first_row[token_kind(att)] = p - 1;
+	/* Q, K, V from the last output; U1, U2 from supports; P2 from U2 and
+	 * V; H from P2 and HC; HC from H; P1; N; A */
+	att->dag.edge_count = 3 * t * d * d + 2 * t * att->support_total +
+			      t * att->r * (nb + d) + 2 * rows + rows + 2 * rows + rows +
+			      (att->normalize ? 2 * t * d : 0);
+	att->dag.sum_count = rows + t * nb;
+	att->dag.output_count = t * d + att->r * nb;
+}
+
 static int init_approx(struct ps_attention *att,
 		       const struct ps_attention_params *p, struct ps_error *err)
 {
@@ -481,6 +536,8 @@ static int init_approx(struct ps_attention *att,
 			     att->count[PS_KIND_N];
 	att->dag.edge_count = edges;
 	att->dag.output_count = p->normalize ? nd : p->n * att->nb;
+	if (p->decode)
+		decode_approx(att);
 	return PS_OK;
 }
 
@@ -548,9 +605,6 @@ int ps_attention_init(struct ps_attention *att,
 				    "the prompt length P = %llu of --decode must be below n = %llu",
 				    (unsigned long long)p->decode,
 				    (unsigned long long)p->n);
-	if (p->decode && !p->exact)
-		return ps_error_set(err, PS_EINPUT,
-				    "decoding is not available in this build");
 	att->n = p->n;
 	att->d = p->d;
 	att->g = p->g;

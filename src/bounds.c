@@ -119,9 +119,44 @@ void ps_bound_matmul(const struct ps_attention *att, uint64_t s,
 		 (unsigned long long)s);
 }
 
+/* Approximate decoding's trivial bound (docs/BOUNDS.md, "Approximate
+ * decoding"): the inputs A[P-1] (N[P-1]) and H[P-1] loaded, the outputs
+ * A[t] (N[t]) for t >= P and H[n-1] saved, once each. */
+static void trivial_decode(const struct ps_attention *att, struct ps_bound *out)
+{
+	const uint64_t t = att->n - att->decode, state = att->r * att->nb;
+
+	out->name = "trivial";
+	snprintf(out->formula, sizeof(out->formula),
+		 "d + r|B| loads (the last output, the state) + (n - P) d + r|B| saves (the outputs, the last state)");
+	out->value = (double)(att->d + state + t * att->d + state);
+}
+
+void ps_bound_decode_state(const struct ps_attention *att, uint64_t M, struct ps_bound *out)
+{
+	const uint64_t t = att->n - att->decode, d = att->d, state = att->r * att->nb;
+	/* the cells whose next value needs the token's q, k or v: all but
+	 * H[., 0, d], which adds the constant U2[t,0] alone */
+	const uint64_t s = att->r * d + (att->normalize ? att->r - 1 : 0);
+	const uint64_t room = M > d + 1 ? M - d - 1 : 0;
+	const uint64_t crossing = s > room ? s - room : 0;
+
+	out->name = "state crossing (decode)";
+	snprintf(out->formula, sizeof(out->formula),
+		 "d + r|B| + (n - P - 1) max(0, s - (M - d - 1)) loads, s = %llu cells needing each token, + (n - P) d + r|B| saves",
+		 (unsigned long long)s);
+	out->value = (double)(d + state) + (double)(t - 1) * (double)crossing +
+		     (double)(t * d + state);
+}
+
 void ps_bound_trivial(const struct ps_attention *att, struct ps_bound *out)
 {
 	uint64_t nd = att->n * att->d;
+
+	if (att->decode && !att->exact) {
+		trivial_decode(att, out);
+		return;
+	}
 	bool reads_qk = att->g > 0 || att->exact;
 	uint64_t inputs = reads_qk ? 3 * nd : nd;
 	/* outputs: A (n x d) with normalisation, N (n x d) without */
@@ -441,6 +476,10 @@ void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 				 (double)att->n * (double)att->n * (double)att->d *
 					 (double)att->d / (double)M);
 		return;
+	}
+	if (att->decode) {
+		ps_bound_decode_state(att, M, &b);
+		lower_add(out, &b);
 	}
 	for (size_t k = 0; k < sizeof(partition) / sizeof(partition[0]); k++) {
 		struct ps_skipped_bound *skip = &out->skipped[out->skipped_count];

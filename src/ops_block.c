@@ -482,16 +482,18 @@ static int state_rows(const struct ps_attention *att, uint64_t j, const struct p
 			    UINT64_MAX);
 }
 
-/* Are the state's cells of row j at ms x bs all red and complete? */
+/* Are the state's cells of row j at ms x bs all red and complete (an
+ * input, decoding's H[P-1], red)? */
 static int state_ready(const struct ps_attention *att, const struct ps_engine *e, uint64_t j,
 		       const struct ps_coordset *ms, const struct ps_coordset *bs)
 {
+	const bool input = ps_attention_role(att, PS_KIND_HJ, j) == PS_ROLE_INPUT;
 	struct ps_rows b;
 	bool ok;
 
 	if (state_rows(att, j, ms, bs, &b))
 		return PS_ENOMEM;
-	ok = ps_rows_all(e, PS_PLANE_RED, &b) && ps_rows_all(e, PS_PLANE_COMPLETE, &b);
+	ok = ps_rows_all(e, PS_PLANE_RED, &b) && (input || ps_rows_all(e, PS_PLANE_COMPLETE, &b));
 	ps_rows_free(&b);
 	return ok ? PS_BLOCK_APPLIED : PS_BLOCK_DECLINED;
 }
@@ -623,27 +625,34 @@ static int block_move_state(const struct ps_attention *att, struct ps_engine *e,
 	const uint64_t count = rows * ps_coordset_size(&op->c[1]) * ps_coordset_size(&op->c[2]);
 	struct ps_block_counts add = { .array = ps_kind_array(PS_KIND_HJ), .moves = count };
 	struct ps_rows b;
+	enum ps_role role;
 	bool ok = true;
 	int rc = PS_OK;
 
-	if (!count || !increasing(&op->c[1]) || !increasing(&op->c[2]) ||
+	if (!count || !increasing(&op->c[1]) || !increasing(&op->c[2]) || !increasing(js) ||
 	    (op->code == PS_OP_LOAD && e->c.red + count > e->M))
+		return PS_BLOCK_DECLINED;
+	/* the rows' one role: decoding's input H[P-1] is always blue */
+	role = ps_attention_role_rows(att, PS_KIND_HJ, ps_coordset_at(js, 0),
+				      ps_coordset_at(js, rows - 1) + 1);
+	if (role == PS_ROLE_PRODUCT || (role == PS_ROLE_INPUT && op->code == PS_OP_SAVE))
 		return PS_BLOCK_DECLINED;
 	for (uint64_t x = 0; ok && x < rows; x++) {
 		if (state_rows(att, ps_coordset_at(js, x), &op->c[1], &op->c[2], &b))
 			return PS_BLOCK_DECLINED;
 		ok = op->code == PS_OP_LOAD ? ps_rows_none(e, PS_PLANE_RED, &b) &&
-					      ps_rows_all(e, PS_PLANE_BLUE, &b) :
+					      (role == PS_ROLE_INPUT || ps_rows_all(e, PS_PLANE_BLUE, &b)) :
 		     ps_rows_all(e, PS_PLANE_RED, &b);
 		ps_rows_free(&b);
 	}
-	/* a repeated row: the element path finds the move that fails */
-	if (!ok || !increasing(js))
+	if (!ok)
 		return PS_BLOCK_DECLINED;
 	for (uint64_t x = 0; !rc && x < rows; x++) {
 		if ((rc = state_rows(att, ps_coordset_at(js, x), &op->c[1], &op->c[2], &b)))
 			return rc;
-		if (op->code == PS_OP_DELETE)
+		if (op->code == PS_OP_DELETE && role == PS_ROLE_INPUT)
+			rc = ps_rows_flag(e, PS_PLANE_RED, &b, false); /* blue: nothing is lost */
+		else if (op->code == PS_OP_DELETE)
 			ps_rows_delete(e, &b);
 		else
 			rc = ps_rows_flag(e, op->code == PS_OP_LOAD ? PS_PLANE_RED : PS_PLANE_BLUE,
@@ -1114,7 +1123,7 @@ static int repeat_causal_state(const struct ps_attention *att, struct ps_engine 
 
 	if (r->len != 3 || rows->list || xs->list || !q || !c || !increasing(cs) ||
 	    ps_coordset_size(rows) != 1 || (j = rows->lo) == 0 || r->count > att->r / q ||
-	    e->st->partial_count)
+	    e->st->partial_count || ps_attention_role(att, PS_KIND_HJ, j - 1) != PS_ROLE_SUM)
 		return PS_BLOCK_DECLINED;
 	prev = ps_one(j - 1);
 	for (size_t k = 0; k < 3; k++) {

@@ -246,6 +246,41 @@ static double stand_in(const struct ps_values *vals, unsigned which, uint64_t a,
 	return vals->in.entry_bound * tanh(s);
 }
 
+/* The output a generated row's q, k, v read: A, or O (exact) or N. */
+static enum ps_kind token_kind(const struct ps_attention *att)
+{
+	return att->normalize ? PS_KIND_A : att->exact ? PS_KIND_O : PS_KIND_N;
+}
+
+/* prod_a x[a]^alpha_a over monomial m's tuple, in the tuple's order */
+static double monomial(const struct ps_attention *att, const double *x, uint64_t m);
+
+/*
+ * Approximate decoding's input state (MODEL.md section 8), in slow memory:
+ * H[P-1,m,b] = sum over the prompt's rows j < P of U2[j,m] V[j,b] (V[j,d]
+ * = 1), from the inputs' K and V rows, j in order.
+ */
+static int prompt_state(struct ps_values *vals, struct ps_error *err)
+{
+	const struct ps_attention *att = vals->att;
+	const uint64_t p = att->decode, d = att->d;
+
+	for (uint64_t m = 0; m < att->r; m++)
+		for (uint64_t b = 0; b < att->nb; b++) {
+			struct ps_values_entry *e =
+				find_or_add(vals, ps_attention_id3(att, PS_KIND_HJ, p - 1, m, b));
+			double s = 0.0;
+
+			if (!e)
+				return ps_error_set(err, PS_ENOMEM, "out of memory for the values");
+			for (uint64_t j = 0; j < p; j++)
+				s += monomial(att, vals->k + j * d, m) * (b < d ? vals->v[j * d + b] : 1.0);
+			e->value = s;
+			set_flags(vals, e, VAL_BLUE);
+		}
+	return PS_OK;
+}
+
 int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
 		   const struct ps_values_inputs *in, struct ps_error *err)
 {
@@ -294,9 +329,12 @@ int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
 		if (!vals->slots)
 			rc = ps_error_set(err, PS_ENOMEM, "out of memory for the values");
 	}
-	/* decoding: the prompt's last output is an input, in slow memory */
+	/* decoding: the prompt's last output is an input, in slow memory;
+	 * approximate attention's prompt state too */
+	if (!rc && att->decode && !att->exact)
+		rc = prompt_state(vals, err);
 	if (!rc && att->decode) {
-		const enum ps_kind out = att->normalize ? PS_KIND_A : PS_KIND_O;
+		const enum ps_kind out = token_kind(att);
 
 		for (uint64_t b = 0; !rc && b < att->d; b++) {
 			struct ps_values_entry *e =
@@ -622,7 +660,7 @@ static int move(struct ps_values *vals, enum ps_opcode code, enum ps_kind k,
 	if (is_input(k) && code == PS_OP_COMPUTE) {
 		/* decoding: a generated row, written where the inputs are */
 		const struct ps_attention *att = vals->att;
-		const enum ps_kind out = att->normalize ? PS_KIND_A : PS_KIND_O;
+		const enum ps_kind out = token_kind(att);
 		double *dense = k == PS_KIND_Q ? vals->q : k == PS_KIND_K ? vals->k : vals->v;
 		double *x = scratch(vals, att->d);
 
@@ -1043,7 +1081,7 @@ static int finish_decode(struct ps_values *vals, struct ps_error *err)
 {
 	const struct ps_attention *att = vals->att;
 	const uint64_t n = att->n, d = att->d, prompt = att->decode, tokens = n - prompt;
-	const enum ps_kind out = att->normalize ? PS_KIND_A : PS_KIND_O;
+	const enum ps_kind out = token_kind(att);
 	struct ps_values_report *rep = &vals->report;
 	double *kc = malloc(n * d * sizeof(double)), *vc = malloc(n * d * sizeof(double));
 	double *last = malloc(2 * d * sizeof(double)), *x = malloc(n * sizeof(double));
@@ -1059,7 +1097,8 @@ static int finish_decode(struct ps_values *vals, struct ps_error *err)
 		goto out;
 	}
 	rep->computed = true;
-	rep->has_softmax = att->normalize;
+	/* approximate decoding's recurrence is its own: no softmax beside it */
+	rep->has_softmax = att->normalize && att->exact;
 	rep->peak_values = vals->peak;
 	/* the prompt's cache and last output, as the inputs hold them */
 	memcpy(kc, vals->k, prompt * d * sizeof(double));
@@ -1080,11 +1119,18 @@ static int finish_decode(struct ps_values *vals, struct ps_error *err)
 				s += q[a] * kc[j * d + a];
 			x[j] = s / sqrt((double)d);
 			largest = x[j] > largest ? x[j] : largest;
+			if (fabs(x[j]) > rep->max_score)
+				rep->max_score = fabs(x[j]);
 		}
 		if (!att->normalize)
 			largest = 0.0;
 		for (uint64_t j = 0; j <= t; j++) {
-			x[j] = exp(x[j] - largest);
+			/* approximate attention: P(x), by Horner's rule */
+			double w = att->exact ? exp(x[j] - largest) : vals->poly.c[vals->poly.g];
+
+			for (unsigned l = vals->poly.g; !att->exact && l-- > 0;)
+				w = w * x[j] + vals->poly.c[l];
+			x[j] = w;
 			total += x[j];
 		}
 		for (uint64_t b = 0; b < d; b++) {
@@ -1099,12 +1145,31 @@ static int finish_decode(struct ps_values *vals, struct ps_error *err)
 
 			vals->outputs[(t - prompt) * d + b] = pebbled;
 			judge(rep, ps_kinds[out].name, t, b, pebbled, last[b], t == prompt && b == 0);
-			judge(rep, "K", t, b, vals->k[t * d + b], kc[t * d + b], false);
-			judge(rep, "V", t, b, vals->v[t * d + b], vc[t * d + b], false);
-			if (att->normalize && distance(pebbled, last[b]) > rep->error_vs_softmax)
+			if (att->exact) { /* the grown cache */
+				judge(rep, "K", t, b, vals->k[t * d + b], kc[t * d + b], false);
+				judge(rep, "V", t, b, vals->v[t * d + b], vc[t * d + b], false);
+			}
+			if (rep->has_softmax && distance(pebbled, last[b]) > rep->error_vs_softmax)
 				rep->error_vs_softmax = distance(pebbled, last[b]);
 		}
 	}
+	/* approximate attention: P, but no attention bound (docs/VALUES.md):
+	 * each token's error feeds the next token's q, k and v */
+	if (!att->exact) {
+		polynomial_bound(vals);
+		rep->has_bound = false;
+		rep->no_bound = "decoding: each token's error feeds the next token's q, k and v, which the bound does not cover";
+	}
+	/* ... and the last state, sum over j < n of U2[j] V[j] */
+	for (uint64_t m = 0; !att->exact && m < att->r; m++)
+		for (uint64_t b = 0; b < att->nb; b++) {
+			double s = 0.0;
+
+			for (uint64_t j = 0; j < n; j++)
+				s += monomial(att, kc + j * d, m) * (b < d ? vc[j * d + b] : 1.0);
+			judge(rep, "H", n - 1, m * att->nb + b,
+			      lookup(vals, ps_attention_id3(att, PS_KIND_HJ, n - 1, m, b)), s, false);
+		}
 	rep->tolerance = PS_VALUES_TOLERANCE * rep->scale;
 	rep->failed = !(rep->error_vs_direct <= rep->tolerance);
 out:

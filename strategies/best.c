@@ -223,6 +223,13 @@ const struct ps_strategy *ps_case_algorithm(const char *case_name,
 	size_t count = 0, noted = 0;
 	struct ps_choice c;
 
+	if (pb->att && pb->att->causal) {
+		ps_error_set(err, PS_EINPUT,
+			     "the paper's cases are of non-causal attention: the causal DAG has no Case %s (its strategies: --strategy best)",
+			     case_name);
+		return NULL;
+	}
+
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		if (strcmp(cases[k].case_name, case_name))
 			continue;

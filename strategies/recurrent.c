@@ -149,18 +149,18 @@ static int colpass_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	return plan_either(pb, false, plan, err);
 }
 
-/* Row j >= 1 of the state over columns cs: for each chunk X of q
- * monomials, the fused mac into H[j, X, cs], the carry from H[j-1, X, cs]
- * and its deletion. A loop (struct ps_repeat) over the full chunks, one
- * over the rest: the engine judges each whole. */
-static int rec_state(const struct rec *f, const struct ps_attention *att, uint64_t j,
-		     struct ps_coordset cs, struct ps_sink *sink, struct ps_error *err)
+/* Row j >= 1 of the state at monomials [m0, m1) over columns cs: for
+ * each chunk X of q monomials, the fused mac into H[j, X, cs], the carry
+ * from H[j-1, X, cs] and its deletion. A loop (struct ps_repeat) over the
+ * full chunks, one over the rest: the engine judges each whole. */
+static int rec_state(uint64_t q, uint64_t m0, uint64_t m1, uint64_t j, struct ps_coordset cs,
+		     struct ps_sink *sink, struct ps_error *err)
 {
-	const uint64_t full = att->r / f->q;
+	const uint64_t full = (m1 - m0) / q;
 	int rc = PS_OK;
 
 	for (int part = 0; !rc && part < 2; part++) {
-		const uint64_t lo = part ? full * f->q : 0, count = part ? att->r - lo : f->q;
+		const uint64_t lo = m0 + (part ? full * q : 0), count = part ? m1 - lo : q;
 		const struct ps_coordset xs = ps_range(lo, lo + count);
 		struct ps_op body[3];
 		uint64_t step[3][3];
@@ -200,7 +200,7 @@ static int rec_pass(const struct rec *f, const struct ps_attention *att, uint64_
 		if ((rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_K, row, feats, err)) ||
 		    (rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_V, row, vs, err)))
 			return rc;
-		if ((rc = j ? rec_state(f, att, j, cs, sink, err) :
+		if ((rc = j ? rec_state(f->q, 0, att->r, j, cs, sink, err) :
 			      ps_emit_mac(sink, PS_KIND_HJ, true, row, all, cs, err)) ||
 		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_K, row, feats, err)) ||
 		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_V, row, vs, err)) ||
@@ -261,6 +261,196 @@ static int colpass_run(const struct ps_problem *pb, struct ps_sink *sink,
 {
 	return run_either(pb, false, sink, err);
 }
+
+/* ---- decoding (MODEL.md section 8) ------------------------------------- */
+
+/*
+ * recurrent-decode: tokens P .. n-1 one at a time, the state streamed.
+ *
+ * The state H[t-1, m, b] of the monomials [0, mr) stays red from token to
+ * token (loaded once from the prompt's, saved once at the end); the
+ * others are streamed a monomial at a time, every token: load H[t-1, m,
+ * B], the fused mac into H[t, m, B] and the carry, delete H[t-1, m, B],
+ * the fused mac into N[t, B] over m, save and delete H[t, m, B]. Token t:
+ *
+ *   compute Q[t], K[t], V[t] from A[t-1] (loaded for t = P), delete A[t-1];
+ *   the resident state in chunks of 2q + 1 monomials (one loop), then N[t]
+ *   over [0, mr) at once; the streamed monomials; delete Q[t], K[t], V[t];
+ *   A[t] computed and saved (kept red for the next token), N[t] deleted
+ *   (without normalisation N[t, b < d] saved and kept).
+ *
+ * Peak: mr |B| + 3d + 3 |B| + 2 (resident state, Q, K, V, N[t], a
+ * streamed monomial's old and new cells, U and the product; before N[t],
+ * a chunk of three new monomials), mr the most that fits. Cost, T = n - P tokens, R = mr |B|:
+ *
+ *   loads  = d (A[P-1]) + R + T (r - mr) |B|     (H: the resident state
+ *   saves  = T d + T (r - mr) |B| + R             once, the rest every token)
+ */
+struct dec {
+	uint64_t mr; /* resident monomials */
+};
+
+/* The working set beside the state: Q, K, V, N[t], U and the product. */
+static uint64_t dec_work(const struct ps_attention *att)
+{
+	return 3 * att->d + att->nb + 2;
+}
+
+/* The resident state, the working set, and a streamed monomial's old
+ * and new cells (or, before N[t] is red, a chunk of three new ones). */
+static uint64_t dec_peak(const struct ps_attention *att, uint64_t mr)
+{
+	return mr * att->nb + dec_work(att) + 2 * att->nb;
+}
+
+static uint64_t dec_min_memory(const struct ps_attention *att)
+{
+	return dec_peak(att, 0);
+}
+
+static int dec_fitted(const struct ps_problem *pb, struct dec *f, struct ps_error *err)
+{
+	const struct ps_attention *att = pb->att;
+
+	if (pb->M < dec_min_memory(att))
+		return ps_error_set(err, PS_EINPUT,
+				    "M = %llu is too small for recurrent-decode: it needs M >= %llu",
+				    (unsigned long long)pb->M,
+				    (unsigned long long)dec_min_memory(att));
+	f->mr = ps_min_u64(att->r, (pb->M - dec_peak(att, 0)) / att->nb);
+	return PS_OK;
+}
+
+static void dec_predict(const struct dec *f, const struct ps_attention *att, struct ps_plan *plan)
+{
+	const uint64_t t = att->n - att->decode, nb = att->nb, d = att->d;
+	const uint64_t resident = f->mr * nb, streamed = t * (att->r - f->mr) * nb;
+	const unsigned out = att->normalize ? PS_KIND_A : PS_KIND_N;
+	struct ps_array_io io[PS_ARRAY_MAX] = { { 0, 0 } };
+
+	io[out].loads = d;
+	io[out].saves = t * d;
+	io[PS_KIND_H].loads = resident + streamed;
+	io[PS_KIND_H].saves = streamed + resident;
+	ps_plan_predicted(plan, io);
+}
+
+static int dec_plan(const struct ps_problem *pb, struct ps_plan *plan, struct ps_error *err)
+{
+	const struct ps_attention *att = pb->att;
+	struct dec f;
+	int rc = dec_fitted(pb, &f, err);
+
+	if (rc)
+		return rc;
+	dec_predict(&f, att, plan);
+	plan->peak_red = dec_peak(att, f.mr);
+	plan->param_name = "mr";
+	plan->param = f.mr;
+	snprintf(plan->summary, sizeof(plan->summary),
+		 "%llu tokens; the state of %llu of %llu monomials resident (%llu cells), the other %llu streamed each token",
+		 (unsigned long long)(att->n - att->decode), (unsigned long long)f.mr,
+		 (unsigned long long)att->r, (unsigned long long)(f.mr * att->nb),
+		 (unsigned long long)((att->r - f.mr) * att->nb));
+	return PS_OK;
+}
+
+static int emit_state_op(struct ps_sink *sink, enum ps_opcode code, bool fuse, bool carry,
+			 uint64_t j, struct ps_coordset ms, struct ps_coordset bs,
+			 struct ps_error *err)
+{
+	struct ps_op op = { .code = code, .kind = PS_KIND_HJ, .fuse = fuse, .carry = carry,
+			    .c = { ps_one(j), ms, bs } };
+
+	return ps_sink_emit(sink, &op, err);
+}
+
+/* Token t's state and N[t] (Q[t], K[t], V[t] red). */
+static int dec_state(const struct dec *f, const struct ps_attention *att, uint64_t t,
+		     struct ps_sink *sink, struct ps_error *err)
+{
+	const struct ps_coordset bs = ps_range(0, att->nb), row = ps_one(t);
+	const bool first = t == att->decode;
+	int rc = PS_OK;
+
+	/* the resident state: after the prompt's, a loop judged whole */
+	if (f->mr && !first)
+		rc = rec_state(3, 0, f->mr, t, bs, sink, err);
+	for (uint64_t m = 0; first && !rc && m < f->mr; m += 3) {
+		const struct ps_coordset xs = ps_range(m, ps_min_u64(m + 3, f->mr));
+
+		if (!(rc = emit_state_op(sink, PS_OP_MAC, true, false, t, xs, bs, err)) &&
+		    !(rc = emit_state_op(sink, PS_OP_MAC, false, true, t, xs, bs, err)))
+			rc = emit_state_op(sink, PS_OP_DELETE, false, false, t - 1, xs, bs, err);
+	}
+	if (!rc && f->mr)
+		rc = ps_emit_mac(sink, PS_KIND_N, true, row, ps_range(0, f->mr), bs, err);
+	/* the streamed state, a monomial at a time */
+	for (uint64_t m = f->mr; !rc && m < att->r; m++) {
+		const struct ps_coordset xs = ps_one(m);
+
+		if (!(rc = emit_state_op(sink, PS_OP_LOAD, false, false, t - 1, xs, bs, err)) &&
+		    !(rc = emit_state_op(sink, PS_OP_MAC, true, false, t, xs, bs, err)) &&
+		    !(rc = emit_state_op(sink, PS_OP_MAC, false, true, t, xs, bs, err)) &&
+		    !(rc = emit_state_op(sink, PS_OP_DELETE, false, false, t - 1, xs, bs, err)) &&
+		    !(rc = ps_emit_mac(sink, PS_KIND_N, true, row, xs, bs, err)) &&
+		    !(rc = emit_state_op(sink, PS_OP_SAVE, false, false, t, xs, bs, err)))
+			rc = emit_state_op(sink, PS_OP_DELETE, false, false, t, xs, bs, err);
+	}
+	return rc;
+}
+
+static int dec_run(const struct ps_problem *pb, struct ps_sink *sink, struct ps_error *err)
+{
+	const struct ps_attention *att = pb->att;
+	const enum ps_kind out = att->normalize ? PS_KIND_A : PS_KIND_N;
+	const struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
+	const uint64_t p = att->decode;
+	struct dec f;
+	int rc = dec_fitted(pb, &f, err);
+
+	if (!rc)
+		rc = ps_emit(sink, PS_OP_LOAD, out, ps_one(p - 1), feats, err);
+	if (!rc && f.mr)
+		rc = emit_state_op(sink, PS_OP_LOAD, false, false, p - 1, ps_range(0, f.mr), bs, err);
+	for (uint64_t t = p; !rc && t < att->n; t++) {
+		const struct ps_coordset row = ps_one(t);
+
+		if ((rc = ps_emit(sink, PS_OP_COMPUTE, PS_KIND_Q, row, feats, err)) ||
+		    (rc = ps_emit(sink, PS_OP_COMPUTE, PS_KIND_K, row, feats, err)) ||
+		    (rc = ps_emit(sink, PS_OP_COMPUTE, PS_KIND_V, row, feats, err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, out, ps_one(t - 1), feats, err)) ||
+		    (rc = dec_state(&f, att, t, sink, err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_Q, row, feats, err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_K, row, feats, err)) ||
+		    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_V, row, feats, err)))
+			break;
+		if (att->normalize &&
+		    (!(rc = ps_emit(sink, PS_OP_COMPUTE, PS_KIND_A, row, feats, err)) &&
+		     !(rc = ps_emit(sink, PS_OP_SAVE, PS_KIND_A, row, feats, err))))
+			rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_N, row, bs, err);
+		else if (!att->normalize)
+			rc = ps_emit(sink, PS_OP_SAVE, PS_KIND_N, row, feats, err);
+	}
+	/* the last state: its resident part saved; and the last output dropped */
+	if (!rc && f.mr)
+		rc = emit_state_op(sink, PS_OP_SAVE, false, false, att->n - 1, ps_range(0, f.mr), bs,
+				   err);
+	if (!rc)
+		rc = ps_emit(sink, PS_OP_DELETE, out, ps_one(att->n - 1), feats, err);
+	return rc;
+}
+
+const struct ps_strategy ps_strategy_recurrent_decode = {
+	.version = PS_STRATEGY_VERSION,
+	.name = "recurrent-decode",
+	.section = "beyond the paper: approximate decoding, the recurrent state streamed each token",
+	.summary = "decoding: token after token, the state H[t] of the monomials that fit kept red, the others loaded and saved each token",
+	.min_memory = dec_min_memory,
+	.plan = dec_plan,
+	.run = dec_run,
+	.flags = PS_STRATEGY_BEYOND | PS_STRATEGY_DECODE,
+};
 
 const struct ps_strategy ps_strategy_recurrent = {
 	.version = PS_STRATEGY_VERSION,

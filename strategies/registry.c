@@ -15,6 +15,7 @@ extern const struct ps_strategy ps_strategy_naive_belady;
 extern const struct ps_strategy ps_strategy_resident;
 extern const struct ps_strategy ps_strategy_recurrent;
 extern const struct ps_strategy ps_strategy_causal_colpass;
+extern const struct ps_strategy ps_strategy_recurrent_decode;
 extern const struct ps_strategy ps_strategy_best;
 extern const struct ps_strategy ps_strategy_flash;
 extern const struct ps_strategy ps_strategy_flash_decode;
@@ -34,6 +35,7 @@ static const struct ps_strategy *const builtin[] = {
 	&ps_strategy_resident,
 	&ps_strategy_recurrent,
 	&ps_strategy_causal_colpass,
+	&ps_strategy_recurrent_decode,
 	&ps_strategy_naive,
 	&ps_strategy_naive_belady,
 	&ps_strategy_best,

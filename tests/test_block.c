@@ -672,6 +672,21 @@ START_TEST(test_causal_strategies_both_paths)
 			test_causal_attention(&att, params[k][0], params[k][1], params[k][2], norm);
 			serving_both_paths(&att, att.r * att.nb * 2 + 64);
 			ps_attention_free(&att);
+			if (params[k][0] < 2)
+				continue;
+			/* decoding the last half of the rows */
+			{
+				struct ps_attention_params p = {
+					.n = params[k][0], .d = params[k][1], .g = params[k][2],
+					.normalize = norm != 0, .causal = true,
+					.decode = (params[k][0] + 1) / 2,
+				};
+				struct ps_error err;
+
+				ck_assert_int_eq(ps_attention_init(&att, &p, &err), 0);
+				serving_both_paths(&att, att.r * att.nb * 2 + 64);
+				ps_attention_free(&att);
+			}
 		}
 }
 END_TEST

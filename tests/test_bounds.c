@@ -464,6 +464,128 @@ START_TEST(test_causal_pebblings_against_bounds)
 }
 END_TEST
 
+/*
+ * Approximate decoding (MODEL.md section 8): pebblings of the decode DAG
+ * of their own, built to beat the state-crossing bound. Token after
+ * token, Q, K, V computed from the last output; the state in chunks of
+ * q monomials, those of [r - kept, r) kept red from token to token (the
+ * end of the order, where recurrent-decode keeps the start), the others
+ * loaded, updated, consumed into N[t] and saved; A[t] saved. At the
+ * least M that holds each (one less fails) and above, no applied bound
+ * exceeds its I/O.
+ */
+static int decode_pebbling(const struct ps_attention *att, uint64_t kept, uint64_t q,
+			   struct ps_engine *eng)
+{
+	const enum ps_kind out = att->normalize ? PS_KIND_A : PS_KIND_N;
+	const struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
+	const uint64_t p = att->decode, r = att->r;
+	struct ps_engine_sink sink;
+	struct ps_error err;
+	int rc;
+
+	ps_engine_sink_init(&sink, att, eng);
+	rc = emit(&sink.sink, PS_OP_LOAD, out, ps_one(p - 1), feats);
+	for (uint64_t t = p; t < att->n && !rc; t++) {
+		const struct ps_coordset row = ps_one(t);
+
+		rc = rc ? rc : emit(&sink.sink, PS_OP_COMPUTE, PS_KIND_V, row, feats);
+		rc = rc ? rc : emit(&sink.sink, PS_OP_COMPUTE, PS_KIND_K, row, feats);
+		rc = rc ? rc : emit(&sink.sink, PS_OP_COMPUTE, PS_KIND_Q, row, feats);
+		rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, out, ps_one(t - 1), feats);
+		for (uint64_t m = 0; m < r && !rc; m += q) {
+			const struct ps_coordset xs = ps_range(m, m + q < r ? m + q : r);
+			const bool stays = m >= r - kept && t > p;
+			struct ps_op ld = { .code = PS_OP_LOAD, .kind = PS_KIND_HJ, .c = { ps_one(t - 1), xs, bs } };
+			struct ps_op carry = { .code = PS_OP_MAC, .kind = PS_KIND_HJ, .carry = true,
+					       .c = { row, xs, bs } };
+			struct ps_op drop = ld, sv = ld, drop_new = ld;
+
+			drop.code = PS_OP_DELETE;
+			sv.code = PS_OP_SAVE;
+			sv.c[0] = row;
+			drop_new.code = PS_OP_DELETE;
+			drop_new.c[0] = row;
+			rc = rc || stays ? rc : ps_sink_emit(&sink.sink, &ld, &err);
+			rc = rc ? rc : emit_mac(&sink.sink, PS_KIND_HJ, row, xs, bs);
+			rc = rc ? rc : ps_sink_emit(&sink.sink, &carry, &err);
+			rc = rc ? rc : ps_sink_emit(&sink.sink, &drop, &err);
+			rc = rc ? rc : emit_mac(&sink.sink, PS_KIND_N, row, xs, bs);
+			if (m >= r - kept && t + 1 < att->n)
+				continue; /* kept red for the next token */
+			rc = rc ? rc : ps_sink_emit(&sink.sink, &sv, &err);
+			rc = rc ? rc : ps_sink_emit(&sink.sink, &drop_new, &err);
+		}
+		rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, PS_KIND_Q, row, feats);
+		rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, PS_KIND_K, row, feats);
+		rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, PS_KIND_V, row, feats);
+		if (att->normalize) {
+			rc = rc ? rc : emit(&sink.sink, PS_OP_COMPUTE, PS_KIND_A, row, feats);
+			rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, PS_KIND_N, row, bs);
+		}
+		rc = rc ? rc : emit(&sink.sink, PS_OP_SAVE, out, row, feats);
+	}
+	return rc ? rc : ps_engine_finish(eng);
+}
+
+START_TEST(test_approx_decode_pebblings_against_bounds)
+{
+	static const uint64_t dags[][4] = {
+		/* n, P, d, g */
+		{ 2, 1, 1, 1 }, { 6, 2, 2, 2 }, { 9, 4, 3, 2 }, { 12, 3, 2, 3 }, { 7, 5, 4, 0 },
+	};
+	unsigned above = 0;
+
+	for (size_t k = 0; k < sizeof(dags) / sizeof(dags[0]); k++)
+		for (int norm = 0; norm <= 1; norm++) {
+			struct ps_attention_params par = {
+				.n = dags[k][0], .decode = dags[k][1], .d = dags[k][2], .g = dags[k][3],
+				.normalize = norm != 0, .causal = true,
+			};
+			struct ps_attention att;
+			struct ps_error err;
+
+			ck_assert_int_eq(ps_attention_init(&att, &par, &err), 0);
+			for (uint64_t kept = 0; kept <= att.r; kept += 1 + att.r / 4)
+				for (uint64_t q = 1; q <= 3; q++) {
+					struct ps_engine eng;
+					struct ps_lower_bounds lb;
+					uint64_t least, io;
+
+					ck_assert_int_eq(ps_engine_init(&eng, &att.dag, UINT64_C(1) << 30, &err), 0);
+					ck_assert_int_eq(decode_pebbling(&att, kept, q, &eng), 0);
+					least = eng.c.peak_red;
+					io = eng.c.loads + eng.c.saves;
+					ps_engine_free(&eng);
+					ck_assert_int_eq(ps_engine_init(&eng, &att.dag, least - 1, &err), 0);
+					ck_assert_int_eq(decode_pebbling(&att, kept, q, &eng), PS_EINVALID);
+					ps_engine_free(&eng);
+					for (uint64_t M = least; M <= 4 * least; M *= 2) {
+						ps_bounds_lower(&att, M, &lb);
+						ck_assert_uint_eq(lb.applied_count, 2);
+						for (size_t a = 0; a < lb.applied_count; a++)
+							ck_assert_msg(lb.applied[a].value <= (double)io,
+								      "decode n=%llu P=%llu d=%llu g=%llu kept %llu q %llu M=%llu: I/O %llu, yet %s claims %.0f",
+								      (unsigned long long)att.n,
+								      (unsigned long long)att.decode,
+								      (unsigned long long)att.d,
+								      (unsigned long long)att.g,
+								      (unsigned long long)kept,
+								      (unsigned long long)q,
+								      (unsigned long long)M,
+								      (unsigned long long)io,
+								      lb.applied[a].name, lb.applied[a].value);
+						/* the crossing above the trivial bound: the
+						 * state does not fit */
+						above += lb.applied[0].value < lb.best.value;
+					}
+				}
+			ps_attention_free(&att);
+		}
+	ck_assert_uint_gt(above, 20);
+}
+END_TEST
+
 /* resident runs the fused pebbling, at the trivial I/O, cheapest for small n. */
 START_TEST(test_resident_is_trivial_when_kv_fit)
 {
@@ -546,6 +668,7 @@ Suite *bounds_suite(void)
 	tcase_add_test(tc, test_fused_pebblings_past_the_threshold);
 	tcase_add_test(tc, test_hypotheses_named);
 	tcase_add_test(tc, test_causal_pebblings_against_bounds);
+	tcase_add_test(tc, test_approx_decode_pebblings_against_bounds);
 	tcase_add_test(tc, test_exact_pebblings_against_segments);
 	tcase_add_test(tc, test_resident_is_trivial_when_kv_fit);
 	tcase_add_test(tc, test_case_algorithms);

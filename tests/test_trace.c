@@ -433,6 +433,17 @@ START_TEST(test_causal_traces)
 		round_trip(&att, s, ps_strategy_min_memory(s, &att), true);
 	}
 	ps_attention_free(&att);
+	/* decoding (MODEL.md section 8): 5 tokens after a prompt of 4 */
+	for (int norm = 0; norm <= 1; norm++) {
+		struct ps_attention_params p = { .n = 9, .d = 3, .g = 2, .normalize = norm != 0,
+						 .causal = true, .decode = 4 };
+		const struct ps_strategy *s = ps_strategy_find("recurrent-decode");
+
+		ck_assert_int_eq(ps_attention_init(&att, &p, &err), 0);
+		round_trip(&att, s, ps_strategy_min_memory(s, &att) + 7, false);
+		round_trip(&att, s, ps_strategy_min_memory(s, &att), true);
+		ps_attention_free(&att);
+	}
 
 	tmp_path(path, sizeof(path), "c.jsonl");
 	/* the carry and its rules */

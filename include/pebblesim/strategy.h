@@ -138,7 +138,8 @@ static inline bool ps_strategy_serves(const struct ps_strategy *s,
 {
 	return !(s->flags & PS_STRATEGY_EXPLICIT) &&
 	       !(s->flags & PS_STRATEGY_EXACT) == !att->exact &&
-	       !(s->flags & PS_STRATEGY_DECODE) == !att->decode &&
+	       (!(s->flags & PS_STRATEGY_DECODE) == !att->decode ||
+		(s->flags & PS_STRATEGY_CHOOSER)) && /* best: among those that do */
 	       (!att->causal || (s->flags & (PS_STRATEGY_CAUSAL | PS_STRATEGY_DECODE))) &&
 	       (att->causal || !(s->flags & PS_STRATEGY_CAUSAL_ONLY));
 }

@@ -73,7 +73,10 @@ static void values_print(const struct ps_report *rep, FILE *out)
 		rep->att->exact ? (rep->att->normalize ? "softmax(Q K^T / sqrt d) V" : "exp(Q K^T / sqrt d) V")
 				: (rep->att->normalize ? "D~^-1 P(Q K^T / sqrt d) V" : "P(Q K^T / sqrt d) V"),
 		v->tolerance, v->failed ? "  FAILED" : "");
-	if (rep->att->decode)
+	if (rep->att->decode && !rep->att->exact)
+		fprintf(out, "  decoding             q, k, v of row t = B tanh(W A[t-1]) (docs/VALUES.md); A of the\n"
+			"                       generated rows and the last state H beside the same recurrence, directly\n");
+	else if (rep->att->decode)
 		fprintf(out, "  decoding             q, k, v of row t = B tanh(W A[t-1]) (docs/VALUES.md); A, K and V\n"
 			"                       of the generated rows beside the same recurrence, directly\n");
 	else if (rep->att->causal)
@@ -683,11 +686,14 @@ void cli_compare_print(const struct ps_report *head,
 		print_json_line(list, out);
 		return;
 	}
+	/* the paper's cases are of the non-causal DAG: none for a causal one */
 	if (att)
-		fprintf(out, "n = %llu, d = %llu, g = %llu, r = %llu, M = %llu: Case %s (%s)\n",
+		fprintf(out, "n = %llu, d = %llu, g = %llu, r = %llu, M = %llu%s%s%s%s%s\n",
 			(unsigned long long)att->n, (unsigned long long)att->d,
 			(unsigned long long)att->g, (unsigned long long)att->r,
-			(unsigned long long)head->M, head->case_name, head->case_reason);
+			(unsigned long long)head->M, head->case_name ? ": Case " : "",
+			head->case_name ? head->case_name : "", head->case_name ? " (" : "",
+			head->case_name ? head->case_reason : "", head->case_name ? ")" : "");
 	else
 		fprintf(out, "explicit DAG %s: %llu vertices, %llu edges (%llu inputs, %llu sums, %llu outputs), M = %llu%s%s\n",
 			head->dag_name, (unsigned long long)head->xdag->vertices,

@@ -116,6 +116,8 @@ static const struct ps_strategy *select_strategy(const struct cli_args *a,
 			a->case_name);
 		return NULL;
 	}
+	if (pb->att->decode) /* approximate decoding: its one strategy */
+		return ps_strategy_find("recurrent-decode");
 	if (pb->att->causal)
 		return ps_strategy_find("best");
 	actual = ps_classify_case(pb->att, a->M, reason, sizeof(reason));
