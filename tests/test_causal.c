@@ -53,6 +53,9 @@ START_TEST(test_options_by_name)
 	ck_assert_int_eq(test_cli("map", "--causal", "--decode", "4", "-n", "64:128", "-d", "4",
 				  "-g", "2", "-M", "1k", NULL), 2);
 	HAS(test_err, "option '--decode' does not apply to map");
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "4", "-n", "64:128", "-d", "4",
+				  "-M", "1k", "--epsilon", "0.1", NULL), 2);
+	HAS(test_err, "option '--decode' does not apply to frontier");
 	/* decoding is causal, and its prompt is shorter than n */
 	ck_assert_int_eq(test_cli("--attention", "exact", "--decode", "4", "-n", "8", "-d", "2",
 				  "-M", "64", NULL), 2);

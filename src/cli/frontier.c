@@ -33,7 +33,6 @@ const struct cli_option frontier_options[] = {
 	CLI_OPT_D,
 	CLI_OPT_M("fast memory, words"),
 	CLI_OPT_CAUSAL,
-	CLI_OPT_DECODE,
 	{ OPT_EPSILON, 0, "epsilon", CLI_REAL, offsetof(struct cli_args, epsilon), 0, 0, "E",
 	  "the accuracy: max |A - softmax(Q K^T / sqrt d) V| <= E" },
 	{ OPT_BOUND, 0, "bound", CLI_STRING, offsetof(struct cli_args, bound), 0, 0, "HOW",
@@ -561,7 +560,6 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	spec.M = a->M;
 	spec.normalize = true;
 	spec.causal = a->causal;
-	spec.decode = a->decode;
 	spec.predict = true;
 	spec.jobs = 1;
 	spec.progress = cli_progress_stream(a, errout);
