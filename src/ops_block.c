@@ -1364,6 +1364,26 @@ out:
  * in every row, and room for them all. Then they are red and computed
  * (those computed before counted as recomputations), as move by move.
  */
+/* The count entries of a compute, none red, their parents ready: computed
+ * (those computed before counted as recomputations), red. */
+static int entries_computed(struct ps_engine *e, const struct ps_rows *entries, uint64_t count)
+{
+	uint64_t had = 0;
+	int rc;
+
+	if ((rc = ps_rows_add(e, PS_PLANE_COMPUTED, entries, &had)) ||
+	    (rc = ps_rows_flag(e, PS_PLANE_RED, entries, true)))
+		return rc;
+	{
+		const struct ps_block_counts add = {
+			.moves = count, .computes = count, .recomputations = had, .red = count,
+		};
+
+		ps_engine_block_counted(e, &add, 0, e->c.red + count);
+	}
+	return PS_BLOCK_APPLIED;
+}
+
 /*
  * A compute of A[rows, B] (from N, or O, at rows x B and at rows x {d}):
  * every entry not red, every parent red and complete, room for them all.
@@ -1376,7 +1396,6 @@ static int block_compute_a(const struct ps_attention *att, struct ps_engine *e,
 	const struct ps_coordset norm = ps_one(att->d);
 	const uint64_t count = ps_coordset_size(rows) * ps_coordset_size(bs);
 	struct ps_rows entries, parents, normalisers;
-	uint64_t had = 0;
 	int rc;
 
 	/* a few entries cost less move by move than through five blocks */
@@ -1402,16 +1421,8 @@ static int block_compute_a(const struct ps_attention *att, struct ps_engine *e,
 	if (ps_rows_none(e, PS_PLANE_RED, &entries) && ps_rows_all(e, PS_PLANE_RED, &parents) &&
 	    ps_rows_all(e, PS_PLANE_COMPLETE, &parents) &&
 	    ps_rows_all(e, PS_PLANE_RED, &normalisers) &&
-	    ps_rows_all(e, PS_PLANE_COMPLETE, &normalisers) &&
-	    !(rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &had)) &&
-	    !(rc = ps_rows_flag(e, PS_PLANE_RED, &entries, true))) {
-		const struct ps_block_counts add = {
-			.moves = count, .computes = count, .recomputations = had, .red = count,
-		};
-
-		ps_engine_block_counted(e, &add, 0, e->c.red + count);
-		rc = PS_BLOCK_APPLIED;
-	}
+	    ps_rows_all(e, PS_PLANE_COMPLETE, &normalisers))
+		rc = entries_computed(e, &entries, count);
 	ps_rows_free(&normalisers);
 	ps_rows_free(&parents);
 	ps_rows_free(&entries);
@@ -1433,7 +1444,6 @@ static int block_compute_token(const struct ps_attention *att, struct ps_engine 
 	const uint64_t count = ps_coordset_size(cols);
 	struct ps_rows entries, parents;
 	struct ps_coordset last;
-	uint64_t had = 0;
 	int rc;
 
 	if (ps_coordset_size(rows) != 1 || !count || !increasing(cols) ||
@@ -1450,16 +1460,8 @@ static int block_compute_token(const struct ps_attention *att, struct ps_engine 
 	}
 	rc = PS_BLOCK_DECLINED;
 	if (ps_rows_none(e, PS_PLANE_RED, &entries) && ps_rows_all(e, PS_PLANE_RED, &parents) &&
-	    (att->normalize || ps_rows_all(e, PS_PLANE_COMPLETE, &parents)) &&
-	    !(rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &had)) &&
-	    !(rc = ps_rows_flag(e, PS_PLANE_RED, &entries, true))) {
-		const struct ps_block_counts add = {
-			.moves = count, .computes = count, .recomputations = had, .red = count,
-		};
-
-		ps_engine_block_counted(e, &add, 0, e->c.red + count);
-		rc = PS_BLOCK_APPLIED;
-	}
+	    (att->normalize || ps_rows_all(e, PS_PLANE_COMPLETE, &parents)))
+		rc = entries_computed(e, &entries, count);
 	ps_rows_free(&parents);
 	ps_rows_free(&entries);
 	return rc;
