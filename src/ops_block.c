@@ -1364,6 +1364,26 @@ out:
  * in every row, and room for them all. Then they are red and computed
  * (those computed before counted as recomputations), as move by move.
  */
+/* The count entries of a compute, none red, their parents ready: computed
+ * (those computed before counted as recomputations), red. */
+static int entries_computed(struct ps_engine *e, const struct ps_rows *entries, uint64_t count)
+{
+	uint64_t had = 0;
+	int rc;
+
+	if ((rc = ps_rows_add(e, PS_PLANE_COMPUTED, entries, &had)) ||
+	    (rc = ps_rows_flag(e, PS_PLANE_RED, entries, true)))
+		return rc;
+	{
+		const struct ps_block_counts add = {
+			.moves = count, .computes = count, .recomputations = had, .red = count,
+		};
+
+		ps_engine_block_counted(e, &add, 0, e->c.red + count);
+	}
+	return PS_BLOCK_APPLIED;
+}
+
 /*
  * A compute of A[rows, B] (from N, or O, at rows x B and at rows x {d}):
  * every entry not red, every parent red and complete, room for them all.
@@ -1376,7 +1396,6 @@ static int block_compute_a(const struct ps_attention *att, struct ps_engine *e,
 	const struct ps_coordset norm = ps_one(att->d);
 	const uint64_t count = ps_coordset_size(rows) * ps_coordset_size(bs);
 	struct ps_rows entries, parents, normalisers;
-	uint64_t had = 0;
 	int rc;
 
 	/* a few entries cost less move by move than through five blocks */
@@ -1402,17 +1421,47 @@ static int block_compute_a(const struct ps_attention *att, struct ps_engine *e,
 	if (ps_rows_none(e, PS_PLANE_RED, &entries) && ps_rows_all(e, PS_PLANE_RED, &parents) &&
 	    ps_rows_all(e, PS_PLANE_COMPLETE, &parents) &&
 	    ps_rows_all(e, PS_PLANE_RED, &normalisers) &&
-	    ps_rows_all(e, PS_PLANE_COMPLETE, &normalisers) &&
-	    !(rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &had)) &&
-	    !(rc = ps_rows_flag(e, PS_PLANE_RED, &entries, true))) {
-		const struct ps_block_counts add = {
-			.moves = count, .computes = count, .recomputations = had, .red = count,
-		};
-
-		ps_engine_block_counted(e, &add, 0, e->c.red + count);
-		rc = PS_BLOCK_APPLIED;
-	}
+	    ps_rows_all(e, PS_PLANE_COMPLETE, &normalisers))
+		rc = entries_computed(e, &entries, count);
 	ps_rows_free(&normalisers);
+	ps_rows_free(&parents);
+	ps_rows_free(&entries);
+	return rc;
+}
+
+/*
+ * Approximate decoding (MODEL.md section 8): a compute of Q[t, F], K[t,
+ * F] or V[t, F] for one generated row t, from the last output A[t-1, 0..d)
+ * (N[t-1, 0..d) without normalisation, complete): every entry not red,
+ * every parent red (and complete), room for them all.
+ */
+static int block_compute_token(const struct ps_attention *att, struct ps_engine *e,
+			       const struct ps_op *op)
+{
+	const enum ps_kind out = att->normalize ? PS_KIND_A : PS_KIND_N;
+	const struct ps_coordset *rows = &op->c[0], *cols = &op->c[1];
+	const struct ps_coordset feats = ps_range(0, att->d);
+	const uint64_t count = ps_coordset_size(cols);
+	struct ps_rows entries, parents;
+	struct ps_coordset last;
+	int rc;
+
+	if (ps_coordset_size(rows) != 1 || !count || !increasing(cols) ||
+	    ps_attention_role(att, op->kind, ps_coordset_at(rows, 0)) != PS_ROLE_PLAIN ||
+	    e->c.red + count > e->M)
+		return PS_BLOCK_DECLINED;
+	last = ps_one(ps_coordset_at(rows, 0) - 1);
+	if (ps_rows_init(&entries, row_of(att, op->kind, 0), att->d, rows, cols, UINT64_MAX))
+		return PS_ENOMEM;
+	if (ps_rows_init(&parents, row_of(att, out, 0), att->ext[out][1], &last, &feats,
+			 UINT64_MAX)) {
+		ps_rows_free(&entries);
+		return PS_ENOMEM;
+	}
+	rc = PS_BLOCK_DECLINED;
+	if (ps_rows_none(e, PS_PLANE_RED, &entries) && ps_rows_all(e, PS_PLANE_RED, &parents) &&
+	    (att->normalize || ps_rows_all(e, PS_PLANE_COMPLETE, &parents)))
+		rc = entries_computed(e, &entries, count);
 	ps_rows_free(&parents);
 	ps_rows_free(&entries);
 	return rc;
@@ -1428,6 +1477,9 @@ int ps_block_compute(const struct ps_attention *att, struct ps_engine *e,
 
 	if (!e->failed && k == PS_KIND_A)
 		return block_compute_a(att, e, op);
+	if (!e->failed && att->decode && !att->exact &&
+	    (k == PS_KIND_Q || k == PS_KIND_K || k == PS_KIND_V))
+		return block_compute_token(att, e, op);
 	if (e->failed || att->exact || (k != PS_KIND_U1 && k != PS_KIND_U2) || !count ||
 	    !increasing(&op->c[0]) || !increasing(&op->c[1]) || e->c.red + count > e->M)
 		return PS_BLOCK_DECLINED;

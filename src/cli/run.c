@@ -25,7 +25,8 @@ const struct cli_option run_options[] = {
 	  "generic (or subtile where Lemma 3.3's premise holds, the\n"
 	  "cheaper), IV generic or matmul, the cheaper; auto classifies\n"
 	  "the parameters first. Outside its case's condition the\n"
-	  "algorithm still runs, with a warning" },
+	  "algorithm still runs, with a warning. The cases are of the\n"
+	  "non-causal DAG: with --causal, best runs (auto only)" },
 	{ OPT_STRATEGY, 0, "strategy", CLI_STRING, offsetof(struct cli_args, strategy), 0, 0, "NAME",
 	  "a strategy by name, overriding --case (`pebblesim list`);\n"
 	  "best runs the one with the least predicted I/O; with --dag,\n"
