@@ -4,7 +4,8 @@
 #   make run        build and run the representative job (the README's first command)
 #   make check      build and run every test (the README's second command;
 #                   PS_TEST_JOBS=N suites side by side, default the processors) and
-#                   the NumPy check of the polynomials (tests/numpy_polynomial.py),
+#                   the NumPy checks of the polynomials and of causal attention
+#                   (tests/numpy_polynomial.py, tests/numpy_causal.py),
 #                   the sweep CSV through csv, NumPy and pandas (tests/csv_readers.py),
 #                   README's package list against scripts/deps.sh (check-deps-list.sh),
 #                   examples/distributed/ with 3 shards (check-distributed.sh), then
@@ -282,6 +283,7 @@ check: check-code
 check-code: $(BIN) $(TESTS) $(SHLIB) $(XMOD) $(MAN) $(TEST_PLUGINS)
 	PEBBLESIM_BIN=$(abspath $(BIN)) ./$(TESTS)
 	/usr/bin/python3 tests/numpy_polynomial.py $(BIN)
+	/usr/bin/python3 tests/numpy_causal.py $(BIN)
 	/usr/bin/python3 tests/csv_readers.py $(BIN)
 	sh scripts/check-distributed.sh $(abspath $(BUILD))
 

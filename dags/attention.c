@@ -29,12 +29,15 @@ const struct ps_kind_info ps_kinds[PS_KIND_COUNT] = {
 	[PS_KIND_O] = { "O", 2, { PS_C_I, PS_C_B }, PS_ROLE_SUM },
 	[PS_KIND_PS] = { "PS", 3, { PS_C_I, PS_C_J, PS_C_A }, PS_ROLE_PRODUCT },
 	[PS_KIND_PO] = { "PO", 3, { PS_C_I, PS_C_J, PS_C_B }, PS_ROLE_PRODUCT },
+	[PS_KIND_HJ] = { "H", 3, { PS_C_J, PS_C_M, PS_C_B }, PS_ROLE_SUM },
+	[PS_KIND_HC] = { "HC", 3, { PS_C_J, PS_C_M, PS_C_B }, PS_ROLE_PRODUCT },
 };
 
 enum ps_kind ps_attention_product_kind(enum ps_kind into)
 {
 	switch (into) {
 	case PS_KIND_H:
+	case PS_KIND_HJ:
 		return PS_KIND_P2;
 	case PS_KIND_N:
 		return PS_KIND_P1;
@@ -51,6 +54,7 @@ enum ps_kind ps_attention_fused_kind(enum ps_kind into)
 {
 	switch (into) {
 	case PS_KIND_H:
+	case PS_KIND_HJ:
 		return PS_KIND_U2;
 	case PS_KIND_N:
 		return PS_KIND_U1;
@@ -109,11 +113,13 @@ enum ps_kind ps_attention_decode(const struct ps_attention *att, ps_node v,
 static enum ps_role att_role(const struct ps_dag *dag, ps_node v)
 {
 	uint64_t c[3];
+	enum ps_kind k;
 
 	/* the products close the id range */
 	if (v >= dag->state_count)
 		return PS_ROLE_PRODUCT;
-	return ps_kinds[ps_attention_decode(as_att(dag), v, c)].role;
+	k = ps_attention_decode(as_att(dag), v, c);
+	return ps_attention_role(as_att(dag), k, c[0]);
 }
 
 static enum ps_role att_role_run(const struct ps_dag *dag, ps_node v,
@@ -124,15 +130,49 @@ static enum ps_role att_role_run(const struct ps_dag *dag, ps_node v,
 	enum ps_kind k = ps_attention_decode(att, v, c);
 
 	*end = att->base[k] + att->count[k];
-	return ps_kinds[k].role;
+	/* decoding: the prompt's rows end the run where the generated begin */
+	if (att->decode && c[0] < att->decode && ps_kinds[k].arity == 2)
+		*end = ps_attention_id2(att, k, att->decode, 0);
+	else if (att->decode && c[0] < att->decode && k == PS_KIND_HJ)
+		*end = ps_attention_id3(att, k, att->decode, 0, 0);
+	return ps_attention_role(att, k, c[0]);
+}
+
+bool ps_attention_exists(const struct ps_attention *att, enum ps_kind k,
+			 const uint64_t *c)
+{
+	if (!ps_attention_has(att, k) || c[0] < att->first_row[k])
+		return false;
+	/* MODEL.md section 7: row i sees keys j <= i */
+	if (att->causal && att->exact && c[1] > c[0] &&
+	    (k == PS_KIND_S || k == PS_KIND_E || k == PS_KIND_PS || k == PS_KIND_PO))
+		return false;
+	return true;
+}
+
+/* The output a generated row's Q, K and V read (MODEL.md section 8): A,
+ * or N without normalisation. */
+static enum ps_kind token_kind(const struct ps_attention *att)
+{
+	return att->normalize ? PS_KIND_A : PS_KIND_N;
 }
 
 static uint64_t att_parent_count(const struct ps_dag *dag, ps_node v)
 {
 	const struct ps_attention *att = as_att(dag);
 	uint64_t c[3];
+	const enum ps_kind k = ps_attention_decode(att, v, c);
 
-	switch (ps_attention_decode(att, v, c)) {
+	/* rows that are no node's; decoding's inputs: the state H[P-1] and
+	 * the last output A[P-1] (N[P-1]) */
+	if (c[0] < att->first_row[k] ||
+	    (v < att->dag.state_count && ps_attention_role(att, k, c[0]) == PS_ROLE_INPUT))
+		return 0;
+	switch (k) {
+	case PS_KIND_Q:
+	case PS_KIND_K:
+	case PS_KIND_V: /* a generated row: the inputs answered above */
+		return att->d;
 	case PS_KIND_U1:
 	case PS_KIND_U2:
 		return att->mono.support_size[c[1]];
@@ -143,6 +183,10 @@ static uint64_t att_parent_count(const struct ps_dag *dag, ps_node v)
 		return 2;
 	case PS_KIND_H:
 		return att->n;
+	case PS_KIND_HJ:
+		return ps_attention_in_degree_at(att, PS_KIND_HJ, c[0]);
+	case PS_KIND_HC:
+		return 1;
 	case PS_KIND_N:
 		return att->r;
 	default:
@@ -156,6 +200,10 @@ static ps_node att_parent(const struct ps_dag *dag, ps_node v, uint64_t k)
 	uint64_t c[3];
 
 	switch (ps_attention_decode(att, v, c)) {
+	case PS_KIND_Q:
+	case PS_KIND_K:
+	case PS_KIND_V: /* decoding: the previous token's output */
+		return ps_attention_id2(att, token_kind(att), c[0] - 1, k);
 	case PS_KIND_U1:
 		return ps_attention_id2(att, PS_KIND_Q, c[0],
 					ps_monomial_support(&att->mono, c[1])[k]);
@@ -167,9 +215,14 @@ static ps_node att_parent(const struct ps_dag *dag, ps_node v, uint64_t k)
 			      : ps_attention_id2(att, PS_KIND_V, c[0], c[2]);
 	case PS_KIND_H:
 		return ps_attention_id3(att, PS_KIND_P2, k, c[0], c[1]);
+	case PS_KIND_HJ: /* in-edge 0 the new term, 1 the carry */
+		return ps_attention_id3(att, k == 0 ? PS_KIND_P2 : PS_KIND_HC, c[0], c[1], c[2]);
+	case PS_KIND_HC:
+		return ps_attention_id3(att, PS_KIND_HJ, c[0] - 1, c[1], c[2]);
 	case PS_KIND_P1:
-		return k == 0 ? ps_attention_id2(att, PS_KIND_U1, c[0], c[1])
-			      : ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
+		return k == 0 ? ps_attention_id2(att, PS_KIND_U1, c[0], c[1]) :
+		       att->causal ? ps_attention_id3(att, PS_KIND_HJ, c[0], c[1], c[2]) :
+		       ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
 	case PS_KIND_N:
 		return ps_attention_id3(att, PS_KIND_P1, c[0], k, c[1]);
 	case PS_KIND_A:
@@ -185,7 +238,11 @@ static void att_product(const struct ps_dag *dag, ps_node p,
 {
 	const struct ps_attention *att = as_att(dag);
 	enum ps_kind k = p >= att->base[PS_KIND_P1] ? PS_KIND_P1 : PS_KIND_P2;
-	uint64_t off = p - att->base[k], c[3];
+	uint64_t off, c[3];
+
+	if (att->causal && p >= att->base[PS_KIND_HC])
+		k = PS_KIND_HC;
+	off = p - att->base[k];
 
 	/*
 	 * (row, m, b), row-major. The two divisions are nearly all of the
@@ -209,18 +266,36 @@ static void att_product(const struct ps_dag *dag, ps_node p,
 	out->id = p;
 	out->transient = 1;
 	out->parent_is_sum[0] = false;
-	if (k == PS_KIND_P2) {
+	if (k == PS_KIND_HC) {
+		/* the previous state as one term: in-edge 1 of H[j,m,b] */
+		out->parent[0] = ps_attention_id3(att, PS_KIND_HJ, c[0] - 1, c[1], c[2]);
+		out->parent_is_sum[0] = true;
+		out->parent[1] = UINT64_MAX;
+		out->parent_count = 1;
+		out->parent_is_sum[1] = false;
+		out->sum = ps_attention_id3(att, PS_KIND_HJ, c[0], c[1], c[2]);
+		out->edge = 1;
+		out->in_degree = 2;
+	} else if (k == PS_KIND_P2) {
 		out->parent[0] = ps_attention_id2(att, PS_KIND_U2, c[0], c[1]);
 		out->parent[1] = c[2] < att->d ?
 			ps_attention_id2(att, PS_KIND_V, c[0], c[2]) : UINT64_MAX;
 		out->parent_count = c[2] < att->d ? 2 : 1;
 		out->parent_is_sum[1] = false;
-		out->sum = ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
-		out->edge = c[0];
-		out->in_degree = att->n;
+		if (att->causal) { /* in-edge 0 of H[j,m,b] */
+			out->sum = ps_attention_id3(att, PS_KIND_HJ, c[0], c[1], c[2]);
+			out->edge = 0;
+			out->in_degree = ps_attention_in_degree_at(att, PS_KIND_HJ, c[0]);
+		} else {
+			out->sum = ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
+			out->edge = c[0];
+			out->in_degree = att->n;
+		}
 	} else {
 		out->parent[0] = ps_attention_id2(att, PS_KIND_U1, c[0], c[1]);
-		out->parent[1] = ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
+		out->parent[1] = att->causal ?
+			ps_attention_id3(att, PS_KIND_HJ, c[0], c[1], c[2]) :
+			ps_attention_id2(att, PS_KIND_H, c[1], c[2]);
 		out->parent_count = 2;
 		out->parent_is_sum[1] = true;
 		out->sum = ps_attention_id2(att, PS_KIND_N, c[0], c[2]);
@@ -235,8 +310,12 @@ static void att_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 	uint64_t c[3];
 
 	/* H and N are adjacent kinds, so slots follow the ids */
-	if (ps_attention_decode(att, v, c) == PS_KIND_H) {
+	enum ps_kind k = ps_attention_decode(att, v, c);
+
+	if (k == PS_KIND_H) {
 		out->in_degree = att->n;
+	} else if (k == PS_KIND_HJ) {
+		out->in_degree = ps_attention_in_degree_at(att, k, c[0]);
 	} else {
 		out->in_degree = att->r;
 	}
@@ -245,7 +324,12 @@ static void att_sum(const struct ps_dag *dag, ps_node v, struct ps_sum *out)
 static ps_node att_output(const struct ps_dag *dag, uint64_t k)
 {
 	const struct ps_attention *att = as_att(dag);
+	const uint64_t p = att->decode, td = (att->n - p) * att->d;
 
+	/* decoding: A[t] (N[t]) for t >= P, then the last state H[n-1] */
+	if (p && !att->exact)
+		return k < td ? ps_attention_id2(att, token_kind(att), p, 0) + k :
+		       ps_attention_id3(att, PS_KIND_HJ, att->n - 1, 0, 0) + (k - td);
 	return att->base[att->normalize ? PS_KIND_A :
 			 att->exact ? PS_KIND_O : PS_KIND_N] + k;
 }
@@ -275,11 +359,11 @@ static void att_describe(const struct ps_dag *dag, ps_node v, char *buf,
 /* I/O by array: an array is a kind, numbered as enum ps_kind (the block
  * path counts a block's loads and saves by its kind), listed in the order
  * of MODEL.md's tables, the output A last. */
-_Static_assert(PS_KIND_COUNT <= PS_ARRAY_MAX, "a kind is an array");
+_Static_assert(PS_KIND_PO < PS_ARRAY_MAX, "a kind is an array");
 
 static unsigned att_array(const struct ps_dag *dag, ps_node v)
 {
-	return (unsigned)kind_of(as_att(dag), v);
+	return ps_kind_array(kind_of(as_att(dag), v));
 }
 
 static const char *att_array_at(const struct ps_dag *dag, unsigned k,
@@ -298,8 +382,9 @@ static const char *att_array_at(const struct ps_dag *dag, unsigned k,
 	unsigned count = att->exact ? sizeof(exact) / sizeof(exact[0]) :
 			 sizeof(approx) / sizeof(approx[0]);
 
-	/* A is last, and absent without normalisation */
-	if (k >= count || !ps_attention_has(att, order[k]))
+	/* A is last, and absent without normalisation; H is the causal
+	 * state's array too */
+	if (k >= count || !ps_attention_has(att, (enum ps_kind)ps_attention_kind(att, order[k])))
 		return NULL;
 	*array = (unsigned)order[k];
 	return ps_kinds[order[k]].name;
@@ -327,7 +412,7 @@ static const struct ps_dag_ops exact_ops = {
 	.parent = ps_exact_parent,
 	.product = ps_exact_product,
 	.sum = ps_exact_sum,
-	.output = att_output,
+	.output = ps_exact_output,
 	.describe = att_describe,
 	.array = att_array,
 	.array_at = att_array_at,
@@ -364,6 +449,33 @@ static void lay_out(struct ps_attention *att, enum ps_kind last_state)
 	att->dag.node_count = next;
 }
 
+/*
+ * Decoding (MODEL.md section 8) of approximate attention: rows t >= P,
+ * their Q, K and V plain with parents A[t-1, b] (N[t-1, b] without
+ * normalisation) for every b < d; the prompt's state H[P-1] and its last
+ * output A[P-1] (N[P-1]) are the inputs, nothing below them exists; the
+ * outputs are A[t] (N[t]) for t >= P and the last state H[n-1]. The ids
+ * keep the grid of the causal DAG.
+ */
+static void decode_approx(struct ps_attention *att)
+{
+	const uint64_t p = att->decode, t = att->n - p, d = att->d, nb = att->nb;
+	const uint64_t rows = t * att->r * nb;
+
+	att->role[PS_KIND_Q] = att->role[PS_KIND_K] = att->role[PS_KIND_V] = PS_ROLE_PLAIN;
+	att->prompt_role[PS_KIND_HJ] = att->prompt_role[token_kind(att)] = PS_ROLE_INPUT;
+	for (unsigned k = 0; k < PS_KIND_COUNT; k++)
+		att->first_row[k] = p;
+	att->first_row[PS_KIND_HJ] = att->first_row[token_kind(att)] = p - 1;
+	/* Q, K, V from the last output; U1, U2 from supports; P2 from U2 and
+	 * V; H from P2 and HC; HC from H; P1; N; A */
+	att->dag.edge_count = 3 * t * d * d + 2 * t * att->support_total +
+			      t * att->r * (nb + d) + 2 * rows + rows + 2 * rows + rows +
+			      (att->normalize ? 2 * t * d : 0);
+	att->dag.sum_count = rows + t * nb;
+	att->dag.output_count = t * d + att->r * nb;
+}
+
 static int init_approx(struct ps_attention *att,
 		       const struct ps_attention_params *p, struct ps_error *err)
 {
@@ -380,17 +492,31 @@ static int init_approx(struct ps_attention *att,
 				    (unsigned long long)p->n,
 				    (unsigned long long)p->d,
 				    (unsigned long long)p->g);
+	if (p->causal && nrb > PS_MAX_NODES / 8)
+		return ps_error_set(err, PS_ENOMEM,
+				    "the causal DAG for n = %llu, d = %llu, g = %llu has more than 2^59 state nodes",
+				    (unsigned long long)p->n,
+				    (unsigned long long)p->d,
+				    (unsigned long long)p->g);
 	set_kind(att, PS_KIND_Q, p->n, p->d, 0);
 	set_kind(att, PS_KIND_K, p->n, p->d, 0);
 	set_kind(att, PS_KIND_V, p->n, p->d, 0);
 	set_kind(att, PS_KIND_U1, p->n, att->r, 0);
 	set_kind(att, PS_KIND_U2, p->n, att->r, 0);
-	set_kind(att, PS_KIND_H, att->r, att->nb, 0);
+	/* the state: H[m,b], or causal H[j,m,b] (MODEL.md section 7) */
+	if (p->causal)
+		set_kind(att, PS_KIND_HJ, p->n, att->r, att->nb);
+	else
+		set_kind(att, PS_KIND_H, att->r, att->nb, 0);
 	set_kind(att, PS_KIND_N, p->n, att->nb, 0);
 	if (p->normalize)
 		set_kind(att, PS_KIND_A, p->n, p->d, 0);
 	set_kind(att, PS_KIND_P2, p->n, att->r, att->nb);
 	set_kind(att, PS_KIND_P1, p->n, att->r, att->nb);
+	if (p->causal) { /* the carry HC[j,m,b], j >= 1 */
+		set_kind(att, PS_KIND_HC, p->n, att->r, att->nb);
+		att->first_row[PS_KIND_HC] = 1;
+	}
 	lay_out(att, p->normalize ? PS_KIND_A : PS_KIND_N);
 
 	for (uint64_t m = 0; m < att->r; m++)
@@ -398,23 +524,28 @@ static int init_approx(struct ps_attention *att,
 	/* in-edges: U1, U2 from supports; P2 from U2 and V (b < d); H, P1, N, A */
 	edges += 2 * p->n * att->support_total;
 	edges += nr * (att->nb + att->d); /* P2 */
-	edges += nrb;           /* H  */
+	edges += nrb;           /* H: P2 (and HC, causal) */
 	edges += 2 * nrb;       /* P1 */
 	edges += nrb;           /* N  */
 	edges += p->normalize ? 2 * nd : 0; /* A */
+	if (p->causal) /* HC from H[j-1], and into H[j] */
+		edges += 2 * (nrb - att->r * att->nb);
 
 	att->dag.ops = &attention_ops;
-	att->dag.sum_count = att->count[PS_KIND_H] + att->count[PS_KIND_N];
+	att->dag.sum_count = att->count[PS_KIND_H] + att->count[PS_KIND_HJ] +
+			     att->count[PS_KIND_N];
 	att->dag.edge_count = edges;
 	att->dag.output_count = p->normalize ? nd : p->n * att->nb;
+	if (p->decode)
+		decode_approx(att);
 	return PS_OK;
 }
 
 /* Exact attention: Q, K, V, E, S, O, A, then the products PS and PO. */
 static int init_exact(struct ps_attention *att, struct ps_error *err)
 {
-	const uint64_t n = att->n, d = att->d, nb = att->nb;
-	uint64_t nn, nnb;
+	const uint64_t n = att->n, d = att->d, nb = att->nb, p = att->decode;
+	uint64_t nn, nnb, pairs;
 
 	if (ps_mul_u64(n, n, &nn) || ps_mul_u64(nn, nb, &nnb) ||
 	    nnb > PS_MAX_NODES / 4)
@@ -433,11 +564,21 @@ static int init_exact(struct ps_attention *att, struct ps_error *err)
 	set_kind(att, PS_KIND_PO, n, n, nb);
 	lay_out(att, att->normalize ? PS_KIND_A : PS_KIND_O);
 	att->dag.ops = &exact_ops;
-	att->dag.sum_count = nn + n * nb;
-	/* PS (2 each), S, E, PO (E, and V for b < d), O, A */
-	att->dag.edge_count = 2 * nn * d + nn * d + nn + nn * (nb + d) + nnb +
-			      (att->normalize ? 2 * n * d : 0);
+	/* causal: the pairs j <= i, n (n + 1) / 2 of them; decoding, those
+	 * of the generated rows t >= P alone */
+	pairs = att->causal ? n * (n + 1) / 2 - p * (p + 1) / 2 : nn;
+	att->dag.sum_count = pairs + (n - p) * nb;
+	/* PS (2 each), S, E, PO (E, and V for b < d), O, A; decoding, Q, K
+	 * and V of each generated row read d entries of the last output */
+	att->dag.edge_count = 2 * pairs * d + pairs * d + pairs + pairs * (nb + d) +
+			      pairs * nb + (att->normalize ? 2 * (n - p) * d : 0) +
+			      (p ? 3 * (n - p) * d * d : 0);
 	att->dag.output_count = att->normalize ? n * d : n * nb;
+	if (p) {
+		/* A[t] (O[t]) and the grown cache K[t], V[t] */
+		att->dag.output_count = 3 * (n - p) * d;
+		ps_exact_decode_roles(att);
+	}
 	return PS_OK;
 }
 
@@ -464,9 +605,6 @@ int ps_attention_init(struct ps_attention *att,
 				    "the prompt length P = %llu of --decode must be below n = %llu",
 				    (unsigned long long)p->decode,
 				    (unsigned long long)p->n);
-	if (p->causal)
-		return ps_error_set(err, PS_EINPUT,
-				    "causal attention is not available in this build");
 	att->n = p->n;
 	att->d = p->d;
 	att->g = p->g;
@@ -475,6 +613,8 @@ int ps_attention_init(struct ps_attention *att,
 	att->causal = p->causal;
 	att->decode = p->decode;
 	att->nb = p->d + (p->normalize ? 1 : 0);
+	for (unsigned k = 0; k < PS_KIND_COUNT; k++)
+		att->role[k] = att->prompt_role[k] = ps_kinds[k].role;
 	rc = p->exact ? init_exact(att, err) : init_approx(att, p, err);
 	if (rc)
 		ps_attention_free(att);
@@ -484,7 +624,7 @@ int ps_attention_init(struct ps_attention *att,
 int ps_attention_estimate(const struct ps_attention_params *p,
 			  uint64_t *bytes)
 {
-	uint64_t r, nb = p->d + (p->normalize ? 1 : 0), nr, nn, nd;
+	uint64_t r, nb = p->d + (p->normalize ? 1 : 0), nr, nn, nd, states;
 
 	if (ps_mul_u64(p->n, p->d, &nd) || nd > UINT64_MAX / 8)
 		return -1;
@@ -501,12 +641,16 @@ int ps_attention_estimate(const struct ps_attention_params *p,
 	if (ps_tau(p->d, p->g, &r) || ps_mul_u64(p->n, r, &nr) || nr > UINT64_MAX / 8 ||
 	    r > UINT64_MAX / (2 + 8 * 64))
 		return -1;
-	/* plain: U1, U2 and A; sums: H and N; and the monomials, about
-	 * 2 + 8g bytes each */
+	/* plain: U1, U2 and A; sums: H (causal: a state a row) and N; and
+	 * the monomials, about 2 + 8g bytes each */
+	if (p->causal && (ps_mul_u64(nr, nb, &states) || states > UINT64_MAX / 64))
+		return -1;
+	if (!p->causal)
+		states = r * nb;
 	*bytes = ps_engine_state_bytes_of(3 * nd + 2 * nr + (p->normalize ? nd : 0) +
-					  (r + p->n) * nb,
+					  states + p->n * nb,
 					  3 * nd, 2 * nr + (p->normalize ? nd : 0),
-					  (r + p->n) * nb, nd) +
+					  states + p->n * nb, nd) +
 		 r * (2 + 8 * p->g);
 	return 0;
 }

@@ -1900,7 +1900,10 @@ int ps_attention_to_igraph(const struct ps_attention *att, igraph_t *graph,
 	static const char *const letters[] = { "i", "j", "a", "b", "m" };
 	const struct ps_dag *dag = &att->dag;
 	igraph_vector_int_t edges;
-	uint64_t e = 0;
+	uint64_t e = 0, vertices = dag->node_count;
+	/* causal and decode DAGs: the ids of nodes that exist, numbered
+	 * densely (the others are no vertices); NULL: every id is one */
+	uint64_t *vertex = NULL;
 
 	if (dag->node_count + dag->edge_count > PS_EXPLICIT_MAX_ELEMENTS)
 		return ps_error_set(err, PS_ENOMEM,
@@ -1909,15 +1912,32 @@ int ps_attention_to_igraph(const struct ps_attention *att, igraph_t *graph,
 				    (unsigned long long)dag->edge_count,
 				    (unsigned long long)PS_EXPLICIT_MAX_ELEMENTS);
 	ps_igraph_setup();
-	if (igraph_vector_int_init(&edges, (igraph_integer_t)(2 * dag->edge_count)))
-		return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
-	for (ps_node v = 0; v < dag->node_count; v++)
-		for (uint64_t k = 0; k < ps_dag_parent_count(dag, v); k++) {
-			VECTOR(edges)[e++] = (igraph_integer_t)ps_dag_parent(dag, v, k);
-			VECTOR(edges)[e++] = (igraph_integer_t)v;
+	if (att->causal || att->decode) {
+		if (!(vertex = malloc(dag->node_count * sizeof(*vertex))))
+			return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+		vertices = 0;
+		for (ps_node v = 0; v < dag->node_count; v++) {
+			uint64_t c[3];
+			enum ps_kind k = ps_attention_decode(att, v, c);
+
+			vertex[v] = ps_attention_exists(att, k, c) ? vertices++ : UINT64_MAX;
 		}
-	if (igraph_create(graph, &edges, (igraph_integer_t)dag->node_count, IGRAPH_DIRECTED)) {
+	}
+	if (igraph_vector_int_init(&edges, (igraph_integer_t)(2 * dag->edge_count))) {
+		free(vertex);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the graph");
+	}
+	for (ps_node v = 0; v < dag->node_count; v++)
+		for (uint64_t k = 0; (!vertex || vertex[v] != UINT64_MAX) &&
+				     k < ps_dag_parent_count(dag, v); k++) {
+			ps_node u = ps_dag_parent(dag, v, k);
+
+			VECTOR(edges)[e++] = (igraph_integer_t)(vertex ? vertex[u] : u);
+			VECTOR(edges)[e++] = (igraph_integer_t)(vertex ? vertex[v] : v);
+		}
+	if (igraph_create(graph, &edges, (igraph_integer_t)vertices, IGRAPH_DIRECTED)) {
 		igraph_vector_int_destroy(&edges);
+		free(vertex);
 		return igraph_failed(err, "cannot build the graph");
 	}
 	igraph_vector_int_destroy(&edges);
@@ -1925,13 +1945,17 @@ int ps_attention_to_igraph(const struct ps_attention *att, igraph_t *graph,
 		char label[256];
 		uint64_t c[3];
 		enum ps_kind k = ps_attention_decode(att, v, c);
-		igraph_integer_t id = (igraph_integer_t)v;
+		igraph_integer_t id = (igraph_integer_t)(vertex ? vertex[v] : v);
+
+		if (vertex && vertex[v] == UINT64_MAX)
+			continue;
 
 		attention_label(att, v, label, sizeof(label));
 		if (SETVAS(graph, "kind", id, ps_kinds[k].name) ||
 		    SETVAS(graph, "label", id, label) ||
-		    SETVAS(graph, "role", id, roles[ps_kinds[k].role])) {
+		    SETVAS(graph, "role", id, roles[ps_attention_role(att, k, c[0])])) {
 			igraph_destroy(graph);
+			free(vertex);
 			return igraph_failed(err, "cannot set the attributes");
 		}
 		for (unsigned q = 0; q < 5; q++) {
@@ -1942,10 +1966,12 @@ int ps_attention_to_igraph(const struct ps_attention *att, igraph_t *graph,
 					value = (double)c[p];
 			if (SETVAN(graph, letters[q], id, value)) {
 				igraph_destroy(graph);
+				free(vertex);
 				return igraph_failed(err, "cannot set the attributes");
 			}
 		}
 	}
+	free(vertex);
 	return PS_OK;
 }
 

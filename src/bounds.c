@@ -119,9 +119,44 @@ void ps_bound_matmul(const struct ps_attention *att, uint64_t s,
 		 (unsigned long long)s);
 }
 
+/* Approximate decoding's trivial bound (docs/BOUNDS.md, "Approximate
+ * decoding"): the inputs A[P-1] (N[P-1]) and H[P-1] loaded, the outputs
+ * A[t] (N[t]) for t >= P and H[n-1] saved, once each. */
+static void trivial_decode(const struct ps_attention *att, struct ps_bound *out)
+{
+	const uint64_t t = att->n - att->decode, state = att->r * att->nb;
+
+	out->name = "trivial";
+	snprintf(out->formula, sizeof(out->formula),
+		 "d + r|B| loads (the last output, the state) + (n - P) d + r|B| saves (the outputs, the last state)");
+	out->value = (double)(att->d + state + t * att->d + state);
+}
+
+void ps_bound_decode_state(const struct ps_attention *att, uint64_t M, struct ps_bound *out)
+{
+	const uint64_t t = att->n - att->decode, d = att->d, state = att->r * att->nb;
+	/* the cells whose next value needs the token's q, k or v: all but
+	 * H[., 0, d], which adds the constant U2[t,0] alone */
+	const uint64_t s = att->r * d + (att->normalize ? att->r - 1 : 0);
+	const uint64_t room = M > d + 1 ? M - d - 1 : 0;
+	const uint64_t crossing = s > room ? s - room : 0;
+
+	out->name = "state crossing (decode)";
+	snprintf(out->formula, sizeof(out->formula),
+		 "d + r|B| + (n - P - 1) max(0, s - (M - d - 1)) loads, s = %llu cells needing each token, + (n - P) d + r|B| saves",
+		 (unsigned long long)s);
+	out->value = (double)(d + state) + (double)(t - 1) * (double)crossing +
+		     (double)(t * d + state);
+}
+
 void ps_bound_trivial(const struct ps_attention *att, struct ps_bound *out)
 {
 	uint64_t nd = att->n * att->d;
+
+	if (att->decode && !att->exact) {
+		trivial_decode(att, out);
+		return;
+	}
 	bool reads_qk = att->g > 0 || att->exact;
 	uint64_t inputs = reads_qk ? 3 * nd : nd;
 	/* outputs: A (n x d) with normalisation, N (n x d) without */
@@ -139,17 +174,27 @@ void ps_bound_exact_lower(const struct ps_attention *att, uint64_t M,
 {
 	/* segments of M I/Os carry at most W = M^2/d + 3M(d - 1) macs of the
 	 * chosen S values (docs/BOUNDS.md), and all n^2 d must happen:
-	 * segments >= n^2 d / W = n^2 d^2 / (M (M + 3d(d - 1))) */
+	 * segments >= n^2 d / W = n^2 d^2 / (M (M + 3d(d - 1))); causal, the
+	 * n (n + 1) / 2 pairs j <= i alone (the same proof, fewer pairs) */
 	const uint64_t n = att->n, d = att->d;
 	uint64_t num, den, nn, dd, three_d, inner, segments, value;
+	bool pairs_fit;
 
 	out->name = "S segments (exact)";
-	snprintf(out->formula, sizeof(out->formula),
-		 "M (ceil(P) - 1), P = n^2 d^2 / (M (M + 3d(d - 1))): a segment of M I/Os holds at most M^2/d + 3M(d - 1) of the n^2 d macs into S");
+	if (att->causal)
+		snprintf(out->formula, sizeof(out->formula),
+			 "M (ceil(P) - 1), P = n(n+1)/2 d^2 / (M (M + 3d(d - 1))): a segment of M I/Os holds at most M^2/d + 3M(d - 1) of the n(n+1)/2 d macs into S (causal: the pairs j <= i)");
+	else
+		snprintf(out->formula, sizeof(out->formula),
+			 "M (ceil(P) - 1), P = n^2 d^2 / (M (M + 3d(d - 1))): a segment of M I/Os holds at most M^2/d + 3M(d - 1) of the n^2 d macs into S");
 	out->value = 0;
 	if (M == 0 || d == 0)
 		return;
-	if (!ps_mul_u64(n, n, &nn) && !ps_mul_u64(d, d, &dd) && !ps_mul_u64(nn, dd, &num) &&
+	/* the pairs: n^2, or causal n (n + 1) / 2 (n or n + 1 is even) */
+	pairs_fit = !ps_mul_u64(n, att->causal ? n + 1 : n, &nn);
+	if (pairs_fit && att->causal)
+		nn /= 2;
+	if (pairs_fit && !ps_mul_u64(d, d, &dd) && !ps_mul_u64(nn, dd, &num) &&
 	    !ps_mul_u64(3, d, &three_d) && !ps_mul_u64(three_d, d ? d - 1 : 0, &inner) &&
 	    inner <= UINT64_MAX - M &&
 	    !ps_mul_u64(M, M + inner, &den)) {
@@ -157,7 +202,8 @@ void ps_bound_exact_lower(const struct ps_attention *att, uint64_t M,
 	} else {
 		/* beyond 64 bits: rounded down a little, never up; P < 2^62,
 		 * since PS_MAX_NODES keeps n^2 d below it */
-		double p = (double)n * (double)n * (double)d * (double)d /
+		double pairs = att->causal ? (double)n * ((double)n + 1) / 2 : (double)n * (double)n;
+		double p = pairs * (double)d * (double)d /
 			   ((double)M * ((double)M + 3.0 * (double)d * (double)(d - 1)));
 
 		segments = (uint64_t)ceil(p * (1.0 - 1e-9));
@@ -371,6 +417,37 @@ static void lower_add(struct ps_lower_bounds *lb, const struct ps_bound *b)
 		lb->best = *b;
 }
 
+/*
+ * Exact decoding (MODEL.md section 8, docs/BOUNDS.md "Exact decoding"):
+ * the trivial bound of the decode DAG, and the steps bound: token t's
+ * query needs token t-1's output, so the steps follow each other, and
+ * each needs all 2Pd entries of the prompt's cache red at some time, at
+ * most M of them red when it begins. The segment bound's proof counts Q
+ * and K as inputs, which the generated rows' are not: not applied.
+ */
+static void decode_exact_lower(const struct ps_attention *att, uint64_t M,
+			       struct ps_lower_bounds *out)
+{
+	const uint64_t d = att->d, prompt = att->decode, tokens = att->n - prompt;
+	const double cache = 2.0 * (double)prompt * (double)d, saves = 3.0 * (double)tokens * (double)d;
+	struct ps_bound steps = { .name = "decode steps" };
+	struct ps_skipped_bound *skip;
+
+	out->best.name = "trivial (decode)";
+	snprintf(out->best.formula, sizeof(out->best.formula),
+		 "2Pd + d loads (the cache, A[P-1]) + 3Td saves (A, K, V of the T generated rows)");
+	out->best.value = cache + (double)d + saves;
+	out->applied[out->applied_count++] = out->best;
+	steps.value = (double)tokens * (cache > (double)M ? cache - (double)M : 0.0) + (double)d + saves;
+	snprintf(steps.formula, sizeof(steps.formula),
+		 "T max(0, 2Pd - M) + d loads (each step reads the whole cache, at most M of it red when it begins) + 3Td saves");
+	lower_add(out, &steps);
+	skip = &out->skipped[out->skipped_count++];
+	skip->name = "S segments (exact)";
+	snprintf(skip->why, sizeof(skip->why),
+		 "its proof counts Q and K as inputs, loaded to be red; the generated rows' are computed");
+}
+
 void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 		     struct ps_lower_bounds *out)
 {
@@ -386,6 +463,10 @@ void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 	struct ps_bound b;
 
 	memset(out, 0, sizeof(*out));
+	if (att->decode && att->exact) {
+		decode_exact_lower(att, M, out);
+		return;
+	}
 	ps_bound_trivial(att, &out->best);
 	out->applied[out->applied_count++] = out->best;
 	if (att->exact) {
@@ -395,7 +476,10 @@ void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 		ps_bound_exact_lower(att, M, &b);
 		lower_add(out, &b);
 		ref->name = "Saha and Ye";
-		if ((double)M < (double)att->d * (double)att->d)
+		if (att->causal)
+			snprintf(ref->why, sizeof(ref->why),
+				 "asymptotic, no explicit constants, and proved for every query seeing every key (MODEL.md section 5), not for the causal DAG");
+		else if ((double)M < (double)att->d * (double)att->d)
 			/* the small-memory regime: their Theta(n^2 d / sqrt M) */
 			snprintf(ref->why, sizeof(ref->why),
 				 "asymptotic, no explicit constants: for M < d^2 their small-memory order Theta(n^2 d / sqrt M) = Theta(%.4g) applies; a reference, never a verdict",
@@ -407,9 +491,23 @@ void ps_bounds_lower(const struct ps_attention *att, uint64_t M,
 					 (double)att->d / (double)M);
 		return;
 	}
+	if (att->decode) {
+		ps_bound_decode_state(att, M, &b);
+		lower_add(out, &b);
+	}
 	for (size_t k = 0; k < sizeof(partition) / sizeof(partition[0]); k++) {
 		struct ps_skipped_bound *skip = &out->skipped[out->skipped_count];
 
+		/* docs/BOUNDS.md, "Causal attention": their proofs count the
+		 * products into the one state H[m,b] of n in-edges, which the
+		 * causal DAG does not have */
+		if (att->causal) {
+			skip->name = partition[k].name;
+			snprintf(skip->why, sizeof(skip->why),
+				 "not for the causal DAG: its proof counts the macs into H[m,b], one sum of n in-edges each, and the causal state H[j,m,b] has a row of sums of two in-edges each");
+			out->skipped_count++;
+			continue;
+		}
 		if (partition[k].fn(att, M, &b, skip->why, sizeof(skip->why))) {
 			lower_add(out, &b);
 		} else {

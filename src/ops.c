@@ -50,7 +50,7 @@ enum ps_opcode ps_move_opcode(enum ps_move move)
 static enum ps_kind coord_kind(const struct ps_op *op)
 {
 	if (op->code == PS_OP_MAC)
-		return ps_attention_product_kind(op->kind);
+		return op->carry ? PS_KIND_HC : ps_attention_product_kind(op->kind);
 	return op->kind;
 }
 
@@ -109,6 +109,54 @@ static int coord_error(enum ps_kind k, unsigned p, const struct ps_coordset *s,
 			    (unsigned long long)s->hi, (unsigned long long)extent);
 }
 
+static uint64_t set_min(const struct ps_coordset *s)
+{
+	uint64_t v = ps_coordset_at(s, 0);
+
+	for (size_t q = 1; s->list && q < s->len; q++)
+		v = ps_min_u64(v, s->list[q]);
+	return v;
+}
+
+static uint64_t set_max(const struct ps_coordset *s)
+{
+	uint64_t v = ps_coordset_at(s, ps_coordset_size(s) - 1);
+
+	for (size_t q = 0; s->list && q < s->len; q++)
+		v = ps_max_u64(v, s->list[q]);
+	return v;
+}
+
+/*
+ * The nodes of kind k at rows rows and second coordinates cols (both not
+ * empty) exist (ps_attention_exists): the rows from the kind's first, and
+ * in causal exact attention every j <= i. The message names the first
+ * node that does not.
+ */
+static int check_exist(const struct ps_attention *att, enum ps_kind k,
+		       const struct ps_coordset *rows, const struct ps_coordset *cols,
+		       struct ps_error *err)
+{
+	const uint64_t lo = set_min(rows);
+	uint64_t c[3] = { lo, set_max(cols), 0 };
+
+	if (lo < att->first_row[k] && k == PS_KIND_HC)
+		return ps_error_set(err, PS_EINPUT,
+				    "HC row j = %llu is not in the causal DAG: the carry HC[j,m,b] exists for j >= 1 (MODEL.md section 7)",
+				    (unsigned long long)lo);
+	if (lo < att->first_row[k])
+		return ps_error_set(err, PS_EINPUT,
+				    "%s row %s = %llu is not in the decode DAG: its rows begin at %llu (MODEL.md section 8)",
+				    ps_kinds[k].name, ps_coord_letter(ps_kinds[k].coord[0]),
+				    (unsigned long long)lo, (unsigned long long)att->first_row[k]);
+	if (!ps_attention_exists(att, k, c))
+		return ps_error_set(err, PS_EINPUT,
+				    "%s[%llu,%llu] is above the diagonal: causal attention has S, E, PS and PO only for j <= i (MODEL.md section 7)",
+				    ps_kinds[k].name, (unsigned long long)c[0],
+				    (unsigned long long)c[1]);
+	return PS_OK;
+}
+
 int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 		struct ps_error *err)
 {
@@ -118,11 +166,20 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 		return ps_error_set(err, PS_EINPUT,
 				    "opcode %u is none of load, save, delete, compute, mac",
 				    (unsigned)op->code);
-	if (op->by_id)
-		return att && op->node >= att->dag.node_count ?
-			ps_error_set(err, PS_EINPUT, "node %llu is not in the DAG (it has %llu nodes)",
-				     (unsigned long long)op->node,
-				     (unsigned long long)att->dag.node_count) : PS_OK;
+	if (op->by_id) {
+		uint64_t c[3];
+
+		if (att && op->node >= att->dag.node_count)
+			return ps_error_set(err, PS_EINPUT, "node %llu is not in the DAG (it has %llu nodes)",
+					    (unsigned long long)op->node,
+					    (unsigned long long)att->dag.node_count);
+		if (att && (att->causal || att->decode) &&
+		    !ps_attention_exists(att, ps_attention_decode(att, op->node, c), c))
+			return ps_error_set(err, PS_EINPUT, "node %llu is not in the %s DAG",
+					    (unsigned long long)op->node,
+					    att->decode ? "decode" : "causal");
+		return PS_OK;
+	}
 	if ((unsigned)op->kind >= PS_KIND_COUNT)
 		return ps_error_set(err, PS_EINPUT, "kind %u is none of the DAG's kinds",
 				    (unsigned)op->kind);
@@ -139,6 +196,14 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 	if (op->fuse && ps_attention_fused_kind(op->kind) == PS_KIND_COUNT)
 		return ps_error_set(err, PS_EINPUT,
 				    "\"fuse\" is defined for macs into O only: the products of S have inputs for parents");
+	if (op->carry && (op->code != PS_OP_MAC || op->kind != PS_KIND_HJ))
+		return ps_error_set(err, PS_EINPUT,
+				    "\"carry\" belongs to a mac into the causal state H, not to a %s%s%s",
+				    ps_opcode_name(op->code), op->code == PS_OP_MAC ? " into " : "",
+				    op->code == PS_OP_MAC ? ps_kinds[op->kind].name : "");
+	if (op->carry && op->fuse)
+		return ps_error_set(err, PS_EINPUT,
+				    "\"fuse\" and \"carry\" do not go together: the carry's parent is the previous state, a sum, with nothing to regenerate");
 	if (op->kind == PS_KIND_A && !att->normalize)
 		return ps_error_set(err, PS_EINPUT,
 				    "there is no A without normalisation");
@@ -153,6 +218,9 @@ int ps_op_check(const struct ps_attention *att, const struct ps_op *op,
 		if (!s->list ? s->lo > s->hi || s->hi > extent : !list_below(s, extent))
 			return coord_error(k, p, s, extent, err);
 	}
+	if ((att->causal || att->decode) && ps_coordset_size(&op->c[0]) &&
+	    ps_coordset_size(&op->c[1]))
+		return check_exist(att, k, &op->c[0], &op->c[1], err);
 	return PS_OK;
 }
 
@@ -196,10 +264,21 @@ static int compute_node(const struct ps_attention *att, struct ps_engine *e,
 
 /* The product of a mac into `into` at product coordinates (c0, c1, c2). */
 static void resolve_product(const struct ps_attention *att, enum ps_kind into,
-			    ps_node plain, uint64_t c0, uint64_t c1,
+			    bool carry, ps_node plain, uint64_t c0, uint64_t c1,
 			    uint64_t c2, struct ps_product *p)
 {
 	switch (into) {
+	case PS_KIND_HJ: /* causal: P2[j,m,b] edge 0 of H[j,m,b], HC edge 1 */
+		p->id = ps_attention_id3(att, carry ? PS_KIND_HC : PS_KIND_P2, c0, c1, c2);
+		p->parent[0] = carry ? ps_attention_id3(att, PS_KIND_HJ, c0 - 1, c1, c2) : plain;
+		p->parent_is_sum[0] = carry;
+		p->parent_count = carry || c2 >= att->d ? 1 : 2;
+		p->parent[1] = !carry && c2 < att->d ? ps_attention_id2(att, PS_KIND_V, c0, c2) : 0;
+		p->parent_is_sum[1] = false;
+		p->sum = ps_attention_id3(att, PS_KIND_HJ, c0, c1, c2);
+		p->edge = carry ? 1 : 0;
+		p->in_degree = ps_attention_in_degree_at(att, PS_KIND_HJ, c0);
+		break;
 	case PS_KIND_H: /* P2[j,m,b]: edge j of H[m,b] */
 		p->id = ps_attention_id3(att, PS_KIND_P2, c0, c1, c2);
 		p->parent[0] = plain;
@@ -213,7 +292,8 @@ static void resolve_product(const struct ps_attention *att, enum ps_kind into,
 		p->id = ps_attention_id3(att, PS_KIND_P1, c0, c1, c2);
 		p->parent[0] = plain;
 		p->parent_count = 2;
-		p->parent[1] = ps_attention_id2(att, PS_KIND_H, c1, c2);
+		p->parent[1] = att->causal ? ps_attention_id3(att, PS_KIND_HJ, c0, c1, c2) :
+			       ps_attention_id2(att, PS_KIND_H, c1, c2);
 		p->parent_is_sum[1] = true;
 		p->sum = ps_attention_id2(att, PS_KIND_N, c0, c2);
 		p->edge = c1;
@@ -250,10 +330,11 @@ static int apply_mac(const struct ps_attention *att, struct ps_engine *e,
 
 	p.transient = 1;
 	p.parent_is_sum[0] = false;
-	p.in_degree = ps_attention_in_degree(att, op->kind);
 	for (uint64_t x0 = 0; x0 < n0; x0++) {
 		const uint64_t c0 = ps_coordset_at(&op->c[0], x0);
 
+		/* the sums' first coordinate is the product's: their row */
+		p.in_degree = ps_attention_in_degree_at(att, op->kind, c0);
 		for (uint64_t x1 = 0; x1 < n1; x1++) {
 			const uint64_t c1 = ps_coordset_at(&op->c[1], x1);
 			/* the fused mac's plain parent: U2[j,m], U1[i,m] or E[i,j] */
@@ -265,7 +346,7 @@ static int apply_mac(const struct ps_attention *att, struct ps_engine *e,
 			if (op->fuse && (rc = compute_node(att, e, plain, c0, c1)))
 				return rc;
 			for (uint64_t x2 = 0; x2 < n2; x2++) {
-				resolve_product(att, op->kind, u, c0, c1,
+				resolve_product(att, op->kind, op->carry, u, c0, c1,
 						ps_coordset_at(&op->c[2], x2), &p);
 				if ((rc = ps_engine_mac_product(e, &p)))
 					return rc;

@@ -178,6 +178,8 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 	const enum ps_kind sum = into_s ? PS_KIND_S : PS_KIND_O;
 	const struct ps_coordset *sum_cols = into_s ? js : cs, *edges = into_s ? cs : js;
 	const uint64_t in_degree = ps_attention_in_degree(att, sum);
+	/* causal O: each row's in-degree, so each row its own record */
+	const bool by_row = !ps_attention_in_degree_uniform(att, sum);
 	const struct ps_tile s_tile = tile_of(att, PS_KIND_S, is, js);
 	const struct ps_tile e_tile = tile_of(att, PS_KIND_E, is, js);
 	uint64_t fresh = 0, recomputed = 0, peak;
@@ -221,6 +223,11 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 		ps_edges_free(&ed);
 		return PS_BLOCK_DECLINED;
 	}
+	if (by_row) { /* never one run: row by row */
+		sums.whole = false;
+		sums.cols = *sum_cols;
+		sums.count = n0;
+	}
 	if (block.run && !ps_rows_sums_open(e, &block, &ed, &fresh))
 		goto decline;
 	for (uint64_t x = 0; !block.run && x < sums.count; x++)
@@ -233,9 +240,10 @@ static int block_mac_exact(const struct ps_attention *att, struct ps_engine *e,
 		goto decline;
 
 	/* every move would succeed: apply the block */
-	rc = block.run ? ps_rows_sums_add(e, &block, &ed, in_degree) : PS_OK;
-	for (uint64_t x = 0; !block.run && !rc && x < sums.count; x++)
-		rc = ps_row_sums_add(e, rows_first(&sums, x), &sums.cols, &ed, in_degree);
+	rc = block.run && !by_row ? ps_rows_sums_add(e, &block, &ed, in_degree) : PS_OK;
+	for (uint64_t x = 0; (!block.run || by_row) && !rc && x < sums.count; x++)
+		rc = ps_row_sums_add(e, rows_first(&sums, x), &sums.cols, &ed,
+				     ps_attention_in_degree_at(att, sum, ps_coordset_at(is, x)));
 	ps_rows_free(&block);
 	if (rc) {
 		ps_edges_free(&ed);
@@ -465,6 +473,120 @@ free_entries:
 	return rc;
 }
 
+/* The causal state's row j at monomials ms and columns bs, as a block of
+ * rows (m, b) of |B| columns. */
+static int state_rows(const struct ps_attention *att, uint64_t j, const struct ps_coordset *ms,
+		      const struct ps_coordset *bs, struct ps_rows *b)
+{
+	return ps_rows_init(b, ps_attention_id3(att, PS_KIND_HJ, j, 0, 0), att->nb, ms, bs,
+			    UINT64_MAX);
+}
+
+/* Are the state's cells of row j at ms x bs all red and complete (an
+ * input, decoding's H[P-1], red)? */
+static int state_ready(const struct ps_attention *att, const struct ps_engine *e, uint64_t j,
+		       const struct ps_coordset *ms, const struct ps_coordset *bs)
+{
+	const bool input = ps_attention_role(att, PS_KIND_HJ, j) == PS_ROLE_INPUT;
+	struct ps_rows b;
+	bool ok;
+
+	if (state_rows(att, j, ms, bs, &b))
+		return PS_ENOMEM;
+	ok = ps_rows_all(e, PS_PLANE_RED, &b) && (input || ps_rows_all(e, PS_PLANE_COMPLETE, &b));
+	ps_rows_free(&b);
+	return ok ? PS_BLOCK_APPLIED : PS_BLOCK_DECLINED;
+}
+
+/*
+ * Causal approximate attention's macs (MODEL.md section 7), the rows one
+ * at a time for the state: into H over (j, M, B) of P2[j,m,b] (in-edge 0
+ * of H[j,m,b], parents U2[j,m] and V[j,b] for b < d), fused or not, or of
+ * the carry HC[j,m,b] (in-edge 1, parent H[j-1,m,b] red and complete);
+ * into N over (I, M, B) of P1[i,m,b] (parents U1[i,m] and the state
+ * H[i,m,b], red and complete), fused or not.
+ */
+static int block_mac_causal(const struct ps_attention *att, struct ps_engine *e,
+			    const struct ps_op *op, const struct ps_coordset *feats)
+{
+	const bool into_h = op->kind == PS_KIND_HJ, fuse = op->fuse, carry = op->carry;
+	const struct ps_coordset *rows = &op->c[0], *ms = &op->c[1], *bs = &op->c[2];
+	const uint64_t n0 = ps_coordset_size(rows), n1 = ps_coordset_size(ms);
+	const uint64_t n2 = ps_coordset_size(bs), j = ps_coordset_at(rows, 0);
+	const enum ps_kind plain = into_h ? PS_KIND_U2 : PS_KIND_U1;
+	const enum ps_kind from = into_h ? PS_KIND_K : PS_KIND_Q;
+	const uint64_t edge = carry ? 1 : 0;
+	const struct ps_coordset one_edge = ps_range(edge, edge + 1);
+	/* the sums: H[j, M, B] (one edge) or N[I, B] (edges M) */
+	const struct ps_coordset *edges = into_h ? &one_edge : ms;
+	const uint64_t in_degree = into_h ? ps_attention_in_degree_at(att, PS_KIND_HJ, j) : att->r;
+	uint64_t fresh = 0, recomputed = 0, peak;
+	struct ps_edges ed;
+	struct ps_rows entries, features, sums;
+	bool ok = true;
+	int rc = PS_BLOCK_DECLINED;
+
+	if (into_h && n0 != 1)
+		return PS_BLOCK_DECLINED;
+	/* the parents: H[j-1, M, B] (the carry), V[j, B] (into H), every
+	 * H[i, M, B] (into N) */
+	if (into_h && carry)
+		rc = state_ready(att, e, j - 1, ms, bs);
+	else if (into_h)
+		rc = rows_red(att, e, PS_KIND_V, rows, bs, att->d) ? PS_BLOCK_APPLIED : PS_BLOCK_DECLINED;
+	for (uint64_t x = 0; !into_h && x < n0 && (x == 0 || rc == PS_BLOCK_APPLIED); x++)
+		rc = state_ready(att, e, ps_coordset_at(rows, x), ms, bs);
+	if (rc != PS_BLOCK_APPLIED)
+		return rc;
+	if (ps_edges_init(&ed, edges))
+		return PS_BLOCK_DECLINED;
+	rc = PS_BLOCK_DECLINED;
+	if (ps_rows_init(&entries, row_of(att, plain, 0), att->ext[plain][1], rows, ms, UINT64_MAX)) {
+		ps_edges_free(&ed);
+		return PS_BLOCK_DECLINED;
+	}
+	if (ps_rows_init(&features, row_of(att, from, 0), att->d, rows, feats, UINT64_MAX))
+		goto free_entries;
+	if (into_h ? state_rows(att, j, ms, bs, &sums) :
+		     ps_rows_init(&sums, row_of(att, PS_KIND_N, 0), att->nb, rows, bs, UINT64_MAX))
+		goto free_features;
+	/* fused: the entries computed, none red yet, their features red;
+	 * otherwise red parents; the carry has none */
+	if (!carry && (fuse ? !ps_rows_all(e, PS_PLANE_RED, &features) ||
+			      !ps_rows_none(e, PS_PLANE_RED, &entries) :
+			      !ps_rows_all(e, PS_PLANE_RED, &entries)))
+		goto done;
+	/* the sums: not in slow memory only, none holding the edges */
+	if (sums.run)
+		ok = ps_rows_sums_open(e, &sums, &ed, &fresh);
+	for (uint64_t x = 0; ok && !sums.run && x < (into_h ? n1 : n0); x++)
+		ok = ps_row_sums_open(e, into_h ? ps_attention_id3(att, PS_KIND_HJ, j, ps_coordset_at(ms, x), 0) :
+					 row_of(att, PS_KIND_N, ps_coordset_at(rows, x)),
+				      bs, &ed, &fresh);
+	peak = e->c.red + fresh + (fuse ? 2 : 1);
+	if (!ok || peak > e->M)
+		goto done;
+
+	/* every move would succeed: apply the block */
+	rc = sums.run ? ps_rows_sums_add(e, &sums, &ed, in_degree) : PS_OK;
+	for (uint64_t x = 0; !sums.run && !rc && x < (into_h ? n1 : n0); x++)
+		rc = ps_row_sums_add(e, into_h ? ps_attention_id3(att, PS_KIND_HJ, j, ps_coordset_at(ms, x), 0) :
+					row_of(att, PS_KIND_N, ps_coordset_at(rows, x)),
+				     bs, &ed, in_degree);
+	if (fuse && !rc)
+		rc = mark_entries(att, e, plain, rows, ms, &entries, &recomputed);
+	if (!rc)
+		rc = block_counted(e, fuse, n0, n1, n2, fresh, recomputed, peak);
+done:
+	ps_rows_free(&sums);
+free_features:
+	ps_rows_free(&features);
+free_entries:
+	ps_rows_free(&entries);
+	ps_edges_free(&ed);
+	return rc;
+}
+
 int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 		 const struct ps_op *op)
 {
@@ -480,13 +602,71 @@ int ps_block_mac(const struct ps_attention *att, struct ps_engine *e,
 	if (!op->fuse) {
 		const struct ps_coordset none = ps_range(0, 0);
 
-		return block_mac_approx(att, e, op, &none);
+		return att->causal ? block_mac_causal(att, e, op, &none) :
+		       block_mac_approx(att, e, op, &none);
 	}
 	if (features_find(att, &op->c[1], &f))
 		return PS_BLOCK_DECLINED;
-	rc = block_mac_approx(att, e, op, &f.set);
+	rc = att->causal ? block_mac_causal(att, e, op, &f.set) : block_mac_approx(att, e, op, &f.set);
 	features_free(&f);
 	return rc;
+}
+
+/*
+ * load, save or delete of the causal state's cells over (J, M, B), a row
+ * j at a time: every row's block none red and all blue (load, with room
+ * for them all) or all red (save, delete); then applied row by row.
+ */
+static int block_move_state(const struct ps_attention *att, struct ps_engine *e,
+			    const struct ps_op *op)
+{
+	const struct ps_coordset *js = &op->c[0];
+	const uint64_t rows = ps_coordset_size(js);
+	const uint64_t count = rows * ps_coordset_size(&op->c[1]) * ps_coordset_size(&op->c[2]);
+	struct ps_block_counts add = { .array = ps_kind_array(PS_KIND_HJ), .moves = count };
+	struct ps_rows b;
+	enum ps_role role;
+	bool ok = true;
+	int rc = PS_OK;
+
+	if (!count || !increasing(&op->c[1]) || !increasing(&op->c[2]) || !increasing(js) ||
+	    (op->code == PS_OP_LOAD && e->c.red + count > e->M))
+		return PS_BLOCK_DECLINED;
+	/* the rows' one role: decoding's input H[P-1] is always blue */
+	role = ps_attention_role_rows(att, PS_KIND_HJ, ps_coordset_at(js, 0),
+				      ps_coordset_at(js, rows - 1) + 1);
+	if (role == PS_ROLE_PRODUCT || (role == PS_ROLE_INPUT && op->code == PS_OP_SAVE))
+		return PS_BLOCK_DECLINED;
+	for (uint64_t x = 0; ok && x < rows; x++) {
+		if (state_rows(att, ps_coordset_at(js, x), &op->c[1], &op->c[2], &b))
+			return PS_BLOCK_DECLINED;
+		ok = op->code == PS_OP_LOAD ? ps_rows_none(e, PS_PLANE_RED, &b) &&
+					      (role == PS_ROLE_INPUT || ps_rows_all(e, PS_PLANE_BLUE, &b)) :
+		     ps_rows_all(e, PS_PLANE_RED, &b);
+		ps_rows_free(&b);
+	}
+	if (!ok)
+		return PS_BLOCK_DECLINED;
+	for (uint64_t x = 0; !rc && x < rows; x++) {
+		if ((rc = state_rows(att, ps_coordset_at(js, x), &op->c[1], &op->c[2], &b)))
+			return rc;
+		if (op->code == PS_OP_DELETE && role == PS_ROLE_INPUT)
+			rc = ps_rows_flag(e, PS_PLANE_RED, &b, false); /* blue: nothing is lost */
+		else if (op->code == PS_OP_DELETE)
+			ps_rows_delete(e, &b);
+		else
+			rc = ps_rows_flag(e, op->code == PS_OP_LOAD ? PS_PLANE_RED : PS_PLANE_BLUE,
+					  &b, true);
+		ps_rows_free(&b);
+	}
+	if (rc)
+		return rc;
+	add.loads = op->code == PS_OP_LOAD ? count : 0;
+	add.saves = op->code == PS_OP_SAVE ? count : 0;
+	add.red = add.loads;
+	ps_engine_block_counted(e, &add, op->code == PS_OP_DELETE ? count : 0,
+				e->c.red + add.red);
+	return PS_BLOCK_APPLIED;
 }
 
 /*
@@ -502,10 +682,16 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	const uint64_t count = n0 * n1;
 	struct ps_block_counts add = { .array = (unsigned)k };
 	struct ps_rows b;
+	enum ps_role role;
 	int rc = PS_OK;
 
-	if (e->failed || ps_kinds[k].arity != 2 || ps_kinds[k].role == PS_ROLE_PRODUCT ||
-	    !count || !increasing(c0) || !increasing(c1))
+	if (!e->failed && k == PS_KIND_HJ)
+		return block_move_state(att, e, op);
+	if (e->failed || ps_kinds[k].arity != 2 || !count || !increasing(c0) || !increasing(c1))
+		return PS_BLOCK_DECLINED;
+	/* the rows' one role (decoding: the prompt's or the generated rows') */
+	role = ps_attention_role_rows(att, k, ps_coordset_at(c0, 0), ps_coordset_at(c0, n0 - 1) + 1);
+	if (role == PS_ROLE_PRODUCT)
 		return PS_BLOCK_DECLINED;
 	if (k == PS_KIND_S || k == PS_KIND_E) {
 		/* a held tile deleted whole, or the tiles written out */
@@ -528,13 +714,13 @@ int ps_block_move(const struct ps_attention *att, struct ps_engine *e,
 	/* load: neither red nor not blue (an input is always blue: nothing
 	 * takes its blue pebble); save, delete: red */
 	if (op->code == PS_OP_LOAD ? !ps_rows_none(e, PS_PLANE_RED, &b) ||
-				     (ps_kinds[k].role != PS_ROLE_INPUT &&
+				     (role != PS_ROLE_INPUT &&
 				      !ps_rows_all(e, PS_PLANE_BLUE, &b)) :
 	    !ps_rows_all(e, PS_PLANE_RED, &b)) {
 		ps_rows_free(&b);
 		return PS_BLOCK_DECLINED;
 	}
-	if (op->code == PS_OP_DELETE && ps_kinds[k].role == PS_ROLE_INPUT)
+	if (op->code == PS_OP_DELETE && role == PS_ROLE_INPUT)
 		rc = ps_rows_flag(e, PS_PLANE_RED, &b, false); /* blue: nothing is lost */
 	else if (op->code == PS_OP_DELETE)
 		ps_rows_delete(e, &b);
@@ -852,7 +1038,9 @@ static int repeat_flash(const struct ps_attention *att, struct ps_engine *e,
 		if (ps_rows_init(&kv, row_of(att, q ? PS_KIND_V : PS_KIND_K, 0), att->d, &ju, &feats,
 				 UINT64_MAX))
 			return PS_ENOMEM;
-		ok = ps_rows_none(e, PS_PLANE_RED, &kv);
+		/* decoding: the generated rows are plain, blue once saved */
+		ok = ps_rows_none(e, PS_PLANE_RED, &kv) &&
+		     (!att->decode || ps_rows_all(e, PS_PLANE_BLUE, &kv));
 		ps_rows_free(&kv);
 		if (!ok)
 			return PS_BLOCK_DECLINED;
@@ -874,8 +1062,14 @@ static int repeat_flash(const struct ps_attention *att, struct ps_engine *e,
 	peak = e->c.red + 2 * bc * att->d + n0 * bc + fresh + 2;
 	if (peak > e->M)
 		goto out;
-	if ((rc = ps_rows_sums_add(e, &sums, &ed, ps_attention_in_degree(att, PS_KIND_O))) ||
-	    (rc = ps_tile_mark_computed(e, &eu)))
+	if (ps_attention_in_degree_uniform(att, PS_KIND_O))
+		rc = ps_rows_sums_add(e, &sums, &ed, ps_attention_in_degree(att, PS_KIND_O));
+	/* causal: each row of O its own in-degree, and its own record */
+	for (uint64_t i = is->lo; !ps_attention_in_degree_uniform(att, PS_KIND_O) && !rc &&
+	     i < is->hi; i++)
+		rc = ps_row_sums_add(e, row_of(att, PS_KIND_O, i), &cols, &ed,
+				     ps_attention_in_degree_at(att, PS_KIND_O, i));
+	if (rc || (rc = ps_tile_mark_computed(e, &eu)))
 		goto out;
 	{
 		const enum ps_kind kinds[] = { PS_KIND_K, PS_KIND_V };
@@ -1131,6 +1325,104 @@ static int repeat_fused_h(const struct ps_attention *att, struct ps_engine *e,
 	return PS_BLOCK_APPLIED;
 }
 
+/*
+ * Causal approximate attention's state update (MODEL.md section 7): row j
+ * of the state, a chunk X of monomials at a time over columns C,
+ *
+ *   fused mac into H over (j, X, C), carry mac over (j, X, C), delete
+ *   H[j-1, X, C]; X moves
+ *
+ * Each iteration takes untouched sums H[j, X, C] to red and complete (both
+ * in-edges), computes and drops U2[j, X], and drops the previous state's
+ * cells it read, which no other iteration reads. So every move succeeds
+ * exactly when, over the union of the windows: K[j] at their features and
+ * V[j, C below d] are red, U2[j] none red, H[j-1] red and complete, H[j]
+ * untouched (none red, blue or complete, and no partial record anywhere:
+ * else the element path decides), and one iteration's peak (the red
+ * pebbles before, a chunk of new sums, U2 and the product) fits in M.
+ * Then H[j] is red and complete over the union, H[j-1] deleted there.
+ */
+static int repeat_causal_state(const struct ps_attention *att, struct ps_engine *e,
+			       const struct ps_repeat *r)
+{
+	const struct ps_op *mac = &r->body[0];
+	const struct ps_coordset *rows = &mac->c[0], *xs = &mac->c[1], *cs = &mac->c[2];
+	const uint64_t q = ps_coordset_size(xs), c = ps_coordset_size(cs);
+	uint64_t j, cells, recomputed = 0, peak, moves = 0;
+	struct ps_coordset all, prev;
+	struct features f;
+	struct ps_rows now, before, entries;
+	int rc = PS_BLOCK_DECLINED;
+	bool ok;
+
+	if (r->len != 3 || rows->list || xs->list || !q || !c || !increasing(cs) ||
+	    ps_coordset_size(rows) != 1 || (j = rows->lo) == 0 || r->count > att->r / q ||
+	    e->st->partial_count || ps_attention_role(att, PS_KIND_HJ, j - 1) != PS_ROLE_SUM)
+		return PS_BLOCK_DECLINED;
+	prev = ps_one(j - 1);
+	for (size_t k = 0; k < 3; k++) {
+		const struct ps_op *op = &r->body[k];
+
+		if (op->by_id || op->kind != PS_KIND_HJ ||
+		    op->code != (k < 2 ? PS_OP_MAC : PS_OP_DELETE) || op->fuse != (k == 0) ||
+		    op->carry != (k == 1) || !same_set(&op->c[0], k < 2 ? rows : &prev) ||
+		    !same_set(&op->c[1], xs) || !same_set(&op->c[2], cs) ||
+		    r->step[k][0] || r->step[k][1] != q || r->step[k][2])
+			return PS_BLOCK_DECLINED;
+		moves += ps_op_moves(op);
+	}
+	if (!repeat_checked(att, r))
+		return PS_BLOCK_DECLINED;
+	all = ps_range(xs->lo, xs->lo + r->count * q);
+	cells = r->count * q * c;
+	if (features_find(att, &all, &f))
+		return PS_BLOCK_DECLINED;
+	ok = rows_red(att, e, PS_KIND_K, rows, &f.set, UINT64_MAX) &&
+	     rows_red(att, e, PS_KIND_V, rows, cs, att->d);
+	features_free(&f);
+	if (!ok || (rc = state_ready(att, e, j - 1, &all, cs)) != PS_BLOCK_APPLIED)
+		return rc;
+	peak = e->c.red + q * c + 2;
+	if (peak > e->M)
+		return PS_BLOCK_DECLINED;
+	if (ps_rows_init(&entries, row_of(att, PS_KIND_U2, 0), att->r, rows, &all, UINT64_MAX))
+		return PS_ENOMEM;
+	if (state_rows(att, j, &all, cs, &now)) {
+		ps_rows_free(&entries);
+		return PS_ENOMEM;
+	}
+	if (state_rows(att, j - 1, &all, cs, &before)) {
+		ps_rows_free(&now);
+		ps_rows_free(&entries);
+		return PS_ENOMEM;
+	}
+	rc = PS_BLOCK_DECLINED;
+	if (!ps_rows_none(e, PS_PLANE_RED, &entries) || !ps_rows_none(e, PS_PLANE_RED, &now) ||
+	    !ps_rows_none(e, PS_PLANE_BLUE, &now) || !ps_rows_none(e, PS_PLANE_COMPLETE, &now))
+		goto out;
+	/* every move would succeed: the new state red and complete, the old
+	 * one dropped (it has no blue copy: its values are gone) */
+	if ((rc = ps_rows_flag(e, PS_PLANE_RED, &now, true)) ||
+	    (rc = ps_rows_flag(e, PS_PLANE_COMPLETE, &now, true)) ||
+	    (rc = mark_entries(att, e, PS_KIND_U2, rows, &all, &entries, &recomputed)))
+		goto out;
+	ps_rows_delete(e, &before);
+	{
+		const struct ps_block_counts add = {
+			.moves = r->count * moves, .macs = 2 * cells, .computes = r->count * q,
+			.recomputations = recomputed, .red = cells,
+		};
+
+		ps_engine_block_counted(e, &add, cells, peak);
+	}
+	rc = PS_BLOCK_APPLIED;
+out:
+	ps_rows_free(&before);
+	ps_rows_free(&now);
+	ps_rows_free(&entries);
+	return rc;
+}
+
 int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 		    const struct ps_repeat *r)
 {
@@ -1148,6 +1440,8 @@ int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 		return PS_BLOCK_DECLINED;
 	if (att->exact)
 		return r->len == 7 ? repeat_flash(att, e, r) : PS_BLOCK_DECLINED;
+	if (att->causal) /* the loops below are non-causal H's */
+		return repeat_causal_state(att, e, r);
 	for (size_t k = 0; k < r->len; k++)
 		if (r->body[k].code == PS_OP_MAC && r->body[k].kind == PS_KIND_H && r->body[k].fuse)
 			return repeat_fused_h(att, e, r);
@@ -1245,8 +1539,10 @@ int ps_block_repeat(const struct ps_attention *att, struct ps_engine *e,
 			rc = PS_ENOMEM;
 			goto out;
 		}
+		/* an input is always blue (decoding: the rows may be of
+		 * another role, and are read) */
 		ok = ps_rows_none(e, PS_PLANE_RED, &b) &&
-		     (ps_kinds[st.load[l].kind].role == PS_ROLE_INPUT ||
+		     ((ps_kinds[st.load[l].kind].role == PS_ROLE_INPUT && !att->decode) ||
 		      ps_rows_all(e, PS_PLANE_BLUE, &b)) &&
 		     (!st.load[l].complete || ps_rows_all(e, PS_PLANE_COMPLETE, &b));
 		ps_rows_free(&b);
@@ -1307,6 +1603,26 @@ out:
  * in every row, and room for them all. Then they are red and computed
  * (those computed before counted as recomputations), as move by move.
  */
+/* The count entries of a compute, none red, their parents ready: computed
+ * (those computed before counted as recomputations), red. */
+static int entries_computed(struct ps_engine *e, const struct ps_rows *entries, uint64_t count)
+{
+	uint64_t had = 0;
+	int rc;
+
+	if ((rc = ps_rows_add(e, PS_PLANE_COMPUTED, entries, &had)) ||
+	    (rc = ps_rows_flag(e, PS_PLANE_RED, entries, true)))
+		return rc;
+	{
+		const struct ps_block_counts add = {
+			.moves = count, .computes = count, .recomputations = had, .red = count,
+		};
+
+		ps_engine_block_counted(e, &add, 0, e->c.red + count);
+	}
+	return PS_BLOCK_APPLIED;
+}
+
 /*
  * A compute of A[rows, B] (from N, or O, at rows x B and at rows x {d}):
  * every entry not red, every parent red and complete, room for them all.
@@ -1319,7 +1635,6 @@ static int block_compute_a(const struct ps_attention *att, struct ps_engine *e,
 	const struct ps_coordset norm = ps_one(att->d);
 	const uint64_t count = ps_coordset_size(rows) * ps_coordset_size(bs);
 	struct ps_rows entries, parents, normalisers;
-	uint64_t had = 0;
 	int rc;
 
 	/* a few entries cost less move by move than through five blocks */
@@ -1345,17 +1660,47 @@ static int block_compute_a(const struct ps_attention *att, struct ps_engine *e,
 	if (ps_rows_none(e, PS_PLANE_RED, &entries) && ps_rows_all(e, PS_PLANE_RED, &parents) &&
 	    ps_rows_all(e, PS_PLANE_COMPLETE, &parents) &&
 	    ps_rows_all(e, PS_PLANE_RED, &normalisers) &&
-	    ps_rows_all(e, PS_PLANE_COMPLETE, &normalisers) &&
-	    !(rc = ps_rows_add(e, PS_PLANE_COMPUTED, &entries, &had)) &&
-	    !(rc = ps_rows_flag(e, PS_PLANE_RED, &entries, true))) {
-		const struct ps_block_counts add = {
-			.moves = count, .computes = count, .recomputations = had, .red = count,
-		};
-
-		ps_engine_block_counted(e, &add, 0, e->c.red + count);
-		rc = PS_BLOCK_APPLIED;
-	}
+	    ps_rows_all(e, PS_PLANE_COMPLETE, &normalisers))
+		rc = entries_computed(e, &entries, count);
 	ps_rows_free(&normalisers);
+	ps_rows_free(&parents);
+	ps_rows_free(&entries);
+	return rc;
+}
+
+/*
+ * Approximate decoding (MODEL.md section 8): a compute of Q[t, F], K[t,
+ * F] or V[t, F] for one generated row t, from the last output A[t-1, 0..d)
+ * (N[t-1, 0..d) without normalisation, complete): every entry not red,
+ * every parent red (and complete), room for them all.
+ */
+static int block_compute_token(const struct ps_attention *att, struct ps_engine *e,
+			       const struct ps_op *op)
+{
+	const enum ps_kind out = att->normalize ? PS_KIND_A : PS_KIND_N;
+	const struct ps_coordset *rows = &op->c[0], *cols = &op->c[1];
+	const struct ps_coordset feats = ps_range(0, att->d);
+	const uint64_t count = ps_coordset_size(cols);
+	struct ps_rows entries, parents;
+	struct ps_coordset last;
+	int rc;
+
+	if (ps_coordset_size(rows) != 1 || !count || !increasing(cols) ||
+	    ps_attention_role(att, op->kind, ps_coordset_at(rows, 0)) != PS_ROLE_PLAIN ||
+	    e->c.red + count > e->M)
+		return PS_BLOCK_DECLINED;
+	last = ps_one(ps_coordset_at(rows, 0) - 1);
+	if (ps_rows_init(&entries, row_of(att, op->kind, 0), att->d, rows, cols, UINT64_MAX))
+		return PS_ENOMEM;
+	if (ps_rows_init(&parents, row_of(att, out, 0), att->ext[out][1], &last, &feats,
+			 UINT64_MAX)) {
+		ps_rows_free(&entries);
+		return PS_ENOMEM;
+	}
+	rc = PS_BLOCK_DECLINED;
+	if (ps_rows_none(e, PS_PLANE_RED, &entries) && ps_rows_all(e, PS_PLANE_RED, &parents) &&
+	    (att->normalize || ps_rows_all(e, PS_PLANE_COMPLETE, &parents)))
+		rc = entries_computed(e, &entries, count);
 	ps_rows_free(&parents);
 	ps_rows_free(&entries);
 	return rc;
@@ -1371,6 +1716,9 @@ int ps_block_compute(const struct ps_attention *att, struct ps_engine *e,
 
 	if (!e->failed && k == PS_KIND_A)
 		return block_compute_a(att, e, op);
+	if (!e->failed && att->decode && !att->exact &&
+	    (k == PS_KIND_Q || k == PS_KIND_K || k == PS_KIND_V))
+		return block_compute_token(att, e, op);
 	if (e->failed || att->exact || (k != PS_KIND_U1 && k != PS_KIND_U2) || !count ||
 	    !increasing(&op->c[0]) || !increasing(&op->c[1]) || e->c.red + count > e->M)
 		return PS_BLOCK_DECLINED;

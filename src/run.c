@@ -28,6 +28,7 @@ bool ps_exact_flash_io(const struct ps_attention *att, uint64_t M,
 {
 	struct ps_attention_params p = {
 		.n = att->n, .d = att->d, .normalize = att->normalize, .exact = true,
+		.causal = att->causal, .decode = att->decode,
 	};
 	const struct ps_strategy *flash = ps_strategy_find("flash");
 	struct ps_attention exact;
@@ -66,8 +67,10 @@ void ps_report_init(struct ps_report *rep, const struct ps_attention *att,
 	rep->M = M;
 	/* the paper's cases are of approximate attention */
 	if (!att->exact) {
-		rep->case_name = ps_classify_case(att, M, rep->case_reason,
-						  sizeof(rep->case_reason));
+		/* ... of the non-causal DAG */
+		if (!att->causal)
+			rep->case_name = ps_classify_case(att, M, rep->case_reason,
+							  sizeof(rep->case_reason));
 		rep->has_exact_flash = ps_exact_flash_io(att, M, &rep->exact_flash_io);
 	}
 	ps_bounds_lower(att, M, &rep->lower);

@@ -204,6 +204,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 	const struct ps_strategy *s = strcmp(label, "case") ? ps_strategy_find(label) : NULL;
 	struct ps_attention_params p = {
 		.n = spec->n, .d = spec->d, .g = spec->g, .normalize = spec->normalize,
+		.causal = spec->causal, .decode = spec->decode,
 	};
 	struct ps_attention att;
 	struct ps_problem pb;
@@ -216,6 +217,7 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 	case 'n': p.n = value; break;
 	case 'd': p.d = value; break;
 	case 'g': p.g = value; break;
+	case 'P': p.decode = value; break; /* decoding: the prompt's length */
 	default: M = value; break;
 	}
 	p.exact = s && (s->flags & PS_STRATEGY_EXACT);
@@ -230,6 +232,8 @@ static void run_one(const struct ps_sweep_spec *spec, uint64_t value,
 	row->M = M;
 	row->value = value;
 	row->swept = spec->range.param;
+	row->causal = p.causal;
+	row->decode = p.decode;
 	row->upper = -1;
 	ps_error_clear(&err);
 	/* the monomial table and a plan's tables within the memory limit
@@ -598,6 +602,11 @@ static const enum ps_kind csv_arrays[] = {
  */
 static const char csv_identity_header[] = ",sweep,shard";
 
+/* Decoding (MODEL.md section 8), before the sweep and shard and only in a
+ * sweep that decodes: the prompt's length, the tokens generated and the
+ * I/O per token. */
+static const char csv_decode_header[] = ",decode,tokens,io_per_token";
+
 /* Text in one field that no reader must unquote: no field is quoted, so
  * that even a reader that splits every line at its commas (numpy's
  * genfromtxt) reads it. Commas become semicolons, double quotes single
@@ -640,7 +649,13 @@ void ps_sweep_identity_of(const struct ps_sweep_spec *spec,
 	for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
 		if (fixed[k].letter != r->param)
 			IDENTITY_ADD(" %c=%llu", fixed[k].letter, (unsigned long long)fixed[k].value);
-	IDENTITY_ADD(" normalize=%s strategies=", spec->normalize ? "true" : "false");
+	IDENTITY_ADD(" normalize=%s", spec->normalize ? "true" : "false");
+	/* only when set: the identity of every other sweep stays as it was */
+	if (spec->causal)
+		IDENTITY_ADD(" causal=true");
+	if (spec->decode && r->param != 'P')
+		IDENTITY_ADD(" decode=%llu", (unsigned long long)spec->decode);
+	IDENTITY_ADD(" strategies=");
 	for (size_t k = 0; k < spec->label_count; k++)
 		IDENTITY_ADD("%s%s", k ? "," : "", spec->labels[k]);
 	IDENTITY_ADD(" predict=%s", spec->predict ? "true" : "false");
@@ -705,13 +720,16 @@ struct sweep_grid {
 	struct ps_sweep_range range;
 	uint64_t values[PS_SWEEP_MAX_POINTS];
 	size_t points;
-	uint64_t fixed[4]; /* n, d, g, M; the swept one unused */
+	uint64_t fixed[5]; /* n, d, g, M and decoding's P; the swept one unused */
+	bool causal;
 	char text[PS_SWEEP_IDENTITY_MAX];
 	const char *labels[PS_SWEEP_MAX_STRATEGIES];
 	size_t label_count;
 };
 
-static const char grid_letters[] = "ndgM";
+/* the swept parameter's letters; P, decoding's prompt length, is the word
+ * "decode=" where it is fixed */
+static const char grid_letters[] = "ndgMP";
 
 /* The grid of an identity's text (its words "param=", "range=", "n=", ...,
  * "strategies="); false when it has none this pebblesim reads. */
@@ -733,11 +751,15 @@ static bool grid_parse(const char *sweep, struct sweep_grid *g)
 			snprintf(range, sizeof(range), "%s", w + 6);
 		else if (!strncmp(w, "strategies=", 11))
 			strategies = w + 11;
+		else if (!strcmp(w, "causal=true"))
+			g->causal = true;
+		else if (!strncmp(w, "decode=", 7) && !ps_parse_size(w + 7, &g->fixed[4]))
+			have |= 1u << 4;
 		else if (letter && *letter && !ps_parse_size(w + 2, &g->fixed[letter - grid_letters]))
 			have |= 1u << (letter - grid_letters);
 	}
 	if (!param || !strategies || ps_sweep_range_parse(param, range, &g->range, &ignored) ||
-	    (have | 1u << (strchr(grid_letters, param) - grid_letters)) != 15)
+	    ((have | 1u << (strchr(grid_letters, param) - grid_letters)) & 15) != 15)
 		return false;
 	g->points = ps_sweep_points(&g->range, g->values, PS_SWEEP_MAX_POINTS);
 	for (char *l = strtok_r(strategies, ",", &save); l; l = strtok_r(NULL, ",", &save)) {
@@ -1019,7 +1041,7 @@ int ps_sweep_merge_fill(struct ps_sweep_row **rows, size_t *count,
 			const struct ps_strategy *s = ps_strategy_find(g->labels[l]);
 			bool exact = s && (s->flags & PS_STRATEGY_EXACT);
 			struct ps_sweep_row *r = &grown[used];
-			uint64_t *at[4];
+			uint64_t *at[5];
 
 			if (seen[p * g->label_count + l])
 				continue;
@@ -1031,10 +1053,12 @@ int ps_sweep_merge_fill(struct ps_sweep_row **rows, size_t *count,
 			at[1] = &r->d;
 			at[2] = &r->g;
 			at[3] = &r->M;
-			for (size_t q = 0; q < 4; q++)
+			at[4] = &r->decode;
+			for (size_t q = 0; q < 5; q++)
 				*at[q] = grid_letters[q] == g->range.param ? g->values[p] : g->fixed[q];
 			if (exact)
 				r->g = 0;
+			r->causal = g->causal;
 			r->swept = g->range.param;
 			r->value = g->values[p];
 			r->upper = -1;
@@ -1066,11 +1090,14 @@ int ps_sweep_write_csv_identity(FILE *out, const struct ps_sweep_identity *id,
 				const struct ps_sweep_row *rows, size_t count)
 {
 	char shard[32] = "";
+	bool decoding = false;
 
 	if (id && id->present)
 		shard_value(id, shard, sizeof(shard));
-	fprintf(out, "%s%s%s%s%s\n", csv_header, csv_values_header, csv_bound_header,
-		csv_arrays_header, csv_identity_header);
+	for (size_t k = 0; k < count; k++)
+		decoding |= rows[k].decode > 0;
+	fprintf(out, "%s%s%s%s%s%s\n", csv_header, csv_values_header, csv_bound_header,
+		csv_arrays_header, decoding ? csv_decode_header : "", csv_identity_header);
 	for (size_t k = 0; k < count; k++) {
 		const struct ps_sweep_row *r = &rows[k];
 
@@ -1105,6 +1132,12 @@ int ps_sweep_write_csv_identity(FILE *out, const struct ps_sweep_identity *id,
 					(unsigned long long)r->by_array[csv_arrays[q]].saves);
 			else
 				fputs(",,", out);
+		if (decoding && r->decode && r->n > r->decode)
+			fprintf(out, ",%llu,%llu,%.2f", (unsigned long long)r->decode,
+				(unsigned long long)(r->n - r->decode),
+				r->ran ? (double)r->io / (double)(r->n - r->decode) : 0.0);
+		else if (decoding)
+			fputs(",,,", out);
 		fputc(',', out);
 		if (id && id->present)
 			csv_text(out, id->sweep);
@@ -1335,8 +1368,8 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 			       struct ps_sweep_identity *id, struct ps_error *err)
 {
 	char line[4096], *f[54];
-	bool values_columns, bound_columns, arrays_columns, identity_columns;
-	size_t cap = *count, used = *count, lineno = 1, columns, at, id_line = 0;
+	bool values_columns, bound_columns, arrays_columns, decode_columns, identity_columns;
+	size_t cap = *count, used = *count, lineno = 1, columns, at, id_line = 0, decode_at;
 	struct ps_sweep_identity ignored, row_id;
 	struct sweep_grid *grid = NULL;
 	int rc;
@@ -1361,9 +1394,9 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 	if (strncmp(line, csv_header, strlen(csv_header)))
 		return ps_error_set(err, PS_EINPUT, "%s:%zu: not a pebblesim sweep CSV (its header differs)",
 				    name, lineno);
-	/* the values' columns, then eta and bound, then the arrays', then the
-	 * identity's: a CSV written before a group of them has none of that
-	 * group */
+	/* the values' columns, then eta and bound, then the arrays', then
+	 * decoding's (only in a sweep that decodes), then the identity's: a
+	 * CSV written before a group of them has none of that group */
 	at = strlen(csv_header);
 	values_columns = !strncmp(line + at, csv_values_header, strlen(csv_values_header));
 	at += values_columns ? strlen(csv_values_header) : 0;
@@ -1371,10 +1404,15 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 	at += bound_columns ? strlen(csv_bound_header) : 0;
 	arrays_columns = values_columns && !strncmp(line + at, csv_arrays_header, strlen(csv_arrays_header));
 	at += arrays_columns ? strlen(csv_arrays_header) : 0;
+	decode_columns = arrays_columns && !strncmp(line + at, csv_decode_header,
+						    strlen(csv_decode_header));
+	at += decode_columns ? strlen(csv_decode_header) : 0;
 	identity_columns = arrays_columns && !strncmp(line + at, csv_identity_header,
 						       strlen(csv_identity_header));
 	columns = 20 + (values_columns ? 2 : 0) + (bound_columns ? 2 : 0) +
-		  (arrays_columns ? 2 * CSV_ARRAYS : 0) + (identity_columns ? 2 : 0);
+		  (arrays_columns ? 2 * CSV_ARRAYS : 0) + (decode_columns ? 3 : 0) +
+		  (identity_columns ? 2 : 0);
+	decode_at = columns - 3 - (identity_columns ? 2 : 0);
 	while (!(rc = csv_next(in, line, sizeof(line), name, ++lineno, err))) {
 		struct ps_sweep_row r;
 		size_t nf;
@@ -1409,6 +1447,10 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 		if (arrays_columns &&
 		    (rc = csv_by_array(f + 22 + (bound_columns ? 2 : 0), &r, name, lineno, err)))
 			break;
+		if (decode_columns && *f[decode_at] && !csv_u64(f[decode_at], &r.decode)) {
+			rc = ps_error_set(err, PS_EINPUT, "%s:%zu: not a sweep row", name, lineno);
+			break;
+		}
 		if (values_columns && *f[20]) {
 			r.has_values = true;
 			if ((rc = csv_real(f, 20, "error_vs_direct", 0, &r.error_vs_direct, name, lineno, err)) ||
@@ -1421,8 +1463,8 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 			     (rc = csv_real(f, 23, "bound", -1, &r.bound, name, lineno, err))))
 				break;
 		}
-		if (strlen(f[17]) != 1 || !strchr("ndgM", f[17][0])) {
-			rc = ps_error_set(err, PS_EINPUT, "%s:%zu: the swept parameter is n, d, g or M", name, lineno);
+		if (strlen(f[17]) != 1 || !strchr("ndgMP", f[17][0])) {
+			rc = ps_error_set(err, PS_EINPUT, "%s:%zu: the swept parameter is n, d, g, M or P", name, lineno);
 			break;
 		}
 		r.swept = f[17][0];
@@ -1466,6 +1508,8 @@ int ps_sweep_read_csv_identity(FILE *in, const char *name, struct ps_sweep_row *
 		}
 		if (grid && (rc = grid_check_row(grid, id, &r, name, lineno, err)))
 			break;
+		if (grid)
+			r.causal = grid->causal;
 		if (!r.ran && !strcmp(r.why, merge_missing_why))
 			continue;
 		if (used == cap) {
@@ -1957,6 +2001,10 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 					r->strategy, "swept", (char[2]){ r->swept, 0 },
 					"value", (json_int_t)r->value);
 
+		if (r->causal)
+			json_object_set_new(row, "causal", json_true());
+		if (r->decode)
+			json_object_set_new(row, "decode", json_integer((json_int_t)r->decode));
 		json_object_set_new(row, "ran", json_boolean(r->ran));
 		if (r->ran) {
 			json_object_set_new(row, "simulated", json_boolean(r->simulated));
@@ -1964,6 +2012,9 @@ int ps_sweep_print_json(FILE *out, const struct ps_sweep_row *rows,
 			json_object_set_new(row, "loads", json_integer((json_int_t)r->loads));
 			json_object_set_new(row, "saves", json_integer((json_int_t)r->saves));
 			json_object_set_new(row, "io", json_integer((json_int_t)r->io));
+			if (r->decode && r->n > r->decode)
+				json_object_set_new(row, "io_per_token",
+						    json_real((double)r->io / (double)(r->n - r->decode)));
 			if (r->arrays) {
 				json_t *by = json_object();
 

@@ -37,10 +37,10 @@ static json_t *coordset_json(const struct ps_coordset *s)
 }
 
 /* The kind whose coordinates an operation carries (a mac: its product). */
-static enum ps_kind coord_kind(enum ps_opcode code, enum ps_kind kind)
+static enum ps_kind coord_kind(enum ps_opcode code, enum ps_kind kind, bool carry)
 {
 	if (code == PS_OP_MAC)
-		return ps_attention_product_kind(kind);
+		return carry ? PS_KIND_HC : ps_attention_product_kind(kind);
 	return kind;
 }
 
@@ -59,7 +59,7 @@ static int write_line(struct ps_trace_writer *w, json_t *obj)
 
 static json_t *op_json(const struct ps_op *op)
 {
-	enum ps_kind k = coord_kind(op->code, op->kind);
+	enum ps_kind k = coord_kind(op->code, op->kind, op->carry);
 	json_t *obj = json_object();
 
 	json_object_set_new(obj, "op", json_string(ps_opcode_name(op->code)));
@@ -70,6 +70,8 @@ static json_t *op_json(const struct ps_op *op)
 				    coordset_json(&op->c[p]));
 	if (op->fuse)
 		json_object_set_new(obj, "fuse", json_true());
+	if (op->carry)
+		json_object_set_new(obj, "carry", json_true());
 	return obj;
 }
 
@@ -83,9 +85,9 @@ static int write_move(void *ctx, enum ps_move move, ps_node v)
 	int rc;
 
 	if (move == PS_MOVE_MAC)
-		rc = fprintf(w->file, "{\"op\":\"mac\",\"into\":\"%s\"",
-			     k == PS_KIND_P2 ? "H" : k == PS_KIND_P1 ? "N" :
-			     k == PS_KIND_PS ? "S" : "O");
+		rc = fprintf(w->file, "{\"op\":\"mac\",\"into\":\"%s\"%s",
+			     k == PS_KIND_P2 || k == PS_KIND_HC ? "H" : k == PS_KIND_P1 ? "N" :
+			     k == PS_KIND_PS ? "S" : "O", k == PS_KIND_HC ? ",\"carry\":true" : "");
 	else
 		rc = fprintf(w->file, "{\"op\":\"%s\",\"kind\":\"%s\"",
 			     ps_opcode_name(ps_move_opcode(move)), info->name);
@@ -206,6 +208,8 @@ int ps_trace_open_stream(struct ps_trace_writer *w, const char *path,
 	else
 		dag = json_pack("{s:s, s:I, s:I}", "kind", "explicit", "vertices",
 				(json_int_t)xdag->vertices, "edges", (json_int_t)xdag->edges);
+	if (att)
+		ps_trace_dag_variant(dag, att);
 	header = json_pack("{s:s, s:i, s:o, s:I, s:s, s:o}",
 			   "format", "pebblesim-trace", "version", 1, "dag", dag,
 			   "M", (json_int_t)M, "strategy", strategy, "params", params);
@@ -260,6 +264,8 @@ struct reader {
 	uint64_t *values[3]; /* storage for the listed coordinates */
 	size_t cap[3];
 	bool exact;          /* the header's DAG is exact attention */
+	bool causal;         /* ... causal approximate attention: "H" is the
+			      * state H[j,m,b], a mac into it may carry */
 	uint64_t *sorted;    /* a sorted copy of one, for check_distinct */
 	size_t sorted_cap;
 	uint64_t max_moves;  /* the moves a replay makes at most */
@@ -328,8 +334,12 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	static const char *const keys[] = {
 		"format", "version", "dag", "M", "strategy", "params", NULL
 	};
-	static const char *const dag_keys[] = { "kind", "n", "d", "g", "normalize", NULL };
-	static const char *const exact_keys[] = { "kind", "n", "d", "normalize", NULL };
+	static const char *const dag_keys[] = {
+		"kind", "n", "d", "g", "normalize", "causal", "decode", NULL
+	};
+	static const char *const exact_keys[] = {
+		"kind", "n", "d", "normalize", "causal", "decode", NULL
+	};
 	static const char *const explicit_keys[] = { "kind", "vertices", "edges", NULL };
 	json_t *dag, *v;
 	uint64_t version;
@@ -379,6 +389,14 @@ static int parse_header(struct reader *r, json_t *h, struct ps_trace_header *out
 	if (v && !json_is_boolean(v))
 		return BAD(r, "the header's \"normalize\" must be true or false");
 	out->dag.normalize = !v || json_is_true(v);
+	/* MODEL.md sections 7 and 8: written only when true, and when P >= 1 */
+	v = json_object_get(dag, "causal");
+	if (v && !json_is_boolean(v))
+		return BAD(r, "the header's \"causal\" must be true or false");
+	out->dag.causal = v && json_is_true(v);
+	if (json_object_get(dag, "decode") &&
+	    (rc = get_uint(r, dag, "the header", "decode", 1, &out->dag.decode)))
+		return rc;
 	v = json_object_get(h, "strategy");
 	if (v && !json_is_string(v))
 		return BAD(r, "the header's \"strategy\" must be a string");
@@ -536,6 +554,8 @@ static int parse_op(struct reader *r, json_t *obj, struct ps_op *op)
 	kind = ps_kind_lookup(json_string_value(v));
 	if (kind < 0)
 		return BAD(r, "unknown kind \"%s\"", json_string_value(v));
+	if (kind == PS_KIND_H && r->causal)
+		kind = PS_KIND_HJ;
 	if (op->code == PS_OP_MAC &&
 	    (ps_kinds[kind].role != PS_ROLE_SUM ||
 	     (kind == PS_KIND_S || kind == PS_KIND_O) != r->exact))
@@ -550,7 +570,14 @@ static int parse_op(struct reader *r, json_t *obj, struct ps_op *op)
 			return BAD(r, "\"fuse\" must be true or false");
 		op->fuse = v && json_is_true(v);
 	}
-	k = coord_kind(op->code, op->kind);
+	if (op->code == PS_OP_MAC && op->kind == PS_KIND_HJ) {
+		allowed[count++] = "carry";
+		v = json_object_get(obj, "carry");
+		if (v && !json_is_boolean(v))
+			return BAD(r, "\"carry\" must be true or false");
+		op->carry = v && json_is_true(v);
+	}
+	k = coord_kind(op->code, op->kind, op->carry);
 	for (unsigned p = 0; p < ps_kinds[k].arity; p++) {
 		const char *letter = ps_coord_letter(ps_kinds[k].coord[p]);
 
@@ -940,14 +967,22 @@ static bool flat_op(const struct reader *r, const struct flat_line *fl,
 			 (ps_kinds[kind].role != PS_ROLE_SUM ||
 			  (kind == PS_KIND_S || kind == PS_KIND_O) != r->exact)))
 		return false;
+	if (kind == PS_KIND_H && r->causal)
+		kind = PS_KIND_HJ;
 	op->kind = (enum ps_kind)kind;
+	if (op->code == PS_OP_MAC && kind == PS_KIND_HJ && (v = flat_get(fl, "carry"))) {
+		if (v->type != FLAT_TRUE && v->type != FLAT_FALSE)
+			return false;
+		op->carry = v->type == FLAT_TRUE;
+		used++;
+	}
 	if (op->code == PS_OP_MAC && (v = flat_get(fl, "fuse"))) {
 		if (v->type != FLAT_TRUE && v->type != FLAT_FALSE)
 			return false;
 		op->fuse = v->type == FLAT_TRUE;
 		used++;
 	}
-	k = coord_kind(op->code, op->kind);
+	k = coord_kind(op->code, op->kind, op->carry);
 	for (unsigned p = 0; p < ps_kinds[k].arity; p++, used++)
 		if (!flat_node(fl, ps_coord_letter(ps_kinds[k].coord[p]), &op->c[p]))
 			return false;
@@ -1043,7 +1078,28 @@ static bool same_dag(const struct ps_attention_params *a,
 		     const struct ps_attention_params *b)
 {
 	return a->n == b->n && a->d == b->d && a->g == b->g &&
-	       a->normalize == b->normalize && a->exact == b->exact;
+	       a->normalize == b->normalize && a->exact == b->exact &&
+	       a->causal == b->causal && a->decode == b->decode;
+}
+
+void ps_trace_dag_variant(json_t *dag, const struct ps_attention *att)
+{
+	if (att->causal)
+		json_object_set_new(dag, "causal", json_true());
+	if (att->decode)
+		json_object_set_new(dag, "decode", json_integer((json_int_t)att->decode));
+}
+
+/* ", causal, decoding after P = 4096": what a DAG adds to n, d and g. */
+static const char *variant_words(const struct ps_attention_params *p, char *buf,
+				 size_t len)
+{
+	if (p->decode)
+		snprintf(buf, len, ", causal, decoding after P = %llu",
+			 (unsigned long long)p->decode);
+	else
+		snprintf(buf, len, "%s", p->causal ? ", causal" : "");
+	return buf;
 }
 
 int ps_trace_replay(FILE *f, const char *name, uint64_t M,
@@ -1190,15 +1246,19 @@ int ps_trace_replay_with(FILE *f, const char *name, const struct ps_replay_optio
 				break;
 			}
 			if (expect && !same_dag(expect, &rep->header.dag)) {
-				rc = BAD(&r, "the header's DAG (n = %llu, d = %llu, g = %llu, %s) is not the one asked for (n = %llu, d = %llu, g = %llu, %s)",
+				char had[64], asked[64];
+
+				rc = BAD(&r, "the header's DAG (n = %llu, d = %llu, g = %llu, %s%s) is not the one asked for (n = %llu, d = %llu, g = %llu, %s%s)",
 					 (unsigned long long)rep->header.dag.n,
 					 (unsigned long long)rep->header.dag.d,
 					 (unsigned long long)rep->header.dag.g,
 					 rep->header.dag.normalize ? "normalised" : "not normalised",
+					 variant_words(&rep->header.dag, had, sizeof(had)),
 					 (unsigned long long)expect->n,
 					 (unsigned long long)expect->d,
 					 (unsigned long long)expect->g,
-					 expect->normalize ? "normalised" : "not normalised");
+					 expect->normalize ? "normalised" : "not normalised",
+					 variant_words(expect, asked, sizeof(asked)));
 				break;
 			}
 			if ((rc = ps_attention_check(&rep->header.dag, err)) ||
@@ -1210,6 +1270,7 @@ int ps_trace_replay_with(FILE *f, const char *name, const struct ps_replay_optio
 			if (inputs && (rc = ps_values_init(vals, &rep->att, inputs, err)))
 				break;
 			r.exact = rep->header.dag.exact;
+			r.causal = rep->header.dag.causal && !r.exact;
 			rep->header.planned_M = rep->header.M;
 			if (M)
 				rep->header.M = M;

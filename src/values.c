@@ -213,6 +213,74 @@ static int make_polynomial(struct ps_values *vals, struct ps_error *err)
 	return ps_polynomial_make(&vals->poly, vals->in.polynomial, (unsigned)att->g, beta, err);
 }
 
+/*
+ * Decoding's stand-in for the layers between two tokens (MODEL.md section
+ * 8, docs/VALUES.md "Decoding"): W_q, W_k and W_v, d x d each, uniform in
+ * [-1/sqrt d, 1/sqrt d) from splitmix64 seeded with seed XOR
+ * PS_VALUES_STAND_IN_SEED (whatever the inputs came from).
+ */
+#define PS_VALUES_STAND_IN_SEED UINT64_C(0xD3C0DE)
+
+static int stand_in_init(struct ps_values *vals, struct ps_error *err)
+{
+	const uint64_t d = vals->att->d;
+	uint64_t state = vals->in.seed ^ PS_VALUES_STAND_IN_SEED;
+
+	if (!(vals->stand_in = malloc(3 * d * d * sizeof(double))))
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the stand-in");
+	draw(vals->stand_in, 3 * d * d, &state, 1.0 / sqrt((double)d));
+	return PS_OK;
+}
+
+/* Row t's q, k or v (which: 0, 1, 2) entry a from the last output x (d
+ * entries): B tanh(sum_b W[a,b] x[b]), within (-B, B). */
+static double stand_in(const struct ps_values *vals, unsigned which, uint64_t a,
+		       const double *x)
+{
+	const uint64_t d = vals->att->d;
+	const double *w = vals->stand_in + (which * d + a) * d;
+	double s = 0.0;
+
+	for (uint64_t b = 0; b < d; b++)
+		s += w[b] * x[b];
+	return vals->in.entry_bound * tanh(s);
+}
+
+/* The output a generated row's q, k, v read: A, or O (exact) or N. */
+static enum ps_kind token_kind(const struct ps_attention *att)
+{
+	return att->normalize ? PS_KIND_A : att->exact ? PS_KIND_O : PS_KIND_N;
+}
+
+/* prod_a x[a]^alpha_a over monomial m's tuple, in the tuple's order */
+static double monomial(const struct ps_attention *att, const double *x, uint64_t m);
+
+/*
+ * Approximate decoding's input state (MODEL.md section 8), in slow memory:
+ * H[P-1,m,b] = sum over the prompt's rows j < P of U2[j,m] V[j,b] (V[j,d]
+ * = 1), from the inputs' K and V rows, j in order.
+ */
+static int prompt_state(struct ps_values *vals, struct ps_error *err)
+{
+	const struct ps_attention *att = vals->att;
+	const uint64_t p = att->decode, d = att->d;
+
+	for (uint64_t m = 0; m < att->r; m++)
+		for (uint64_t b = 0; b < att->nb; b++) {
+			struct ps_values_entry *e =
+				find_or_add(vals, ps_attention_id3(att, PS_KIND_HJ, p - 1, m, b));
+			double s = 0.0;
+
+			if (!e)
+				return ps_error_set(err, PS_ENOMEM, "out of memory for the values");
+			for (uint64_t j = 0; j < p; j++)
+				s += monomial(att, vals->k + j * d, m) * (b < d ? vals->v[j * d + b] : 1.0);
+			e->value = s;
+			set_flags(vals, e, VAL_BLUE);
+		}
+	return PS_OK;
+}
+
 int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
 		   const struct ps_values_inputs *in, struct ps_error *err)
 {
@@ -243,6 +311,8 @@ int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
 			rc = ps_error_set(err, PS_ENOMEM, "out of memory for the inputs");
 		}
 	}
+	if (!rc && att->decode)
+		rc = stand_in_init(vals, err);
 	if (!rc && !att->exact)
 		rc = make_polynomial(vals, err);
 	if (!rc && !att->exact) {
@@ -259,6 +329,25 @@ int ps_values_init(struct ps_values *vals, const struct ps_attention *att,
 		if (!vals->slots)
 			rc = ps_error_set(err, PS_ENOMEM, "out of memory for the values");
 	}
+	/* decoding: the prompt's last output is an input, in slow memory;
+	 * approximate attention's prompt state too */
+	if (!rc && att->decode && !att->exact)
+		rc = prompt_state(vals, err);
+	if (!rc && att->decode) {
+		const enum ps_kind out = token_kind(att);
+
+		for (uint64_t b = 0; !rc && b < att->d; b++) {
+			struct ps_values_entry *e =
+				find_or_add(vals, ps_attention_id2(att, out, att->decode - 1, b));
+
+			if (!e) {
+				rc = ps_error_set(err, PS_ENOMEM, "out of memory for the values");
+				break;
+			}
+			e->value = vals->q[(att->decode - 1) * att->d + b];
+			set_flags(vals, e, VAL_BLUE);
+		}
+	}
 	if (rc)
 		ps_values_free(vals);
 	return rc;
@@ -270,7 +359,8 @@ uint64_t ps_values_bytes(const struct ps_attention *att, uint64_t M)
 	/* Q, K, V, the outputs, the direct and softmax results, and each
 	 * thread's K^T and 3 + SCORE_ROWS rows of scores */
 	const uint64_t doubles = 3 * nd + nd + (nd + n) + nd + 2 * (nd + (3 + SCORE_ROWS) * n) +
-				 (att->exact ? 0 : att->r);
+				 (att->exact ? 0 : att->r) +
+				 (att->decode ? 3 * att->d * att->d + 2 * nd + n : 0);
 	/* an entry a value, the map at most half full, and the old map
 	 * beside the new while it grows */
 	const uint64_t entries = M + n * att->nb;
@@ -287,7 +377,9 @@ void ps_values_free(struct ps_values *vals)
 	free(vals->slots);
 	free(vals->scratch);
 	free(vals->outputs);
+	free(vals->stand_in);
 	vals->q = vals->k = vals->v = vals->coef = vals->scratch = vals->outputs = NULL;
+	vals->stand_in = NULL;
 	vals->slots = NULL;
 }
 
@@ -481,6 +573,56 @@ static int mac_plain(struct ps_values *vals, const struct ps_op *op)
 	return scatter_sums(vals, op->kind, sum_rows, &c[2], sums);
 }
 
+/*
+ * Causal approximate attention's macs (MODEL.md section 7), in the
+ * sequence's order: into H[j,m,b] of P2 (U2[j,m] V[j,b], V[j,d] = 1) or of
+ * the carry (H[j-1,m,b]); into N[i,b] of P1 (U1[i,m] H[i,m,b]). Sum by
+ * sum through the map: each sum takes its terms in nested-loop order, as
+ * its elementary moves do.
+ */
+static int mac_causal(struct ps_values *vals, const struct ps_op *op)
+{
+	const struct ps_attention *att = vals->att;
+	const struct ps_coordset *c = op->c;
+	const uint64_t n0 = ps_coordset_size(&c[0]), n1 = ps_coordset_size(&c[1]);
+	const uint64_t n2 = ps_coordset_size(&c[2]), d = att->d;
+	const bool into_h = op->kind == PS_KIND_HJ;
+	const enum ps_kind plain = into_h ? PS_KIND_U2 : PS_KIND_U1;
+
+	for (uint64_t x0 = 0; x0 < n0; x0++) {
+		const uint64_t c0 = ps_coordset_at(&c[0], x0);
+
+		for (uint64_t x1 = 0; x1 < n1; x1++) {
+			const uint64_t c1 = ps_coordset_at(&c[1], x1);
+			const double u = op->carry ? 1.0 : op->fuse ? evaluate(vals, plain, c0, c1) :
+					 lookup(vals, ps_attention_id2(att, plain, c0, c1));
+
+			for (uint64_t x2 = 0; x2 < n2; x2++) {
+				const uint64_t b = ps_coordset_at(&c[2], x2);
+				const ps_node sum = into_h ? ps_attention_id3(att, PS_KIND_HJ, c0, c1, b) :
+						    ps_attention_id2(att, PS_KIND_N, c0, b);
+				double term;
+				struct ps_values_entry *e;
+
+				if (op->carry)
+					term = lookup(vals, ps_attention_id3(att, PS_KIND_HJ, c0 - 1, c1, b));
+				else if (into_h)
+					term = u * (b < d ? vals->v[c0 * d + b] : 1.0);
+				else
+					term = u * lookup(vals, ps_attention_id3(att, PS_KIND_HJ, c0, c1, b));
+				if (!(e = find(vals, sum))) {
+					if (!(e = find_or_add(vals, sum)))
+						return PS_ENOMEM;
+					e->value = 0.0;
+				}
+				e->value += term;
+				set_flags(vals, e, VAL_RED);
+			}
+		}
+	}
+	return PS_OK;
+}
+
 /* A mac into S: S[i,j] += Q[i,a] K[j,a], a innermost. */
 static int mac_scores(struct ps_values *vals, const struct ps_op *op)
 {
@@ -507,14 +649,28 @@ static int mac_scores(struct ps_values *vals, const struct ps_op *op)
 	return scatter_sums(vals, PS_KIND_S, &c[0], &c[1], sums);
 }
 
-/* A load, save, delete or compute of one node. */
+/* A load, save, delete or compute of one node, v of kind k at (c0, c1)
+ * (the causal state's: at (c0, c1, c2), never computed). */
 static int move(struct ps_values *vals, enum ps_opcode code, enum ps_kind k,
-		uint64_t c0, uint64_t c1)
+		uint64_t c0, uint64_t c1, ps_node v)
 {
-	const ps_node v = ps_attention_id2(vals->att, k, c0, c1);
 	struct ps_values_entry *e;
 	unsigned flags;
 
+	if (is_input(k) && code == PS_OP_COMPUTE) {
+		/* decoding: a generated row, written where the inputs are */
+		const struct ps_attention *att = vals->att;
+		const enum ps_kind out = token_kind(att);
+		double *dense = k == PS_KIND_Q ? vals->q : k == PS_KIND_K ? vals->k : vals->v;
+		double *x = scratch(vals, att->d);
+
+		if (!x)
+			return PS_ENOMEM;
+		for (uint64_t b = 0; b < att->d; b++)
+			x[b] = lookup(vals, ps_attention_id2(att, out, c0 - 1, b));
+		dense[c0 * att->d + c1] = stand_in(vals, (unsigned)(k - PS_KIND_Q), c1, x);
+		return PS_OK;
+	}
 	if (is_input(k)) /* always in the dense arrays */
 		return PS_OK;
 	if (code == PS_OP_COMPUTE) {
@@ -555,8 +711,10 @@ static void by_coordinates(const struct ps_attention *att,
 	out->code = op->code;
 	out->kind = k;
 	if (op->code == PS_OP_MAC)
-		out->kind = k == PS_KIND_P2 ? PS_KIND_H : k == PS_KIND_P1 ? PS_KIND_N :
+		out->kind = k == PS_KIND_P2 ? (att->causal ? PS_KIND_HJ : PS_KIND_H) :
+			    k == PS_KIND_HC ? PS_KIND_HJ : k == PS_KIND_P1 ? PS_KIND_N :
 			    k == PS_KIND_PS ? PS_KIND_S : PS_KIND_O;
+	out->carry = op->code == PS_OP_MAC && k == PS_KIND_HC;
 	for (unsigned p = 0; p < ps_kinds[k].arity; p++)
 		out->c[p] = ps_one(c[p]);
 }
@@ -573,15 +731,29 @@ int ps_values_apply(struct ps_values *vals, const struct ps_op *op,
 		op = &one;
 	}
 	if (op->code == PS_OP_MAC)
-		rc = op->kind == PS_KIND_S ? mac_scores(vals, op) : mac_plain(vals, op);
-	else if (ps_kinds[op->kind].arity == 2) {
-		/* a product (arity 3) is never loaded, saved or computed */
+		rc = op->kind == PS_KIND_S ? mac_scores(vals, op) :
+		     vals->att->causal && !vals->att->exact ? mac_causal(vals, op) :
+		     mac_plain(vals, op);
+	else if (ps_kinds[op->kind].arity == 2 || op->kind == PS_KIND_HJ) {
+		/* a product (arity 3) is never loaded, saved or computed; the
+		 * causal state is a sum of three coordinates */
+		const bool three = ps_kinds[op->kind].arity == 3;
+		const uint64_t n2 = three ? ps_coordset_size(&op->c[2]) : 1;
+
 		n0 = ps_coordset_size(&op->c[0]);
 		n1 = ps_coordset_size(&op->c[1]);
 		for (uint64_t x0 = 0; x0 < n0 && !rc; x0++)
 			for (uint64_t x1 = 0; x1 < n1 && !rc; x1++)
-				rc = move(vals, op->code, op->kind, ps_coordset_at(&op->c[0], x0),
-					  ps_coordset_at(&op->c[1], x1));
+				for (uint64_t x2 = 0; x2 < n2 && !rc; x2++) {
+					const uint64_t c0 = ps_coordset_at(&op->c[0], x0);
+					const uint64_t c1 = ps_coordset_at(&op->c[1], x1);
+					const ps_node v = three ?
+						ps_attention_id3(vals->att, op->kind, c0, c1,
+								 ps_coordset_at(&op->c[2], x2)) :
+						ps_attention_id2(vals->att, op->kind, c0, c1);
+
+					rc = move(vals, op->code, op->kind, c0, c1, v);
+				}
 	}
 	return rc ? ps_error_set(err, rc, "out of memory for the values") : PS_OK;
 }
@@ -668,48 +840,50 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 {
 	const struct ps_attention *att = vals->att;
 	const uint64_t n = att->n, d = att->d, g = dr->g;
+	/* causal (MODEL.md section 7): row i sees keys j <= i */
+	const uint64_t keys = att->causal ? i + 1 : n;
 	const double root = sqrt((double)d);
 	double *restrict x = dr->x, *restrict weight = dr->weight;
 	double *restrict e = dr->e;
 	const bool weights = !(att->exact && with_softmax);
 	double largest = -INFINITY, total;
 
-	for (uint64_t j = 0; j < n; j++)
+	for (uint64_t j = 0; j < keys; j++)
 		x[j] = dr->scores[(i - dr->first) * n + j];
-	for (uint64_t j = 0; j < n; j++)
+	for (uint64_t j = 0; j < keys; j++)
 		x[j] /= root;
-	for (uint64_t j = 0; j < n; j++)
+	for (uint64_t j = 0; j < keys; j++)
 		dr->max_score = fabs(x[j]) > dr->max_score ? fabs(x[j]) : dr->max_score;
 	{
 		/* four lanes, so that the comparisons do not wait on each other */
 		double lane[4] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY };
 		uint64_t j = 0;
 
-		for (; j + 4 <= n; j += 4)
+		for (; j + 4 <= keys; j += 4)
 			for (unsigned t = 0; t < 4; t++)
 				lane[t] = x[j + t] > lane[t] ? x[j + t] : lane[t];
-		for (; j < n; j++)
+		for (; j < keys; j++)
 			lane[0] = x[j] > lane[0] ? x[j] : lane[0];
 		for (unsigned t = 0; t < 4; t++)
 			largest = lane[t] > largest ? lane[t] : largest;
 	}
 	if (weights && att->exact) {
-		for (uint64_t j = 0; j < n; j++)
+		for (uint64_t j = 0; j < keys; j++)
 			weight[j] = exp(x[j]);
 	} else if (weights) {
 		/* P(x) = sum_{l <= g} c_l x^l, by Horner's rule */
-		for (uint64_t j = 0; j < n; j++)
+		for (uint64_t j = 0; j < keys; j++)
 			weight[j] = dr->c[g];
 		for (uint64_t l = g; l-- > 0;)
-			for (uint64_t j = 0; j < n; j++)
+			for (uint64_t j = 0; j < keys; j++)
 				weight[j] = weight[j] * x[j] + dr->c[l];
 	}
-	for (uint64_t j = 0; j < n; j++)
+	for (uint64_t j = 0; j < keys; j++)
 		e[j] = with_softmax ? exp(x[j] - largest) : 0.0;
-	for (uint64_t j = 0; !weights && j < n; j++)
+	for (uint64_t j = 0; !weights && j < keys; j++)
 		weight[j] = 0.0;
-	total = sum_lanes(e, n);
-	direct[d] = sum_lanes(weight, n);
+	total = sum_lanes(e, keys);
+	direct[d] = sum_lanes(weight, keys);
 	/* eight columns of V at a time, their sums in registers */
 	for (uint64_t b0 = 0; b0 < d; b0 += 8) {
 		double dw[8] = { 0 }, ds[8] = { 0 };
@@ -722,7 +896,7 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 			pair w01 = { 0, 0 }, w23 = w01, w45 = w01, w67 = w01;
 			pair s01 = w01, s23 = w01, s45 = w01, s67 = w01;
 
-			for (uint64_t j = 0; j < n; j++) {
+			for (uint64_t j = 0; j < keys; j++) {
 				const double *restrict v = vals->v + j * d + b0;
 				const pair w = { weight[j], weight[j] }, s = { e[j], e[j] };
 				pair v01, v23, v45, v67;
@@ -739,7 +913,7 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 			memcpy(ds, &s01, 16), memcpy(ds + 2, &s23, 16);
 			memcpy(ds + 4, &s45, 16), memcpy(ds + 6, &s67, 16);
 #else
-			for (uint64_t j = 0; j < n; j++) {
+			for (uint64_t j = 0; j < keys; j++) {
 				const double *restrict v = vals->v + j * d + b0;
 
 				for (unsigned t = 0; t < 8; t++) {
@@ -749,7 +923,7 @@ static void direct_row(const struct ps_values *vals, struct direct *dr,
 			}
 #endif
 		} else {
-			for (uint64_t j = 0; j < n; j++) {
+			for (uint64_t j = 0; j < keys; j++) {
 				const double *restrict v = vals->v + j * d + b0;
 				const double w = weight[j], s = e[j];
 
@@ -879,19 +1053,151 @@ static void polynomial_bound(struct ps_values *vals)
 	rep->has_bound = !rep->no_bound;
 }
 
+/* The report's worst output, when pebbled is further from direct than
+ * any before it (or it is the first). */
+static void judge(struct ps_values_report *rep, const char *kind, uint64_t i, uint64_t b,
+		  double pebbled, double direct, bool first)
+{
+	const double gap = distance(pebbled, direct);
+
+	if (isfinite(direct) && fabs(direct) > rep->scale)
+		rep->scale = fabs(direct);
+	if (gap > rep->error_vs_direct || first) {
+		rep->error_vs_direct = gap;
+		snprintf(rep->worst, sizeof(rep->worst), "%s[%llu,%llu]", kind,
+			 (unsigned long long)i, (unsigned long long)b);
+		rep->worst_pebbled = pebbled;
+		rep->worst_direct = direct;
+	}
+}
+
+/*
+ * Decoding (MODEL.md section 8): the same recurrence evaluated directly,
+ * without the DAG: from A[P-1] and the prompt's cache, for each t the
+ * stand-in's q, k, v, then softmax over j <= t (exp without
+ * normalisation) times V. Every output is set beside it: A[t] (O[t]),
+ * K[t] and V[t] for t >= P.
+ */
+static int finish_decode(struct ps_values *vals, struct ps_error *err)
+{
+	const struct ps_attention *att = vals->att;
+	const uint64_t n = att->n, d = att->d, prompt = att->decode, tokens = n - prompt;
+	const enum ps_kind out = token_kind(att);
+	struct ps_values_report *rep = &vals->report;
+	double *kc = malloc(n * d * sizeof(double)), *vc = malloc(n * d * sizeof(double));
+	double *last = malloc(2 * d * sizeof(double)), *x = malloc(n * sizeof(double));
+	double *q = last ? last + d : NULL;
+	int rc = PS_OK;
+
+	memset(rep, 0, sizeof(*rep));
+	free(vals->outputs);
+	vals->outputs = malloc(tokens * d * sizeof(double));
+	vals->output_rows = tokens;
+	if (!kc || !vc || !last || !x || !vals->outputs) {
+		rc = ps_error_set(err, PS_ENOMEM, "out of memory for the direct evaluation");
+		goto out;
+	}
+	rep->computed = true;
+	/* approximate decoding's recurrence is its own: no softmax beside it */
+	rep->has_softmax = att->normalize && att->exact;
+	rep->peak_values = vals->peak;
+	/* the prompt's cache and last output, as the inputs hold them */
+	memcpy(kc, vals->k, prompt * d * sizeof(double));
+	memcpy(vc, vals->v, prompt * d * sizeof(double));
+	memcpy(last, vals->q + (prompt - 1) * d, d * sizeof(double));
+	for (uint64_t t = prompt; t < n; t++) {
+		double largest = -INFINITY, total = 0.0;
+
+		for (uint64_t a = 0; a < d; a++) {
+			q[a] = stand_in(vals, 0, a, last);
+			kc[t * d + a] = stand_in(vals, 1, a, last);
+			vc[t * d + a] = stand_in(vals, 2, a, last);
+		}
+		for (uint64_t j = 0; j <= t; j++) {
+			double s = 0.0;
+
+			for (uint64_t a = 0; a < d; a++)
+				s += q[a] * kc[j * d + a];
+			x[j] = s / sqrt((double)d);
+			largest = x[j] > largest ? x[j] : largest;
+			if (fabs(x[j]) > rep->max_score)
+				rep->max_score = fabs(x[j]);
+		}
+		if (!att->normalize)
+			largest = 0.0;
+		for (uint64_t j = 0; j <= t; j++) {
+			/* approximate attention: P(x), by Horner's rule */
+			double w = att->exact ? exp(x[j] - largest) : vals->poly.c[vals->poly.g];
+
+			for (unsigned l = vals->poly.g; !att->exact && l-- > 0;)
+				w = w * x[j] + vals->poly.c[l];
+			x[j] = w;
+			total += x[j];
+		}
+		for (uint64_t b = 0; b < d; b++) {
+			double s = 0.0;
+
+			for (uint64_t j = 0; j <= t; j++)
+				s += x[j] * vc[j * d + b];
+			last[b] = att->normalize ? s / total : s;
+		}
+		for (uint64_t b = 0; b < d; b++) {
+			const double pebbled = lookup(vals, ps_attention_id2(att, out, t, b));
+
+			vals->outputs[(t - prompt) * d + b] = pebbled;
+			judge(rep, ps_kinds[out].name, t, b, pebbled, last[b], t == prompt && b == 0);
+			if (att->exact) { /* the grown cache */
+				judge(rep, "K", t, b, vals->k[t * d + b], kc[t * d + b], false);
+				judge(rep, "V", t, b, vals->v[t * d + b], vc[t * d + b], false);
+			}
+			if (rep->has_softmax && distance(pebbled, last[b]) > rep->error_vs_softmax)
+				rep->error_vs_softmax = distance(pebbled, last[b]);
+		}
+	}
+	/* approximate attention: P, but no attention bound (docs/VALUES.md):
+	 * each token's error feeds the next token's q, k and v */
+	if (!att->exact) {
+		polynomial_bound(vals);
+		rep->has_bound = false;
+		rep->no_bound = "decoding: each token's error feeds the next token's q, k and v, which the bound does not cover";
+	}
+	/* ... and the last state, sum over j < n of U2[j] V[j] */
+	for (uint64_t m = 0; !att->exact && m < att->r; m++)
+		for (uint64_t b = 0; b < att->nb; b++) {
+			double s = 0.0;
+
+			for (uint64_t j = 0; j < n; j++)
+				s += monomial(att, kc + j * d, m) * (b < d ? vc[j * d + b] : 1.0);
+			judge(rep, "H", n - 1, m * att->nb + b,
+			      lookup(vals, ps_attention_id3(att, PS_KIND_HJ, n - 1, m, b)), s, false);
+		}
+	rep->tolerance = PS_VALUES_TOLERANCE * rep->scale;
+	rep->failed = !(rep->error_vs_direct <= rep->tolerance);
+out:
+	free(kc);
+	free(vc);
+	free(last);
+	free(x);
+	return rc;
+}
+
 int ps_values_finish(struct ps_values *vals, struct ps_error *err)
 {
 	const struct ps_attention *att = vals->att;
 	const uint64_t n = att->n, d = att->d;
 	const enum ps_kind out_kind = att->normalize ? PS_KIND_A : att->exact ? PS_KIND_O : PS_KIND_N;
 	struct ps_values_report *rep = &vals->report;
-	double *directs = malloc(n * (d + 1) * sizeof(double));
-	double *softmaxes = malloc(n * d * sizeof(double));
+	double *directs, *softmaxes;
 	double start;
 
+	if (att->decode)
+		return finish_decode(vals, err);
+	directs = malloc(n * (d + 1) * sizeof(double));
+	softmaxes = malloc(n * d * sizeof(double));
 	memset(rep, 0, sizeof(*rep));
 	free(vals->outputs);
 	vals->outputs = malloc(n * d * sizeof(double));
+	vals->output_rows = n;
 	if (!directs || !softmaxes || !vals->outputs) {
 		free(directs);
 		free(softmaxes);
@@ -923,18 +1229,8 @@ int ps_values_finish(struct ps_values *vals, struct ps_error *err)
 		}
 		for (uint64_t b = 0; b < d; b++) {
 			double pebbled = vals->outputs[i * d + b];
-			double gap = distance(pebbled, direct[b]);
 
-			if (isfinite(direct[b]) && fabs(direct[b]) > rep->scale)
-				rep->scale = fabs(direct[b]);
-			if (gap > rep->error_vs_direct || (i == 0 && b == 0)) {
-				rep->error_vs_direct = gap;
-				snprintf(rep->worst, sizeof(rep->worst), "%s[%llu,%llu]",
-					 ps_kinds[out_kind].name, (unsigned long long)i,
-					 (unsigned long long)b);
-				rep->worst_pebbled = pebbled;
-				rep->worst_direct = direct[b];
-			}
+			judge(rep, ps_kinds[out_kind].name, i, b, pebbled, direct[b], i == 0 && b == 0);
 			if (att->normalize && distance(pebbled, softmax[b]) > rep->error_vs_softmax)
 				rep->error_vs_softmax = distance(pebbled, softmax[b]);
 		}

@@ -334,7 +334,8 @@ const struct ps_strategy ps_strategy_best = {
 	.min_memory = best_min_memory,
 	.plan = best_plan,
 	.run = best_run,
-	.flags = PS_STRATEGY_CHOOSER,
+	/* on a causal DAG its candidates are the causal strategies */
+	.flags = PS_STRATEGY_CHOOSER | PS_STRATEGY_CAUSAL,
 	.takes = PS_TAKES_W | PS_TAKES_TILES, /* passed to keylemma, generic */
 };
 
@@ -365,6 +366,13 @@ const struct ps_strategy *ps_case_algorithm(const char *case_name,
 	char notes[2][160];
 	size_t count = 0, noted = 0;
 	struct ps_choice c;
+
+	if (pb->att && pb->att->causal) {
+		ps_error_set(err, PS_EINPUT,
+			     "the paper's cases are of non-causal attention: the causal DAG has no Case %s (its strategies: --strategy best)",
+			     case_name);
+		return NULL;
+	}
 
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		if (strcmp(cases[k].case_name, case_name))

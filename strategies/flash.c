@@ -16,6 +16,15 @@
  * the most even Br with the same number of blocks, then the largest Bc.
  * docs/EXACT.md compares this with Dao et al.'s Bc = ceil(M/4d), Br =
  * min(Bc, d) for FlashAttention-1's order.
+ *
+ * Causal attention (MODEL.md section 7), as FlashAttention-2 masks it:
+ * query block I = [i0, i1) reads the key blocks of rows below i1 only.
+ * The blocks wholly below i0 are the same loop as without the mask; a
+ * block J = [j0, j1) that meets I aggregates the rows of I at or after
+ * j1 as a whole tile, and each row i of I within J over [j0, i] alone
+ * (the diagonal, element-wise). K and V are loaded once per query block
+ * up to its last row: loads n d + sum over blocks of 2 d i1, the sizes
+ * those of the unmasked run (its peak bounds the diagonal's too).
  */
 #include <stdio.h>
 
@@ -38,17 +47,27 @@ static uint64_t flash_peak(const struct flash *f, const struct ps_attention *att
 	return ps_max_u64(inner, finish);
 }
 
+/* The key rows query block I reads: every n, or causal rows below its
+ * last row + 1. */
+static uint64_t keys_of(const struct ps_attention *att, uint64_t i1)
+{
+	return att->causal ? i1 : att->n;
+}
+
 /* The cost model by array (the kinds): Q once, K and V once per query
- * block, the outputs saved once. */
+ * block (causal: up to its last row), the outputs saved once. */
 static void flash_predict(const struct flash *f, const struct ps_attention *att,
 			  struct ps_plan *plan)
 {
 	const uint64_t n = att->n, d = att->d, blocks = ps_block_count(n, f->br);
 	struct ps_array_io io[PS_ARRAY_MAX] = { { 0, 0 } };
+	uint64_t keys = 0;
 
+	for (uint64_t ik = 0; ik < blocks; ik++)
+		keys += keys_of(att, ps_block_hi(ik, f->br, n));
 	io[PS_KIND_Q].loads = n * d;
-	io[PS_KIND_K].loads = blocks * n * d;
-	io[PS_KIND_V].loads = blocks * n * d;
+	io[PS_KIND_K].loads = keys * d;
+	io[PS_KIND_V].loads = keys * d;
 	if (att->normalize)
 		io[PS_KIND_A].saves = n * d;
 	else
@@ -112,9 +131,10 @@ static int flash_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	plan->param_name = "br";
 	plan->param = f.br;
 	snprintf(plan->summary, sizeof(plan->summary),
-		 "FlashAttention-2 order: %llu query blocks of Br = %llu rows (Q, O kept), K and V in blocks of Bc = %llu rows",
+		 "FlashAttention-2 order: %llu query blocks of Br = %llu rows (Q, O kept), K and V in blocks of Bc = %llu rows%s",
 		 (unsigned long long)ps_block_count(att->n, f.br),
-		 (unsigned long long)f.br, (unsigned long long)f.bc);
+		 (unsigned long long)f.br, (unsigned long long)f.bc,
+		 att->causal ? ", causal: the blocks above the diagonal skipped, the diagonal masked row by row" : "");
 	/* on the block path, S and E are held as tiles (src/engine_state.h):
 	 * the state touches the inputs, O and A only, and the page tables
 	 * where they lie */
@@ -127,27 +147,69 @@ static int flash_plan(const struct ps_problem *pb, struct ps_plan *plan,
 	}
 	plan->upper.name = "flash's accounting";
 	plan->upper.value = (double)(plan->loads + plan->saves);
-	snprintf(plan->upper.formula, sizeof(plan->upper.formula),
-		 "n d + ceil(n/Br) 2 n d loads, the outputs saved once, Br = %llu",
-		 (unsigned long long)f.br);
+	if (att->causal)
+		snprintf(plan->upper.formula, sizeof(plan->upper.formula),
+			 "n d + sum over query blocks [i0, i1) of 2 d i1 loads, the outputs saved once, Br = %llu",
+			 (unsigned long long)f.br);
+	else
+		snprintf(plan->upper.formula, sizeof(plan->upper.formula),
+			 "n d + ceil(n/Br) 2 n d loads, the outputs saved once, Br = %llu",
+			 (unsigned long long)f.br);
 	return PS_OK;
 }
 
-static int flash_block(const struct flash *f, const struct ps_attention *att,
-		       struct ps_coordset is, struct ps_sink *sink,
-		       struct ps_error *err)
+/* S[is, js] aggregated, exponentiated into O[is, B] at once, dropped. */
+static int flash_tile(const struct ps_attention *att, struct ps_coordset is,
+		      struct ps_coordset js, struct ps_sink *sink, struct ps_error *err)
 {
-	struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
-	const uint64_t full = att->n / f->bc;
+	const struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
 	int rc;
 
-	if ((rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_Q, is, feats, err)))
+	if ((rc = ps_emit_mac(sink, PS_KIND_S, false, is, js, feats, err)) ||
+	    (rc = ps_emit_mac(sink, PS_KIND_O, true, is, js, bs, err)))
 		return rc;
-	/* the key blocks: one loop (struct ps_repeat) over the full ones,
-	 * one for the rest, each judged whole by the engine */
+	return ps_emit(sink, PS_OP_DELETE, PS_KIND_S, is, js, err);
+}
+
+/*
+ * Causal: the key block J = [j0, j1) that meets query block I = [i0, i1)
+ * (j0 < i1, j1 > i0): K[J] and V[J] loaded, the rows of I from j1 on
+ * as one tile, each row i of I within J over [j0, i], K and V dropped.
+ */
+static int flash_diagonal(const struct ps_attention *att, struct ps_coordset is,
+			  uint64_t j0, uint64_t j1, struct ps_sink *sink,
+			  struct ps_error *err)
+{
+	const struct ps_coordset feats = ps_range(0, att->d), js = ps_range(j0, j1);
+	const uint64_t whole = ps_max_u64(is.lo, j1);
+	int rc;
+
+	if ((rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_K, js, feats, err)) ||
+	    (rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_V, js, feats, err)))
+		return rc;
+	if (whole < is.hi && (rc = flash_tile(att, ps_range(whole, is.hi), js, sink, err)))
+		return rc;
+	for (uint64_t i = ps_max_u64(is.lo, j0); i < ps_min_u64(is.hi, j1); i++)
+		if ((rc = flash_tile(att, ps_one(i), ps_range(j0, i + 1), sink, err)))
+			return rc;
+	if ((rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_K, js, feats, err)) ||
+	    (rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_V, js, feats, err)))
+		return rc;
+	return PS_OK;
+}
+
+int ps_emit_key_loop(struct ps_sink *sink, const struct ps_attention *att,
+		     struct ps_coordset is, uint64_t lo, uint64_t hi, uint64_t bc,
+		     struct ps_error *err)
+{
+	const struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
+	const uint64_t full = (hi - lo) / bc;
+	int rc;
+
+	/* one loop (struct ps_repeat) over the full blocks, one for the rest */
 	for (int part = 0; part < 2; part++) {
-		const uint64_t lo = part ? full * f->bc : 0, rows = part ? att->n - lo : f->bc;
-		const struct ps_coordset js = ps_range(lo, lo + rows), none = ps_range(0, 0);
+		const uint64_t j0 = lo + (part ? full * bc : 0), rows = part ? hi - j0 : bc;
+		const struct ps_coordset js = ps_range(j0, j0 + rows), none = ps_range(0, 0);
 		struct ps_op body[7];
 		uint64_t step[7][3];
 		size_t len = 0;
@@ -170,6 +232,28 @@ static int flash_block(const struct flash *f, const struct ps_attention *att,
 		if ((rc = ps_sink_repeat(sink, &r, err)))
 			return rc;
 	}
+	return PS_OK;
+}
+
+static int flash_block(const struct flash *f, const struct ps_attention *att,
+		       struct ps_coordset is, struct ps_sink *sink,
+		       struct ps_error *err)
+{
+	const struct ps_coordset feats = ps_range(0, att->d);
+	/* causal: the loop covers the key blocks wholly below the query
+	 * block, the diagonal blocks follow */
+	const uint64_t keys = att->causal ? is.lo : att->n, full = keys / f->bc;
+	int rc;
+
+	if ((rc = ps_emit(sink, PS_OP_LOAD, PS_KIND_Q, is, feats, err)))
+		return rc;
+	/* the key blocks below the query block (causal) or all of them */
+	if ((rc = ps_emit_key_loop(sink, att, is, 0, att->causal ? full * f->bc : att->n, f->bc,
+				   err)))
+		return rc;
+	for (uint64_t j0 = full * f->bc; att->causal && j0 < is.hi; j0 += f->bc)
+		if ((rc = flash_diagonal(att, is, j0, ps_min_u64(j0 + f->bc, is.hi), sink, err)))
+			return rc;
 	if ((rc = ps_emit(sink, PS_OP_DELETE, PS_KIND_Q, is, feats, err)) ||
 	    (rc = ps_emit_finish_n(sink, att, is, 0, att->nb, err)))
 		return rc;
@@ -201,5 +285,5 @@ const struct ps_strategy ps_strategy_flash = {
 	.min_memory = flash_min_memory,
 	.plan = flash_plan,
 	.run = flash_run,
-	.flags = PS_STRATEGY_EXACT,
+	.flags = PS_STRATEGY_EXACT | PS_STRATEGY_CAUSAL,
 };

@@ -13,8 +13,12 @@ extern const struct ps_strategy ps_strategy_colpass;
 extern const struct ps_strategy ps_strategy_naive;
 extern const struct ps_strategy ps_strategy_naive_belady;
 extern const struct ps_strategy ps_strategy_resident;
+extern const struct ps_strategy ps_strategy_recurrent;
+extern const struct ps_strategy ps_strategy_causal_colpass;
+extern const struct ps_strategy ps_strategy_recurrent_decode;
 extern const struct ps_strategy ps_strategy_best;
 extern const struct ps_strategy ps_strategy_flash;
+extern const struct ps_strategy ps_strategy_flash_decode;
 extern const struct ps_strategy ps_strategy_exact_matmul;
 extern const struct ps_strategy ps_strategy_naive_exact;
 extern const struct ps_strategy ps_strategy_naive_exact_belady;
@@ -30,10 +34,14 @@ static const struct ps_strategy *const builtin[] = {
 	&ps_strategy_matmul,
 	&ps_strategy_colpass,
 	&ps_strategy_resident,
+	&ps_strategy_recurrent,
+	&ps_strategy_causal_colpass,
+	&ps_strategy_recurrent_decode,
 	&ps_strategy_naive,
 	&ps_strategy_naive_belady,
 	&ps_strategy_best,
 	&ps_strategy_flash,
+	&ps_strategy_flash_decode,
 	&ps_strategy_exact_matmul,
 	&ps_strategy_naive_exact,
 	&ps_strategy_naive_exact_belady,
@@ -181,6 +189,32 @@ static int plan_text(const struct ps_strategy *s, const char *origin, const stru
 	return PS_OK;
 }
 
+/* Why s does not pebble att, by name: the kind of DAG, or causal and
+ * decoding (MODEL.md sections 7 and 8). */
+static int not_served(const struct ps_strategy *s, const struct ps_attention *att,
+		      struct ps_error *err)
+{
+	if ((s->flags & PS_STRATEGY_EXPLICIT) ||
+	    !(s->flags & PS_STRATEGY_EXACT) != !att->exact)
+		return ps_error_set(err, PS_EINPUT, "%s pebbles %s, not the %s DAG",
+				    s->name,
+				    (s->flags & PS_STRATEGY_EXPLICIT) ? "a DAG from a file" :
+				    (s->flags & PS_STRATEGY_EXACT) ? "exact attention" :
+				    "approximate attention",
+				    ps_attention_kind_name(att));
+	if ((s->flags & PS_STRATEGY_CAUSAL_ONLY) && !att->causal)
+		return ps_error_set(err, PS_EINPUT,
+				    "%s pebbles the causal DAG (--causal, MODEL.md section 7) only",
+				    s->name);
+	if (s->flags & PS_STRATEGY_DECODE)
+		return ps_error_set(err, PS_EINPUT,
+				    "%s pebbles the decode DAG (--causal --decode P, MODEL.md section 8) only",
+				    s->name);
+	return ps_error_set(err, PS_EINPUT, "%s does not pebble the %s DAG (MODEL.md section %s)",
+			    s->name, att->decode ? "decode" : "causal",
+			    att->decode ? "8" : "7");
+}
+
 int ps_strategy_plan(const struct ps_strategy *s, const struct ps_problem *pb,
 		     struct ps_plan *plan, struct ps_error *err)
 {
@@ -189,12 +223,7 @@ int ps_strategy_plan(const struct ps_strategy *s, const struct ps_problem *pb,
 
 	memset(plan, 0, sizeof(*plan));
 	if (pb->att && !ps_strategy_serves(s, pb->att))
-		return ps_error_set(err, PS_EINPUT, "%s pebbles %s, not the %s DAG",
-				    s->name,
-				    (s->flags & PS_STRATEGY_EXPLICIT) ? "a DAG from a file" :
-				    (s->flags & PS_STRATEGY_EXACT) ? "exact attention" :
-				    "approximate attention",
-				    ps_attention_kind_name(pb->att));
+		return not_served(s, pb->att, err);
 	if (origin)
 		ps_error_clear(err);
 	rc = s->plan(pb, plan, err);

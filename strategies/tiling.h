@@ -62,6 +62,15 @@ int ps_emit_mac(struct ps_sink *sink, enum ps_kind into, bool fuse,
 		struct ps_coordset c0, struct ps_coordset c1,
 		struct ps_coordset c2, struct ps_error *err);
 
+/* Exact attention's key loop (strategies/flash.c): for the key rows
+ * [lo, hi) in blocks of bc (the last one shorter), K and V loaded, S[is,
+ * J] aggregated and exponentiated into O[is, B] at once, S, K and V
+ * dropped; one loop for the full blocks and one for the rest, each judged
+ * whole by the block path. */
+int ps_emit_key_loop(struct ps_sink *sink, const struct ps_attention *att,
+		     struct ps_coordset is, uint64_t lo, uint64_t hi, uint64_t bc,
+		     struct ps_error *err);
+
 /* A finished N tile (O, for exact attention) over rows is and columns
  * [b0, b1): A column by column (N[., d] stays), or N saved without
  * normalisation. */

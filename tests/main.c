@@ -37,6 +37,18 @@ void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 	ck_assert_msg(ps_attention_init(att, &p, &err) == 0, "%s", err.msg);
 }
 
+void test_causal_attention(struct ps_attention *att, uint64_t n, uint64_t d,
+			   uint64_t g, int normalize)
+{
+	struct ps_attention_params p = {
+		.n = n, .d = d, .g = g, .normalize = normalize != 0, .causal = true,
+	};
+	struct ps_error err;
+
+	ps_error_clear(&err);
+	ck_assert_msg(ps_attention_init(att, &p, &err) == 0, "%s", err.msg);
+}
+
 void test_write_npy_raw(const char *path, const char *header, const void *data,
 			size_t bytes)
 {
@@ -260,6 +272,7 @@ static const struct test_suite {
 	{ "ops", ops_suite },
 	{ "monomial", monomial_suite },
 	{ "engine", engine_suite },
+	{ "causal", causal_suite },
 };
 #define TEST_SUITES (sizeof(test_suites) / sizeof(test_suites[0]))
 

@@ -7,7 +7,14 @@ values.polynomial in its JSON; NumPy then recomputes
     as 1/l!, and compares them with the run's;
   - eta on a grid of a million points, which must not exceed the run's;
   - the outputs D~^-1 P(Q K^T / sqrt d) V from the run's coefficients,
-    which must equal the run's A to 1e-9 of the largest.
+    which must equal the run's A to 1e-9 of the largest;
+  - the same causally (MODEL.md section 7, row i weighting keys j <= i
+    only) for every causal strategy, at an M that holds the state beside
+    a row and at one that needs passes over value columns;
+  - decoding (--decode P): recurrent-decode's outputs against NumPy's
+    recurrence through the stand-in map of docs/VALUES.md (its matrices
+    drawn by tests/numpy_causal.py's splitmix64), at the least M and where
+    the state fits.
 Run by `make check` as `/usr/bin/python3 tests/numpy_polynomial.py BINARY`;
 without NumPy it fails (scripts/deps.sh installs python3-numpy).
 """
@@ -84,11 +91,96 @@ def main(binary):
                     if not gap <= 1e-9 * np.max(np.abs(expect)):
                         failures.append(f"{where}: outputs {gap} from NumPy's")
                     checked += 1
+        checked += check_causal(binary, tmp, rng, failures)
+        checked += check_decode(binary, tmp, rng, failures)
     for f in failures:
         print("numpy_polynomial.py: " + f, file=sys.stderr)
-    if failures or checked < 20:
+    if failures or checked < 60:
         sys.exit(f"numpy_polynomial.py: {len(failures)} failures in {checked} runs")
     print(f"numpy_polynomial.py: {checked} runs: coefficients, eta and outputs agree with NumPy")
+
+
+def check_causal(binary, tmp, rng, failures):
+    """Causal runs against NumPy's masked evaluation; returns how many."""
+    checked = 0
+    for d in (1, 4, 16):
+        for g in (1, 3):
+            n = 24
+            inputs = rng.uniform(-0.75, 0.75, (3, n, d))
+            paths = []
+            for name, x in zip("qkv", inputs):
+                paths.append(os.path.join(tmp, "causal-" + name + ".npy"))
+                np.save(paths[-1], x)
+            q, k, v = inputs
+            r = math.comb(d + g, g)
+            # the state of every column beside a row, and room for about
+            # a third of it (passes over value columns)
+            for strategy, M in (("recurrent", r * (d + 1) + 3 * d + 4),
+                                ("causal-colpass", r * (d + 1) + 3 * d + 4),
+                                ("causal-colpass", max(r * (d + 1) // 3, 2 * r + d + 5)),
+                                ("best", 64 * 1024)):
+                out = os.path.join(tmp, "causal-a.npy")
+                run = subprocess.run(
+                    [binary, "--causal", "-n", str(n), "-d", str(d), "-g", str(g), "-M", str(M),
+                     "--strategy", strategy, "--values", "--q", paths[0], "--k", paths[1],
+                     "--v", paths[2], "--json", "--output", out],
+                    capture_output=True, text=True, check=False)
+                where = f"causal {strategy} d = {d} g = {g} M = {M}"
+                if run.returncode != 0:
+                    failures.append(f"{where}: exit {run.returncode}: {run.stderr.strip()}")
+                    continue
+                c = np.array(json.loads(run.stdout)["values"]["polynomial"]["coefficients"])
+                weights = np.tril(polynomial.polyval(q @ k.T / math.sqrt(d), c))
+                expect = weights @ v / weights.sum(axis=1)[:, None]
+                gap = np.max(np.abs(np.load(out) - expect))
+                if not gap <= 1e-9 * np.max(np.abs(expect)):
+                    failures.append(f"{where}: outputs {gap} from NumPy's")
+                checked += 1
+    return checked
+
+
+def check_decode(binary, tmp, rng, failures):
+    """Approximate decoding against NumPy's recurrence; returns how many."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from numpy_causal import splitmix64  # pylint: disable=import-outside-toplevel
+    checked = 0
+    for n, prompt, d, g in ((2, 1, 1, 1), (9, 4, 3, 2), (12, 3, 4, 3), (7, 6, 2, 0), (20, 10, 5, 2)):
+        inputs = rng.uniform(-1.0, 1.0, (3, n, d))
+        paths = []
+        for name, x in zip("qkv", inputs):
+            paths.append(os.path.join(tmp, "decode-" + name + ".npy"))
+            np.save(paths[-1], x)
+        q, k, v = inputs
+        r = math.comb(d + g, g)
+        for normalize in (True, False):
+            nb = d + 1 if normalize else d
+            for M in (3 * d + 3 * nb + 2, r * nb + 3 * d + 3 * nb + 2):
+                out = os.path.join(tmp, "decode-a.npy")
+                args = [binary, "--causal", "--decode", str(prompt), "-n", str(n), "-d", str(d),
+                        "-g", str(g), "-M", str(M), "--values", "--q", paths[0], "--k", paths[1],
+                        "--v", paths[2], "--json", "--output", out]
+                run = subprocess.run(args + ([] if normalize else ["--no-normalize"]),
+                                     capture_output=True, text=True, check=False)
+                where = f"decode P = {prompt} n = {n} d = {d} g = {g} M = {M}{'' if normalize else ' unnormalised'}"
+                if run.returncode != 0:
+                    failures.append(f"{where}: exit {run.returncode}: {run.stderr.strip()}")
+                    continue
+                c = np.array(json.loads(run.stdout)["values"]["polynomial"]["coefficients"])
+                w = splitmix64(1 ^ 0xD3C0DE, 3 * d * d, 1 / math.sqrt(d)).reshape(3, d, d)
+                keys, values, last, expect = list(k[:prompt]), list(v[:prompt]), q[prompt - 1], []
+                for _ in range(prompt, n):
+                    qt, kt, vt = (np.tanh(w[m] @ last) for m in range(3))
+                    keys.append(kt)
+                    values.append(vt)
+                    weights = polynomial.polyval(np.array(keys) @ qt / math.sqrt(d), c)
+                    last = weights @ np.array(values) / (weights.sum() if normalize else 1.0)
+                    expect.append(last)
+                expect = np.array(expect)
+                gap = np.max(np.abs(np.load(out) - expect))
+                if not gap <= 1e-9 * np.max(np.abs(expect)):
+                    failures.append(f"{where}: outputs {gap} from NumPy's recurrence")
+                checked += 1
+    return checked
 
 
 def chebyshev_eta(beta, g, xs):

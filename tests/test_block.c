@@ -58,6 +58,22 @@ static void both_paths(const struct ps_attention *att,
 	ps_engine_free(&slow);
 }
 
+/* Every strategy that pebbles att, at its least M, a little above, and
+ * at big (0: 3 times its least and 40 more). */
+static void serving_both_paths(const struct ps_attention *att, uint64_t big)
+{
+	for (size_t q = 0; q < ps_strategy_count; q++) {
+		const struct ps_strategy *s = ps_strategies[q];
+		uint64_t min_m = ps_strategy_min_memory(s, att);
+
+		if (min_m == UINT64_MAX || !ps_strategy_serves(s, att))
+			continue;
+		both_paths(att, s, min_m, NULL);
+		both_paths(att, s, min_m + 3, NULL);
+		both_paths(att, s, big ? big : 3 * min_m + 40, NULL);
+	}
+}
+
 START_TEST(test_strategies_both_paths)
 {
 	static const uint64_t params[][3] = {
@@ -69,16 +85,7 @@ START_TEST(test_strategies_both_paths)
 			struct ps_attention att;
 
 			test_attention(&att, params[k][0], params[k][1], params[k][2], norm);
-			for (size_t q = 0; q < ps_strategy_count; q++) {
-				const struct ps_strategy *s = ps_strategies[q];
-				uint64_t min_m = ps_strategy_min_memory(s, &att);
-
-				if (min_m == UINT64_MAX)
-					continue;
-				both_paths(&att, s, min_m, NULL);
-				both_paths(&att, s, min_m + 3, NULL);
-				both_paths(&att, s, 4 * att.d * att.r + 64, NULL);
-			}
+			serving_both_paths(&att, 4 * att.d * att.r + 64);
 			both_paths(&att, ps_strategy_find("generic"), 200, "square");
 			both_paths(&att, ps_strategy_find("generic"), 200, "unit");
 			ps_attention_free(&att);
@@ -95,16 +102,7 @@ START_TEST(test_exact_strategies_both_paths)
 			struct ps_attention att;
 
 			test_exact_attention(&att, params[k][0], params[k][1], norm);
-			for (size_t q = 0; q < ps_strategy_count; q++) {
-				const struct ps_strategy *s = ps_strategies[q];
-				uint64_t min_m = ps_strategy_min_memory(s, &att);
-
-				if (min_m == UINT64_MAX || !ps_strategy_serves(s, &att))
-					continue;
-				both_paths(&att, s, min_m, NULL);
-				both_paths(&att, s, min_m + 3, NULL);
-				both_paths(&att, s, 3 * min_m + 40, NULL);
-			}
+			serving_both_paths(&att, 0);
 			ps_attention_free(&att);
 		}
 }
@@ -823,6 +821,177 @@ END_TEST
  * red, O aggregated over some rows before, E computed before, memories
  * too small: both paths compared after every loop.
  */
+/* ---- causal approximate attention (MODEL.md section 7) ---------------- */
+
+START_TEST(test_causal_strategies_both_paths)
+{
+	static const uint64_t params[][3] = {
+		{ 1, 1, 1 }, { 5, 2, 1 }, { 9, 4, 2 }, { 17, 3, 3 }, { 8, 1, 0 },
+	};
+
+	for (size_t k = 0; k < sizeof(params) / sizeof(params[0]); k++)
+		for (int norm = 0; norm <= 1; norm++) {
+			struct ps_attention att;
+
+			test_causal_attention(&att, params[k][0], params[k][1], params[k][2], norm);
+			serving_both_paths(&att, att.r * att.nb * 2 + 64);
+			ps_attention_free(&att);
+			if (params[k][0] < 2)
+				continue;
+			/* decoding the last half of the rows */
+			{
+				struct ps_attention_params p = {
+					.n = params[k][0], .d = params[k][1], .g = params[k][2],
+					.normalize = norm != 0, .causal = true,
+					.decode = (params[k][0] + 1) / 2,
+				};
+				struct ps_error err;
+
+				ck_assert_int_eq(ps_attention_init(&att, &p, &err), 0);
+				serving_both_paths(&att, att.r * att.nb * 2 + 64);
+				ps_attention_free(&att);
+			}
+		}
+}
+END_TEST
+
+/* A random operation of the causal DAG: moves of one row of Q, K, V, N,
+ * A or the state, macs into the state of one row (the carry or P2, fused
+ * or not) and into N, computes of U1, U2, A. */
+static void causal_op(const struct ps_attention *att, struct ps_op *op, uint64_t store[3][48])
+{
+	static const enum ps_kind kinds[] = { PS_KIND_Q, PS_KIND_K, PS_KIND_V, PS_KIND_U1,
+					      PS_KIND_U2, PS_KIND_HJ, PS_KIND_N, PS_KIND_A };
+	const uint64_t row = rnd(att->n);
+	enum ps_kind k;
+
+	memset(op, 0, sizeof(*op));
+	op->code = (enum ps_opcode)rnd(5);
+	if (op->code == PS_OP_MAC) {
+		op->kind = rnd(3) ? PS_KIND_HJ : PS_KIND_N;
+		op->carry = op->kind == PS_KIND_HJ && rnd(2);
+		op->fuse = !op->carry && rnd(3);
+		op->c[0] = ps_one(op->carry && row == 0 && rnd(4) ? 1 % att->n : row);
+		op->c[1] = rnd_set(att->r, store[1]);
+		op->c[2] = rnd_set(att->nb, store[2]);
+		return;
+	}
+	do
+		k = kinds[rnd(8)];
+	while (!ps_attention_has(att, k) ||
+	       (op->code == PS_OP_COMPUTE && ps_kinds[k].role != PS_ROLE_PLAIN));
+	op->kind = k;
+	op->c[0] = rnd(8) ? ps_one(row) : rnd_set(att->n, store[0]);
+	op->c[1] = rnd_set(ps_attention_extent(att, k, 1), store[1]);
+	if (ps_kinds[k].arity == 3)
+		op->c[2] = rnd_set(ps_attention_extent(att, k, 2), store[2]);
+}
+
+START_TEST(test_causal_random_ops_both_paths)
+{
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct ps_attention att;
+
+		test_causal_attention(&att, 1 + seed % 5, 1 + seed % 3, seed % 3, seed % 3 != 0);
+		random_ops_of(&att, seed, seed % 5 ? att.dag.state_count : 3 + seed % 40, causal_op);
+		ps_attention_free(&att);
+	}
+}
+END_TEST
+
+/*
+ * The state's loop (fused mac into H[j, X, C], carry, delete H[j-1, X,
+ * C], X moving) as causal-colpass emits it and changed: H[j-1] not all
+ * there, H[j] begun before, a chunk too many, the wrong row deleted, M
+ * too small. Both paths agree, and the loop as emitted is judged whole.
+ */
+START_TEST(test_causal_loops_both_paths)
+{
+	uint64_t whole = 0;
+
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		struct ps_attention att;
+		struct loop_engines le;
+		uint64_t q, count, cols[3];
+		struct ps_coordset cs;
+		struct ps_op body[3];
+		uint64_t step[3][3];
+		size_t len = 0;
+		struct ps_repeat r;
+		const uint64_t j = 1 + seed % 3, kind = seed % 7;
+
+		rnd_state = seed;
+		test_causal_attention(&att, 4, 3, 2, 1);
+		q = 1 + rnd(4);
+		count = att.r / q;
+		cols[0] = rnd(2);
+		cols[1] = 2;
+		cols[2] = 3;
+		cs = rnd(2) ? ps_range(0, att.nb) : ps_list(cols, 3);
+		loop_engines_init(&le, &att, kind == 6 ? 40 + rnd(20) : 1000);
+		loop_emit(&le, PS_OP_LOAD, PS_KIND_K, ps_range(0, att.n), ps_range(0, att.d));
+		loop_emit(&le, PS_OP_LOAD, PS_KIND_V, ps_range(0, att.n), ps_range(0, att.d));
+		/* the states of rows 0 .. j-1, the earlier ones dropped */
+		for (uint64_t t = 0; t < j; t++) {
+			struct ps_op mac = { .code = PS_OP_MAC, .kind = PS_KIND_HJ, .fuse = true,
+					     .c = { ps_one(t), ps_range(0, att.r), cs } };
+			struct ps_op carry = mac, drop = { .code = PS_OP_DELETE, .kind = PS_KIND_HJ,
+							   .c = { ps_one(t - 1), ps_range(0, att.r), cs } };
+			struct ps_error err;
+
+			carry.fuse = false;
+			carry.carry = true;
+			if (kind == 1 && t == j - 1)
+				mac.c[1] = ps_range(0, att.r - 1); /* H[j-1] incomplete */
+			ck_assert_int_eq(ps_sink_emit(&le.fs.sink, &mac, &err),
+					 ps_sink_emit(&le.ss.sink, &mac, &err));
+			if (t) {
+				ck_assert_int_eq(ps_sink_emit(&le.fs.sink, &carry, &err),
+						 ps_sink_emit(&le.ss.sink, &carry, &err));
+				ck_assert_int_eq(ps_sink_emit(&le.fs.sink, &drop, &err),
+						 ps_sink_emit(&le.ss.sink, &drop, &err));
+			}
+		}
+		if (kind == 2) { /* H[j] begun: one of its cells holds P2 */
+			struct ps_op early = { .code = PS_OP_MAC, .kind = PS_KIND_HJ, .fuse = true,
+					       .c = { ps_one(j), ps_one(att.r - 1), ps_one(att.d) } };
+			struct ps_error err;
+
+			ck_assert_int_eq(ps_sink_emit(&le.fs.sink, &early, &err),
+					 ps_sink_emit(&le.ss.sink, &early, &err));
+		}
+		same_state(&att, &le.fast, &le.slow);
+		ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_HJ, ps_one(j), ps_range(0, q), cs,
+			      2, q);
+		body[0].fuse = true;
+		ps_repeat_add(body, step, &len, PS_OP_MAC, PS_KIND_HJ, ps_one(j), ps_range(0, q), cs,
+			      2, q);
+		body[1].carry = true;
+		ps_repeat_add(body, step, &len, PS_OP_DELETE, PS_KIND_HJ,
+			      ps_one(kind == 4 ? j : j - 1), ps_range(0, q), cs, 2, q);
+		r.body = body;
+		r.step = (const uint64_t (*)[3])step;
+		r.len = len;
+		r.count = kind == 3 ? count + 1 : count;
+		if (kind == 5)
+			step[2][1] = 0; /* the deletion does not move */
+		{
+			struct ps_engine probe;
+			struct ps_error err;
+
+			ck_assert_int_eq(ps_engine_init(&probe, &att.dag, le.fast.M, &err), 0);
+			ck_assert_int_eq(ps_engine_copy(&probe, &le.fast), 0);
+			whole += kind == 0 && ps_block_repeat(&att, &probe, &r) == PS_BLOCK_APPLIED;
+			ps_engine_free(&probe);
+		}
+		loop_run(&le, &r);
+		loop_engines_free(&le);
+		ps_attention_free(&att);
+	}
+	ck_assert_uint_gt(whole, 20);
+}
+END_TEST
+
 static void flash_loops_case(uint64_t seed)
 {
 	struct ps_attention att;
@@ -1306,6 +1475,9 @@ Suite *block_suite(void)
 	tcase_add_test(tc, test_broken_blocks_both_paths);
 	tcase_add_test(tc, test_exact_strategies_both_paths);
 	tcase_add_test(tc, test_random_ops_both_paths);
+	tcase_add_test(tc, test_causal_strategies_both_paths);
+	tcase_add_test(tc, test_causal_random_ops_both_paths);
+	tcase_add_test(tc, test_causal_loops_both_paths);
 	tcase_add_test(tc, test_wide_rows_both_paths);
 	tcase_add_test(tc, test_tiles_both_paths);
 	tcase_add_test(tc, test_col_runs_both_paths);

@@ -246,18 +246,59 @@ static int exact_pebbling(const struct ps_attention *att, uint64_t a, uint64_t c
 }
 
 /* The pebbling under M: its verdict, its counts in *c. */
-static int run_exact(const struct ps_attention *att, uint64_t a, uint64_t c,
-		     bool key_outer, uint64_t M, struct ps_counts *counts)
+static int run_exact(test_pebbling_fn *pebbling, const struct ps_attention *att, uint64_t a,
+		     uint64_t c, bool key_outer, uint64_t M, struct ps_counts *counts)
 {
 	struct ps_engine eng;
 	struct ps_error err;
 	int rc;
 
 	ck_assert_int_eq(ps_engine_init(&eng, &att->dag, M, &err), 0);
-	rc = exact_pebbling(att, a, c, key_outer, &eng);
+	rc = pebbling(att, a, c, key_outer, &eng);
 	*counts = eng.c;
 	ps_engine_free(&eng);
 	return rc;
+}
+
+/* test_pebblings_against_bounds on one DAG. */
+static void pebblings_on(test_pebbling_fn *pebbling, const struct ps_attention *att,
+			 int *above_trivial, double *closest)
+{
+	static const uint64_t blocks[] = { 1, 2, 5, 64 };
+
+	for (size_t x = 0; x < 4; x++)
+		for (size_t y = 0; y < 4; y++)
+			for (int order = 0; order <= 1; order++) {
+				struct ps_counts c;
+				struct ps_lower_bounds lb;
+				uint64_t least, io;
+
+				ck_assert_int_eq(run_exact(pebbling, att, blocks[x], blocks[y], order,
+							   UINT64_C(1) << 40, &c), 0);
+				least = c.peak_red;
+				io = c.loads + c.saves;
+				ck_assert_int_eq(run_exact(pebbling, att, blocks[x], blocks[y], order,
+							   least, &c), 0);
+				ck_assert_uint_eq(c.loads + c.saves, io);
+				ck_assert_int_eq(run_exact(pebbling, att, blocks[x], blocks[y], order,
+							   least - 1, &c), PS_EINVALID);
+				for (uint64_t M = least; M <= 2 * least; M += least) {
+					ps_bounds_lower(att, M, &lb);
+					for (size_t k = 0; k < lb.applied_count; k++)
+						ck_assert_msg(lb.applied[k].value <= (double)io,
+							      "n=%llu d=%llu M=%llu: a valid pebbling of I/O %llu, yet %s claims %.0f",
+							      (unsigned long long)att->n,
+							      (unsigned long long)att->d,
+							      (unsigned long long)M,
+							      (unsigned long long)io,
+							      lb.applied[k].name, lb.applied[k].value);
+					if (strcmp(lb.best.name, "S segments (exact)"))
+						continue;
+					(*above_trivial)++;
+					if (lb.best.value / (double)io > *closest)
+						*closest = lb.best.value / (double)io;
+				}
+			}
 }
 
 /*
@@ -267,53 +308,33 @@ static int run_exact(const struct ps_attention *att, uint64_t a, uint64_t c,
  * of the grid (22 points of it), and there within a factor 12 of some
  * pebbling (10.6 at best here).
  */
-START_TEST(test_exact_pebblings_against_segments)
+void test_pebblings_against_bounds(test_pebbling_fn *pebbling, bool causal,
+				   int *above_trivial, double *closest)
 {
 	static const uint64_t ns[] = { 3, 8, 17, 33, 64 }, ds[] = { 1, 2, 5 };
-	static const uint64_t blocks[] = { 1, 2, 5, 64 };
-	int above_trivial = 0;
-	double closest = 0;
 
+	*above_trivial = 0;
+	*closest = 0;
 	for (size_t p = 0; p < 5; p++)
 		for (size_t q = 0; q < 3; q++) {
+			const struct ps_attention_params params = {
+				.n = ns[p], .d = ds[q], .exact = true, .causal = causal,
+			};
 			struct ps_attention att;
+			struct ps_error err;
 
-			test_exact_attention(&att, ns[p], ds[q], 0);
-			for (size_t x = 0; x < 4; x++)
-				for (size_t y = 0; y < 4; y++)
-					for (int order = 0; order <= 1; order++) {
-						struct ps_counts c;
-						struct ps_lower_bounds lb;
-						uint64_t least, io;
-
-						ck_assert_int_eq(run_exact(&att, blocks[x], blocks[y], order,
-									   UINT64_C(1) << 40, &c), 0);
-						least = c.peak_red;
-						io = c.loads + c.saves;
-						ck_assert_int_eq(run_exact(&att, blocks[x], blocks[y], order,
-									   least, &c), 0);
-						ck_assert_uint_eq(c.loads + c.saves, io);
-						ck_assert_int_eq(run_exact(&att, blocks[x], blocks[y], order,
-									   least - 1, &c), PS_EINVALID);
-						for (uint64_t M = least; M <= 2 * least; M += least) {
-							ps_bounds_lower(&att, M, &lb);
-							for (size_t k = 0; k < lb.applied_count; k++)
-								ck_assert_msg(lb.applied[k].value <= (double)io,
-									      "n=%llu d=%llu M=%llu: a valid pebbling of I/O %llu, yet %s claims %.0f",
-									      (unsigned long long)att.n,
-									      (unsigned long long)att.d,
-									      (unsigned long long)M,
-									      (unsigned long long)io,
-									      lb.applied[k].name, lb.applied[k].value);
-							if (strcmp(lb.best.name, "S segments (exact)"))
-								continue;
-							above_trivial++;
-							if (lb.best.value / (double)io > closest)
-								closest = lb.best.value / (double)io;
-						}
-					}
+			ck_assert_int_eq(ps_attention_init(&att, &params, &err), 0);
+			pebblings_on(pebbling, &att, above_trivial, closest);
 			ps_attention_free(&att);
 		}
+}
+
+START_TEST(test_exact_pebblings_against_segments)
+{
+	int above_trivial;
+	double closest;
+
+	test_pebblings_against_bounds(exact_pebbling, false, &above_trivial, &closest);
 	ck_assert_int_gt(above_trivial, 0);
 	ck_assert_double_gt(closest, 1.0 / 12);
 }
@@ -356,6 +377,212 @@ START_TEST(test_hypotheses_named)
 	ck_assert_str_eq(lb.skipped[0].why,
 			 "needs some w >= 1 with w tau(w) <= M/4 = 2; w = 1 has tau(1) = g + 1 = 3");
 	ps_attention_free(&att);
+}
+END_TEST
+
+/*
+ * Causal attention (MODEL.md section 7): a pebbling of the causal DAG of
+ * its own, built to beat the bounds. It loads Q, K and V once, and for
+ * each row j: the state H[j] from U2[j] V[j] and the carry of H[j-1]
+ * (then dropped), N[j] from U1[j] and H[j]; then it computes, saves and
+ * drops A. Its I/O is the trivial 4nd (3nd + nd, g >= 1; nd + nd, g =
+ * 0): at its least M and above, no applied bound exceeds it, and the
+ * partition bounds, whose proofs count the non-causal H, are skipped.
+ */
+static int causal_pebbling(const struct ps_attention *att, struct ps_engine *eng)
+{
+	struct ps_engine_sink sink;
+	struct ps_coordset rows = ps_range(0, att->n), all = ps_range(0, att->r);
+	struct ps_coordset bs = ps_range(0, att->nb), feats = ps_range(0, att->g ? att->d : 0);
+	struct ps_error err;
+	int rc = 0;
+
+	ps_engine_sink_init(&sink, att, eng);
+	rc = rc ? rc : emit(&sink.sink, PS_OP_LOAD, PS_KIND_Q, rows, feats);
+	rc = rc ? rc : emit(&sink.sink, PS_OP_LOAD, PS_KIND_K, rows, feats);
+	rc = rc ? rc : emit(&sink.sink, PS_OP_LOAD, PS_KIND_V, rows, ps_range(0, att->d));
+	for (uint64_t j = 0; j < att->n && !rc; j++) {
+		struct ps_op carry = { .code = PS_OP_MAC, .kind = PS_KIND_HJ, .carry = true,
+				       .c = { ps_one(j), all, bs } };
+		struct ps_op drop = { .code = PS_OP_DELETE, .kind = PS_KIND_HJ,
+				      .c = { ps_one(j - 1), all, bs } };
+
+		rc = rc ? rc : emit_mac(&sink.sink, PS_KIND_HJ, ps_one(j), all, bs);
+		rc = rc || !j ? rc : ps_sink_emit(&sink.sink, &carry, &err);
+		rc = rc || !j ? rc : ps_sink_emit(&sink.sink, &drop, &err);
+		rc = rc ? rc : emit_mac(&sink.sink, PS_KIND_N, ps_one(j), all, bs);
+	}
+	for (uint64_t b = 0; b < att->d && !rc; b++) {
+		enum ps_kind out = att->normalize ? PS_KIND_A : PS_KIND_N;
+
+		if (att->normalize)
+			rc = rc ? rc : emit(&sink.sink, PS_OP_COMPUTE, PS_KIND_A, rows, ps_one(b));
+		rc = rc ? rc : emit(&sink.sink, PS_OP_SAVE, out, rows, ps_one(b));
+		rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, out, rows, ps_one(b));
+	}
+	return rc ? rc : ps_engine_finish(eng);
+}
+
+START_TEST(test_causal_pebblings_against_bounds)
+{
+	static const uint64_t dags[][3] = {
+		{ 1, 1, 1 }, { 7, 2, 2 }, { 40, 3, 3 }, { 300, 4, 2 }, { 5, 3, 0 }, { 64, 16, 1 },
+	};
+
+	for (size_t k = 0; k < sizeof(dags) / sizeof(dags[0]); k++)
+		for (int norm = 0; norm <= 1; norm++) {
+			const uint64_t n = dags[k][0], d = dags[k][1], g = dags[k][2];
+			struct ps_attention att;
+			struct ps_engine eng;
+			struct ps_lower_bounds lb;
+			struct ps_error err;
+			uint64_t least, io;
+
+			test_causal_attention(&att, n, d, g, norm);
+			ck_assert_int_eq(ps_engine_init(&eng, &att.dag, UINT64_C(1) << 40, &err), 0);
+			ck_assert_int_eq(causal_pebbling(&att, &eng), 0);
+			least = eng.c.peak_red;
+			io = eng.c.loads + eng.c.saves;
+			ps_engine_free(&eng);
+			/* the trivial bound, exactly */
+			ck_assert_uint_eq(io, (g ? 3 : 1) * n * d + n * d);
+			ck_assert_int_eq(ps_engine_init(&eng, &att.dag, least - 1, &err), 0);
+			ck_assert_int_eq(causal_pebbling(&att, &eng), PS_EINVALID);
+			ps_engine_free(&eng);
+			for (uint64_t M = least; M <= 8 * least; M *= 2) {
+				ck_assert_uint_eq(check_lower(&att, M, io), 0);
+				ps_bounds_lower(&att, M, &lb);
+				ck_assert_uint_eq(lb.applied_count, 1);
+				ck_assert_double_eq(lb.best.value, (double)io);
+				ck_assert_uint_eq(lb.skipped_count, 3);
+				for (size_t q = 0; q < 3; q++)
+					ck_assert_ptr_nonnull(strstr(lb.skipped[q].why,
+								     "not for the causal DAG"));
+			}
+			ps_attention_free(&att);
+		}
+}
+END_TEST
+
+/*
+ * Approximate decoding (MODEL.md section 8): pebblings of the decode DAG
+ * of their own, built to beat the state-crossing bound. Token after
+ * token, Q, K, V computed from the last output; the state in chunks of
+ * q monomials, those of [r - kept, r) kept red from token to token (the
+ * end of the order, where recurrent-decode keeps the start), the others
+ * loaded, updated, consumed into N[t] and saved; A[t] saved. At the
+ * least M that holds each (one less fails) and above, no applied bound
+ * exceeds its I/O.
+ */
+static int decode_pebbling(const struct ps_attention *att, uint64_t kept, uint64_t q,
+			   struct ps_engine *eng)
+{
+	const enum ps_kind out = att->normalize ? PS_KIND_A : PS_KIND_N;
+	const struct ps_coordset feats = ps_range(0, att->d), bs = ps_range(0, att->nb);
+	const uint64_t p = att->decode, r = att->r;
+	struct ps_engine_sink sink;
+	struct ps_error err;
+	int rc;
+
+	ps_engine_sink_init(&sink, att, eng);
+	rc = emit(&sink.sink, PS_OP_LOAD, out, ps_one(p - 1), feats);
+	for (uint64_t t = p; t < att->n && !rc; t++) {
+		const struct ps_coordset row = ps_one(t);
+
+		rc = rc ? rc : emit(&sink.sink, PS_OP_COMPUTE, PS_KIND_V, row, feats);
+		rc = rc ? rc : emit(&sink.sink, PS_OP_COMPUTE, PS_KIND_K, row, feats);
+		rc = rc ? rc : emit(&sink.sink, PS_OP_COMPUTE, PS_KIND_Q, row, feats);
+		rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, out, ps_one(t - 1), feats);
+		for (uint64_t m = 0; m < r && !rc; m += q) {
+			const struct ps_coordset xs = ps_range(m, m + q < r ? m + q : r);
+			const bool stays = m >= r - kept && t > p;
+			struct ps_op ld = { .code = PS_OP_LOAD, .kind = PS_KIND_HJ, .c = { ps_one(t - 1), xs, bs } };
+			struct ps_op carry = { .code = PS_OP_MAC, .kind = PS_KIND_HJ, .carry = true,
+					       .c = { row, xs, bs } };
+			struct ps_op drop = ld, sv = ld, drop_new = ld;
+
+			drop.code = PS_OP_DELETE;
+			sv.code = PS_OP_SAVE;
+			sv.c[0] = row;
+			drop_new.code = PS_OP_DELETE;
+			drop_new.c[0] = row;
+			rc = rc || stays ? rc : ps_sink_emit(&sink.sink, &ld, &err);
+			rc = rc ? rc : emit_mac(&sink.sink, PS_KIND_HJ, row, xs, bs);
+			rc = rc ? rc : ps_sink_emit(&sink.sink, &carry, &err);
+			rc = rc ? rc : ps_sink_emit(&sink.sink, &drop, &err);
+			rc = rc ? rc : emit_mac(&sink.sink, PS_KIND_N, row, xs, bs);
+			if (m >= r - kept && t + 1 < att->n)
+				continue; /* kept red for the next token */
+			rc = rc ? rc : ps_sink_emit(&sink.sink, &sv, &err);
+			rc = rc ? rc : ps_sink_emit(&sink.sink, &drop_new, &err);
+		}
+		rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, PS_KIND_Q, row, feats);
+		rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, PS_KIND_K, row, feats);
+		rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, PS_KIND_V, row, feats);
+		if (att->normalize) {
+			rc = rc ? rc : emit(&sink.sink, PS_OP_COMPUTE, PS_KIND_A, row, feats);
+			rc = rc ? rc : emit(&sink.sink, PS_OP_DELETE, PS_KIND_N, row, bs);
+		}
+		rc = rc ? rc : emit(&sink.sink, PS_OP_SAVE, out, row, feats);
+	}
+	return rc ? rc : ps_engine_finish(eng);
+}
+
+START_TEST(test_approx_decode_pebblings_against_bounds)
+{
+	static const uint64_t dags[][4] = {
+		/* n, P, d, g */
+		{ 2, 1, 1, 1 }, { 6, 2, 2, 2 }, { 9, 4, 3, 2 }, { 12, 3, 2, 3 }, { 7, 5, 4, 0 },
+	};
+	unsigned above = 0;
+
+	for (size_t k = 0; k < sizeof(dags) / sizeof(dags[0]); k++)
+		for (int norm = 0; norm <= 1; norm++) {
+			struct ps_attention_params par = {
+				.n = dags[k][0], .decode = dags[k][1], .d = dags[k][2], .g = dags[k][3],
+				.normalize = norm != 0, .causal = true,
+			};
+			struct ps_attention att;
+			struct ps_error err;
+
+			ck_assert_int_eq(ps_attention_init(&att, &par, &err), 0);
+			for (uint64_t kept = 0; kept <= att.r; kept += 1 + att.r / 4)
+				for (uint64_t q = 1; q <= 3; q++) {
+					struct ps_engine eng;
+					struct ps_lower_bounds lb;
+					uint64_t least, io;
+
+					ck_assert_int_eq(ps_engine_init(&eng, &att.dag, UINT64_C(1) << 30, &err), 0);
+					ck_assert_int_eq(decode_pebbling(&att, kept, q, &eng), 0);
+					least = eng.c.peak_red;
+					io = eng.c.loads + eng.c.saves;
+					ps_engine_free(&eng);
+					ck_assert_int_eq(ps_engine_init(&eng, &att.dag, least - 1, &err), 0);
+					ck_assert_int_eq(decode_pebbling(&att, kept, q, &eng), PS_EINVALID);
+					ps_engine_free(&eng);
+					for (uint64_t M = least; M <= 4 * least; M *= 2) {
+						ps_bounds_lower(&att, M, &lb);
+						ck_assert_uint_eq(lb.applied_count, 2);
+						for (size_t a = 0; a < lb.applied_count; a++)
+							ck_assert_msg(lb.applied[a].value <= (double)io,
+								      "decode n=%llu P=%llu d=%llu g=%llu kept %llu q %llu M=%llu: I/O %llu, yet %s claims %.0f",
+								      (unsigned long long)att.n,
+								      (unsigned long long)att.decode,
+								      (unsigned long long)att.d,
+								      (unsigned long long)att.g,
+								      (unsigned long long)kept,
+								      (unsigned long long)q,
+								      (unsigned long long)M,
+								      (unsigned long long)io,
+								      lb.applied[a].name, lb.applied[a].value);
+						/* the crossing above the trivial bound: the
+						 * state does not fit */
+						above += lb.applied[0].value < lb.best.value;
+					}
+				}
+			ps_attention_free(&att);
+		}
+	ck_assert_uint_gt(above, 20);
 }
 END_TEST
 
@@ -440,6 +667,8 @@ Suite *bounds_suite(void)
 	tcase_add_test(tc, test_the_five_reported_pebblings);
 	tcase_add_test(tc, test_fused_pebblings_past_the_threshold);
 	tcase_add_test(tc, test_hypotheses_named);
+	tcase_add_test(tc, test_causal_pebblings_against_bounds);
+	tcase_add_test(tc, test_approx_decode_pebblings_against_bounds);
 	tcase_add_test(tc, test_exact_pebblings_against_segments);
 	tcase_add_test(tc, test_resident_is_trivial_when_kv_fit);
 	tcase_add_test(tc, test_case_algorithms);

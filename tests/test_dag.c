@@ -70,6 +70,25 @@ START_TEST(test_counts_closed_forms)
 }
 END_TEST
 
+/* Sum v's in-degree is its pc parents, the products of in-edges 0 ..
+ * pc - 1 in order; returns pc. */
+static uint64_t check_sum_edges(const struct ps_dag *dag, ps_node v, uint64_t pc)
+{
+	struct ps_sum s;
+
+	ps_dag_sum(dag, v, &s);
+	ck_assert_uint_eq(s.in_degree, pc);
+	for (uint64_t q = 0; q < pc; q++) {
+		struct ps_product pr;
+
+		ps_dag_product(dag, ps_dag_parent(dag, v, q), &pr);
+		ck_assert_uint_eq(pr.sum, v);
+		ck_assert_uint_eq(pr.edge, q);
+		ck_assert_uint_eq(pr.in_degree, s.in_degree);
+	}
+	return pc;
+}
+
 /* Every node: id round trip, parents in range and consistent with the
  * product and sum views; each sum's in-edges numbered 0 .. in_degree - 1
  * by its products. */
@@ -92,19 +111,7 @@ void test_check_every_node(const struct ps_attention *a)
 		for (uint64_t q = 0; q < pc; q++)
 			ck_assert_uint_lt(ps_dag_parent(&att.dag, v, q), att.dag.node_count);
 		if (ps_kinds[k].role == PS_ROLE_SUM) {
-			struct ps_sum s;
-
-			ps_dag_sum(&att.dag, v, &s);
-			ck_assert_uint_eq(s.in_degree, pc);
-			for (uint64_t q = 0; q < pc; q++) {
-				struct ps_product pr;
-
-				ps_dag_product(&att.dag, ps_dag_parent(&att.dag, v, q), &pr);
-				ck_assert_uint_eq(pr.sum, v);
-				ck_assert_uint_eq(pr.edge, q);
-				ck_assert_uint_eq(pr.in_degree, s.in_degree);
-				sum_edges++;
-			}
+			sum_edges += check_sum_edges(&att.dag, v, pc);
 		}
 		if (ps_kinds[k].role == PS_ROLE_PRODUCT) {
 			struct ps_product pr;
@@ -139,6 +146,99 @@ static void check_every_node(uint64_t n, uint64_t d, uint64_t g, int norm)
 	test_check_every_node(&att);
 	ps_attention_free(&att);
 }
+
+/*
+ * The causal approximate DAG and its decode DAG (MODEL.md sections 7, 8):
+ * every node that exists round trips, has its row's role, and parents
+ * that exist; each sum's in-edges are its products', numbered 0 .. its
+ * in-degree - 1 (H[j]: P2 then the carry HC, H[0] P2 alone); the edges
+ * add up to edge_count and the sums' to P2, HC and P1; the outputs are
+ * A[t] (N[t]) and, decoding, the last state.
+ */
+static void check_causal_nodes(const struct ps_attention *att)
+{
+	const uint64_t first = att->decode, rows = att->n - first, rnb = att->r * att->nb;
+	uint64_t edges = 0, sum_edges = 0, sums = 0;
+
+	for (ps_node v = 0; v < att->dag.node_count; v++) {
+		uint64_t c[3];
+		enum ps_kind k = ps_attention_decode(att, v, c);
+		uint64_t pc = ps_dag_parent_count(&att->dag, v);
+		enum ps_role role = ps_attention_role(att, k, c[0]);
+
+		ck_assert_uint_eq(ps_attention_id(att, k, c), v);
+		edges += pc;
+		if (!ps_attention_exists(att, k, c)) {
+			ck_assert_uint_eq(pc, 0);
+			continue;
+		}
+		ck_assert_int_eq(ps_dag_role(&att->dag, v), role);
+		for (uint64_t q = 0; q < pc; q++) {
+			uint64_t pcs[3];
+			ps_node parent = ps_dag_parent(&att->dag, v, q);
+			enum ps_kind pk = ps_attention_decode(att, parent, pcs);
+
+			ck_assert_msg(ps_attention_exists(att, pk, pcs), "a parent of node %llu does not exist",
+				      (unsigned long long)v);
+		}
+		if (role == PS_ROLE_SUM) {
+			sums++;
+			ck_assert_uint_eq(pc, k == PS_KIND_N ? att->r : c[0] == 0 ? 1 : 2);
+			sum_edges += check_sum_edges(&att->dag, v, pc);
+		}
+		if (ps_kinds[k].role == PS_ROLE_PRODUCT) {
+			struct ps_product pr;
+
+			ps_dag_product(&att->dag, v, &pr);
+			ck_assert_uint_eq(pr.parent_count, pc);
+			for (unsigned q = 0; q < pr.parent_count; q++) {
+				ck_assert_uint_eq(pr.parent[q], ps_dag_parent(&att->dag, v, q));
+				ck_assert_int_eq(pr.parent_is_sum[q],
+						 ps_dag_role(&att->dag, pr.parent[q]) == PS_ROLE_SUM ||
+						 (k == PS_KIND_HC && att->decode && c[0] == att->decode));
+			}
+		}
+	}
+	ck_assert_uint_eq(edges, att->dag.edge_count);
+	ck_assert_uint_eq(sums, att->dag.sum_count);
+	/* P2 and P1 of every row that exists, HC of all but row 0 */
+	ck_assert_uint_eq(sum_edges, 3 * rows * rnb - (att->decode ? 0 : rnb));
+	for (uint64_t k = 0; k < att->dag.output_count; k++) {
+		uint64_t c[3];
+		enum ps_kind kind = ps_attention_decode(att, ps_dag_output(&att->dag, k), c);
+
+		ck_assert(ps_attention_exists(att, kind, c));
+		if (k < rows * att->d) {
+			ck_assert_int_eq(kind, att->normalize ? PS_KIND_A : PS_KIND_N);
+			ck_assert_uint_ge(c[0], first);
+		} else {
+			ck_assert_int_eq(kind, PS_KIND_HJ);
+			ck_assert_uint_eq(c[0], att->n - 1);
+		}
+	}
+	ck_assert_uint_eq(att->dag.output_count, rows * att->d + (att->decode ? rnb : 0));
+}
+
+START_TEST(test_causal_every_node)
+{
+	for (uint64_t n = 1; n <= 6; n += 5)
+		for (uint64_t d = 1; d <= 3; d++)
+			for (uint64_t g = 0; g <= 2; g++)
+				for (int norm = 0; norm <= 1; norm++)
+					for (uint64_t p = 0; p < n; p++) {
+						struct ps_attention_params par = {
+							.n = n, .d = d, .g = g, .normalize = norm != 0,
+							.causal = true, .decode = p,
+						};
+						struct ps_attention att;
+						struct ps_error err;
+
+						ck_assert_int_eq(ps_attention_init(&att, &par, &err), 0);
+						check_causal_nodes(&att);
+						ps_attention_free(&att);
+					}
+}
+END_TEST
 
 START_TEST(test_every_node_small)
 {
@@ -220,6 +320,7 @@ Suite *dag_suite(void)
 	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
 	tcase_add_test(tc, test_counts_closed_forms);
 	tcase_add_test(tc, test_every_node_small);
+	tcase_add_test(tc, test_causal_every_node);
 	tcase_add_test(tc, test_chosen_parents);
 	tcase_add_test(tc, test_refuses_bad_parameters);
 	suite_add_tcase(s, tc);

@@ -133,9 +133,7 @@ START_TEST(test_exact_rules)
 }
 END_TEST
 
-/* Runs s at M: valid, measured equal to predicted, peaks within plan and M,
- * I/O at or above the trivial bound. Returns the I/O. */
-static uint64_t check_exact_run(const struct ps_attention *att,
+uint64_t test_check_exact_run(const struct ps_attention *att,
 				const struct ps_strategy *s, uint64_t M)
 {
 	struct ps_problem pb = { .att = att, .M = M };
@@ -207,7 +205,7 @@ START_TEST(test_exact_strategies_grid)
 
 					for (int q = 0; q < 6; q++)
 						if (Ms[q] >= least)
-							check_exact_run(&att, s, Ms[q]);
+							test_check_exact_run(&att, s, Ms[q]);
 					ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), PS_EINPUT);
 				}
 				ps_attention_free(&att);
@@ -221,7 +219,7 @@ START_TEST(test_flash_trivial_when_everything_fits)
 
 	/* Br = n: K and V read once, I/O 4nd */
 	test_exact_attention(&att, 16, 4, 1);
-	ck_assert_uint_eq(check_exact_run(&att, ps_strategy_find("flash"), 4096), 4 * 16 * 4);
+	ck_assert_uint_eq(test_check_exact_run(&att, ps_strategy_find("flash"), 4096), 4 * 16 * 4);
 	ps_attention_free(&att);
 }
 END_TEST

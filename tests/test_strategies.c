@@ -50,7 +50,8 @@ static uint64_t check_run_problem(const struct ps_problem *problem,
 	uint64_t io;
 	int rc;
 
-	snprintf(what, sizeof(what), "%s n=%llu d=%llu g=%llu%s M=%llu%s", s->name,
+	snprintf(what, sizeof(what), "%s%s n=%llu d=%llu g=%llu%s M=%llu%s", s->name,
+		 att->causal ? " causal" : "",
 		 (unsigned long long)att->n, (unsigned long long)att->d,
 		 (unsigned long long)att->g, att->normalize ? "" : " unnormalised",
 		 (unsigned long long)M, sizes ? " sizes tuned" : "");
@@ -99,16 +100,24 @@ static uint64_t check_run_problem(const struct ps_problem *problem,
 			      "%s: I/O %llu below %s %.0f", what, (unsigned long long)io,
 			      lb.applied[k].name, lb.applied[k].value);
 	ck_assert_msg(!ps_report_bound_violated(&rep), "%s: a bound is violated", what);
-	/* every product aggregated once; resident aggregates H once per
-	 * block of query rows, colpass's rect-dup the ones column once per
-	 * pass */
+	/* every product aggregated once (causal: the carries HC too);
+	 * resident aggregates H once per block of query rows, colpass's
+	 * rect-dup the ones column once per pass */
+	uint64_t products = 2 * att->n * att->r * att->nb +
+			    (att->causal ? (att->n - 1) * att->r * att->nb : 0);
+
+	/* decoding: P2, HC and P1 of the generated rows alone */
+	if (att->decode)
+		products = 3 * (att->n - att->decode) * att->r * att->nb;
+	/* causal-colpass: the ones column in each of its ceil(d/w) passes */
+	if (att->causal && att->normalize && plan.param_name && !strcmp(plan.param_name, "w"))
+		products += (ps_ceil_div(att->d, plan.param) - 1) * att->r * (3 * att->n - 1);
+
 	ck_assert_msg(strcmp(ran->name, "resident") &&
 		      !(plan.variant && !strcmp(plan.variant, "rect-dup")) ?
-		      rep.counts.macs == 2 * att->n * att->r * att->nb :
-		      rep.counts.macs >= 2 * att->n * att->r * att->nb,
+		      rep.counts.macs == products : rep.counts.macs >= products,
 		      "%s: %llu macs for %llu products", what,
-		      (unsigned long long)rep.counts.macs,
-		      (unsigned long long)(2 * att->n * att->r * att->nb));
+		      (unsigned long long)rep.counts.macs, (unsigned long long)products);
 	return io;
 }
 
@@ -234,6 +243,139 @@ START_TEST(test_grid)
 				if (products <= 200000)
 					check_params(ns[a], ds[b], gs[c], 0);
 			}
+}
+END_TEST
+
+/* ---- causal attention (MODEL.md section 7) ---------------------------- */
+
+/* Every strategy that pebbles the causal DAG, validated on a grid at its
+ * least M, one above, and where the state fits beside a row; the others
+ * refuse it by name. */
+START_TEST(test_causal_grid)
+{
+	static const uint64_t ns[] = { 1, 2, 5, 33 };
+	static const uint64_t ds[] = { 1, 2, 3, 7 };
+	static const uint64_t gs[] = { 0, 1, 2, 3 };
+
+	for (size_t a = 0; a < 4; a++)
+		for (size_t b = 0; b < 4; b++)
+			for (size_t c = 0; c < 4; c++)
+				for (int norm = 0; norm <= 1; norm++) {
+					struct ps_attention att;
+
+					test_causal_attention(&att, ns[a], ds[b], gs[c], norm);
+					for (size_t k = 0; k < ps_strategy_count; k++) {
+						const struct ps_strategy *s = ps_strategies[k];
+						const uint64_t least = ps_strategy_min_memory(s, &att);
+						struct ps_problem pb = { .att = &att, .M = least - 1 };
+						struct ps_plan plan;
+						struct ps_error err;
+
+						if (!ps_strategy_serves(s, &att)) {
+							pb.M = 1 << 20;
+							ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err),
+									 PS_EINPUT);
+							ck_assert_ptr_nonnull(strstr(err.msg, s->name));
+							continue;
+						}
+						check_run(&att, s, least);
+						check_run(&att, s, least + 1);
+						check_run(&att, s, att.r * att.nb + 3 * att.d + 4);
+						ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err),
+								 PS_EINPUT);
+					}
+					ps_attention_free(&att);
+				}
+}
+END_TEST
+
+/* Approximate decoding (MODEL.md section 8): recurrent-decode validated
+ * on a grid of prompts and memories, its cost model equal to the count,
+ * above every applied bound; the other strategies refuse the decode DAG. */
+START_TEST(test_decode_grid)
+{
+	static const uint64_t dims[][3] = { { 2, 1, 1 }, { 5, 2, 2 }, { 9, 3, 3 }, { 6, 4, 0 },
+					    { 12, 2, 1 } };
+
+	for (size_t k = 0; k < sizeof(dims) / sizeof(dims[0]); k++)
+		for (uint64_t p = 1; p < dims[k][0]; p += 1 + dims[k][0] / 3)
+			for (int norm = 0; norm <= 1; norm++) {
+				struct ps_attention_params par = {
+					.n = dims[k][0], .d = dims[k][1], .g = dims[k][2],
+					.normalize = norm != 0, .causal = true, .decode = p,
+				};
+				struct ps_attention att;
+				struct ps_error err;
+				const struct ps_strategy *s = find("recurrent-decode");
+				struct ps_problem pb = { .att = &att };
+				struct ps_plan plan;
+
+				ck_assert_int_eq(ps_attention_init(&att, &par, &err), 0);
+				for (uint64_t M = ps_strategy_min_memory(s, &att);
+				     M <= ps_strategy_min_memory(s, &att) + att.r * att.nb + 2; M++)
+					check_run(&att, s, M);
+				pb.M = ps_strategy_min_memory(s, &att) - 1;
+				ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), PS_EINPUT);
+				pb.M = 1 << 20;
+				for (size_t q = 0; q < ps_strategy_count; q++)
+					if (ps_strategies[q] != s &&
+					    !(ps_strategies[q]->flags & PS_STRATEGY_CHOOSER))
+						ck_assert_int_eq(ps_strategy_plan(ps_strategies[q], &pb, &plan,
+										  &err), PS_EINPUT);
+				/* best chooses among the strategies that do pebble it */
+				ck_assert_int_eq(ps_strategy_plan(find("best"), &pb, &plan, &err), 0);
+				ck_assert_ptr_eq(plan.chosen, s);
+				ps_attention_free(&att);
+			}
+}
+END_TEST
+
+/* The headline's decoding: 64 tokens after 4096, within a quarter of
+ * the 64 (2Pd - M) words exact decoding must load, above the bounds. */
+START_TEST(test_decode_headline)
+{
+	struct ps_attention_params par = { .n = 4160, .d = 16, .g = 3, .normalize = true,
+					   .causal = true, .decode = 4096 };
+	struct ps_attention att;
+	struct ps_problem pb = { .att = &att, .M = 8192 };
+	struct ps_lower_bounds lb;
+	struct ps_plan plan;
+	struct ps_error err;
+	const uint64_t exact_least = 64 * (2 * 4096 * 16 - 8192);
+
+	ck_assert_int_eq(ps_attention_init(&att, &par, &err), 0);
+	ck_assert_int_eq(ps_strategy_plan(find("recurrent-decode"), &pb, &plan, &err), 0);
+	ck_assert_uint_le(4 * (plan.loads + plan.saves), exact_least);
+	ck_assert_uint_eq(plan.param, (8192 - 3 * 16 - 3 * 17 - 2) / 17);
+	ps_bounds_lower(&att, 8192, &lb);
+	ck_assert_str_eq(lb.best.name, "state crossing (decode)");
+	ck_assert_double_le(lb.best.value, (double)(plan.loads + plan.saves));
+	/* s = 969 x 16 + 968 cells, M - d - 1 = 8175 of them resident */
+	ck_assert_double_eq(lb.best.value, 16 + 16473 + 63.0 * (16472 - 8175) + 64 * 16 + 16473);
+	ps_attention_free(&att);
+}
+END_TEST
+
+/* The headline's causal run: best chooses causal-colpass, three passes of
+ * value columns with the ones column, 128 words a row, within 1.25 of
+ * the non-causal best (483,328 by colpass). */
+START_TEST(test_causal_headline)
+{
+	struct ps_attention att;
+	struct ps_problem pb = { .att = &att, .M = 8192 };
+	struct ps_plan plan;
+	struct ps_error err;
+
+	test_causal_attention(&att, 4096, 16, 3, 1);
+	ck_assert_int_eq(ps_strategy_plan(find("best"), &pb, &plan, &err), 0);
+	ck_assert_str_eq(plan.chosen->name, "causal-colpass");
+	ck_assert_uint_eq(plan.loads + plan.saves, 4096 * (3 * 32 + 16 + 16));
+	ck_assert_uint_le(4 * (plan.loads + plan.saves), 5 * 483328);
+	ck_assert_uint_le(plan.peak_red, 8192);
+	/* the state of every column does not fit: recurrent refuses */
+	ck_assert_int_eq(ps_strategy_plan(find("recurrent"), &pb, &plan, &err), PS_EINPUT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "M = 8192 is too small for recurrent"));
+	ps_attention_free(&att);
 }
 END_TEST
 
@@ -711,6 +853,10 @@ Suite *strategies_suite(void)
 	tcase_add_test(each, test_sizes_proof_is_default);
 	tcase_add_test(each, test_colpass_layouts);
 	tcase_add_test(each, test_colpass_targets);
+	tcase_add_test(each, test_causal_grid);
+	tcase_add_test(each, test_causal_headline);
+	tcase_add_test(each, test_decode_grid);
+	tcase_add_test(each, test_decode_headline);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, each);
 	return s;

@@ -159,7 +159,7 @@ START_TEST(test_completion_from_the_tables)
 	} cases[] = {
 		{ "sweep --p", "--predict --plot --plot-script --partial --progress --polynomial --plugin " },
 		{ "sweep --strategies key", "keylemma " },
-		{ "sweep --strategies flash,ca", "flash,case flash,caseI " },
+		{ "sweep --strategies flash,ca", "flash,case flash,caseI flash,causal-colpass " },
 		{ "--strategy = naive-b", "naive-belady " },
 		{ "compare --strategies be", "belady " },
 		{ "dag --format g", "graphml gml " },

@@ -408,6 +408,101 @@ START_TEST(test_round_trips)
 }
 END_TEST
 
+/* Causal traces (MODEL.md section 7): every causal strategy's, set
+ * operations and single moves, round trips to the run's counts; the
+ * carry's syntax and rules. */
+START_TEST(test_causal_traces)
+{
+	static const char *const header =
+		"{\"format\":\"pebblesim-trace\",\"version\":1,\"dag\":{\"kind\":\"approx-attention\",\"n\":2,\"d\":1,\"g\":1,\"normalize\":true,\"causal\":true},\"M\":64}\n";
+	static const char *const row0 =
+		"{\"op\":\"load\",\"kind\":\"K\",\"j\":0,\"a\":0}\n"
+		"{\"op\":\"load\",\"kind\":\"V\",\"j\":0,\"b\":0}\n"
+		"{\"op\":\"mac\",\"into\":\"H\",\"j\":0,\"m\":{\"lo\":0,\"hi\":2},\"b\":{\"lo\":0,\"hi\":2},\"fuse\":true}\n";
+	struct ps_attention att;
+	struct ps_error err;
+	char path[256], text[4096];
+
+	test_causal_attention(&att, 9, 4, 2, 1);
+	for (size_t k = 0; k < ps_strategy_count; k++) {
+		const struct ps_strategy *s = ps_strategies[k];
+
+		if (!ps_strategy_serves(s, &att))
+			continue;
+		round_trip(&att, s, ps_strategy_min_memory(s, &att), false);
+		round_trip(&att, s, ps_strategy_min_memory(s, &att), true);
+	}
+	ps_attention_free(&att);
+	/* decoding (MODEL.md section 8): 5 tokens after a prompt of 4 */
+	for (int norm = 0; norm <= 1; norm++) {
+		struct ps_attention_params p = { .n = 9, .d = 3, .g = 2, .normalize = norm != 0,
+						 .causal = true, .decode = 4 };
+		const struct ps_strategy *s = ps_strategy_find("recurrent-decode");
+
+		ck_assert_int_eq(ps_attention_init(&att, &p, &err), 0);
+		round_trip(&att, s, ps_strategy_min_memory(s, &att) + 7, false);
+		round_trip(&att, s, ps_strategy_min_memory(s, &att), true);
+		ps_attention_free(&att);
+	}
+
+	tmp_path(path, sizeof(path), "c.jsonl");
+	/* the carry and its rules */
+	snprintf(text, sizeof(text), "%s%s{\"op\":\"mac\",\"into\":\"H\",\"j\":1,\"m\":0,\"b\":0,\"carry\":true}\n"
+		 "{\"op\":\"delete\",\"kind\":\"H\",\"j\":0,\"m\":0,\"b\":0}\n"
+		 "{\"op\":\"mac\",\"into\":\"H\",\"j\":1,\"m\":1,\"b\":0,\"carry\":true}\n",
+		 header, row0);
+	write_text(path, text);
+	{
+		struct ps_replay rep;
+
+		ck_assert_int_eq(replay(path, 0, &rep, &err), 0);
+		ck_assert(!rep.valid); /* no end: the outputs are not saved */
+		ps_replay_free(&rep);
+	}
+	snprintf(text, sizeof(text), "%s%s{\"op\":\"delete\",\"kind\":\"H\",\"j\":0,\"m\":1,\"b\":1}\n"
+		 "{\"op\":\"mac\",\"into\":\"H\",\"j\":1,\"m\":1,\"b\":1,\"carry\":true}\n",
+		 header, row0);
+	write_text(path, text);
+	EXPECT_VIOLATION(path, 0, PS_RULE_PARENT_NOT_RED,
+			 "c.jsonl:6: mac into H[1,1,1]: H[0,1,1] is not in fast memory");
+	snprintf(text, sizeof(text), "%s%s{\"op\":\"mac\",\"into\":\"H\",\"j\":1,\"m\":1,\"b\":1,\"carry\":true}\n"
+		 "{\"op\":\"mac\",\"into\":\"H\",\"j\":1,\"m\":1,\"b\":1,\"carry\":true}\n",
+		 header, row0);
+	write_text(path, text);
+	EXPECT_VIOLATION(path, 0, PS_RULE_MAC_EDGE_DONE,
+			 "c.jsonl:6: mac into H[1,1,1]: the in-edge from HC[1,1,1] is already aggregated");
+	/* N[1] reads H[1], which holds the carry only */
+	snprintf(text, sizeof(text), "%s%s{\"op\":\"mac\",\"into\":\"H\",\"j\":1,\"m\":0,\"b\":0,\"carry\":true}\n"
+		 "{\"op\":\"load\",\"kind\":\"Q\",\"i\":1,\"a\":0}\n"
+		 "{\"op\":\"mac\",\"into\":\"N\",\"i\":1,\"m\":0,\"b\":0,\"fuse\":true}\n",
+		 header, row0);
+	write_text(path, text);
+	EXPECT_VIOLATION(path, 0, PS_RULE_PARENT_INCOMPLETE,
+			 "c.jsonl:7: mac into N[1,0]: H[1,0,0] is incomplete (1 of 2 in-edges aggregated)");
+	/* the syntax */
+	snprintf(text, sizeof(text), "%s{\"op\":\"mac\",\"into\":\"H\",\"j\":0,\"m\":0,\"b\":0,\"carry\":true}\n", header);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "c.jsonl:2: HC row j = 0 is not in the causal DAG: the carry HC[j,m,b] exists for j >= 1 (MODEL.md section 7)");
+	snprintf(text, sizeof(text), "%s{\"op\":\"mac\",\"into\":\"H\",\"j\":1,\"m\":0,\"b\":0,\"carry\":1}\n", header);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "c.jsonl:2: \"carry\" must be true or false");
+	snprintf(text, sizeof(text), "%s{\"op\":\"mac\",\"into\":\"N\",\"i\":1,\"m\":0,\"b\":0,\"carry\":true}\n", header);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "c.jsonl:2: unknown key \"carry\" in this operation");
+	snprintf(text, sizeof(text), "%s{\"op\":\"mac\",\"into\":\"H\",\"j\":1,\"m\":0,\"b\":0,\"carry\":true,\"fuse\":true}\n", header);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "c.jsonl:2: \"fuse\" and \"carry\" do not go together: the carry's parent is the previous state, a sum, with nothing to regenerate");
+	snprintf(text, sizeof(text), "%s{\"op\":\"load\",\"kind\":\"H\",\"m\":0,\"b\":0}\n", header);
+	write_text(path, text);
+	EXPECT_INPUT_ERROR(path, "c.jsonl:2: a load of H needs coordinate \"j\"");
+	/* without "causal" the state has no row, and nothing carries */
+	write_text(path, "{\"format\":\"pebblesim-trace\",\"version\":1,\"dag\":{\"kind\":\"approx-attention\",\"n\":2,\"d\":1,\"g\":1},\"M\":9}\n"
+		   "{\"op\":\"mac\",\"into\":\"H\",\"j\":1,\"m\":0,\"b\":0,\"carry\":true}\n");
+	EXPECT_INPUT_ERROR(path, "c.jsonl:2: unknown key \"carry\" in this operation");
+	drop_tmp(path);
+}
+END_TEST
+
 START_TEST(test_failed_write_leaves_nothing)
 {
 	struct ps_attention att;
@@ -640,6 +735,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tc, test_input_errors);
 	tcase_add_test(tc, test_header_must_match);
 	tcase_add_test(tc, test_round_trips);
+	tcase_add_test(tc, test_causal_traces);
 	tcase_add_test(tc, test_failed_write_leaves_nothing);
 	tcase_add_test(tc, test_fast_lines_against_jansson);
 	suite_add_tcase(s, tc);

@@ -34,10 +34,14 @@ Suite *by_array_suite(void);
 Suite *tools_suite(void);
 Suite *view_suite(void);
 Suite *colpass_suite(void);
+Suite *causal_suite(void);
 
 /* Builds the attention DAG for (n, d, g, normalize) or fails the test. */
 void test_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 		    uint64_t g, int normalize);
+/* ... the causal DAG (MODEL.md section 7) */
+void test_causal_attention(struct ps_attention *att, uint64_t n, uint64_t d,
+			   uint64_t g, int normalize);
 
 /* The contents of f (from its start) into buf, NUL-terminated; f closed. */
 void test_slurp(FILE *f, char *buf, size_t len);
@@ -67,6 +71,28 @@ void test_write_npy_raw(const char *path, const char *header, const void *data,
 /* The exact-attention DAG (MODEL.md section 5) for (n, d, normalize). */
 void test_exact_attention(struct ps_attention *att, uint64_t n, uint64_t d,
 			  int normalize);
+
+/* Runs s (of exact attention) on att at M: valid, measured equal to
+ * predicted in total and by array, peaks within plan and M, I/O at or
+ * above every lower bound, the block path's counts those of the element
+ * path. Returns the I/O. */
+struct ps_strategy;
+uint64_t test_check_exact_run(const struct ps_attention *att,
+			      const struct ps_strategy *s, uint64_t M);
+
+/* A pebbling of exact attention in blocks of a query and c key rows,
+ * query or key blocks outermost, into eng: 0 or the engine's code. */
+typedef int test_pebbling_fn(const struct ps_attention *att, uint64_t a, uint64_t c,
+			     bool key_outer, struct ps_engine *eng);
+
+/* The pebbling on exact attention without normalisation (causal or not),
+ * n from 3 to 64, d from 1 to 5, over blocks of 1, 2, 5 and 64 rows in
+ * both orders, each at the least M that holds it (one less fails) and
+ * twice that: no applied bound exceeds its I/O. Where the S segment bound
+ * is the largest, *above_trivial counts the point and *closest keeps the
+ * largest ratio of the bound to the I/O. */
+void test_pebblings_against_bounds(test_pebbling_fn *pebbling, bool causal,
+				   int *above_trivial, double *closest);
 
 /* Every node of att: ids round trip, parents, products and sums agree,
  * edge bits disjoint and covering, outputs of the output kind. */

@@ -8,8 +8,12 @@
  * Id layout, kind after kind (row-major inside a kind, coordinates in the
  * order of MODEL.md's tables):
  *   approximate: Q, K, V, U1, U2, H, N, A, then the products P2 and P1;
- *   exact:       Q, K, V, E, S, O, A, then the products PS and PO.
- * Products hold no pebble state; the two sum kinds are adjacent.
+ *   exact:       Q, K, V, E, S, O, A, then the products PS and PO;
+ *   causal approximate (MODEL.md section 7): Q, K, V, U1, U2, H (the
+ *   kind HJ, written "H", with the row j), N, A, then P2, P1 and HC.
+ * Products hold no pebble state; the two sum kinds are adjacent. HC's
+ * row j = 0 keeps its ids, as every kind's rows below its first_row do,
+ * but no node of it exists.
  */
 #ifndef PEBBLESIM_ATTENTION_H
 #define PEBBLESIM_ATTENTION_H
@@ -38,6 +42,9 @@ enum ps_kind {
 	PS_KIND_O,
 	PS_KIND_PS,
 	PS_KIND_PO,
+	/* causal approximate attention (MODEL.md section 7) */
+	PS_KIND_HJ, /* the state H[j,m,b], written "H" */
+	PS_KIND_HC, /* the carry product HC[j,m,b], j >= 1 */
 	PS_KIND_COUNT
 };
 
@@ -53,7 +60,7 @@ struct ps_kind_info {
 
 extern const struct ps_kind_info ps_kinds[PS_KIND_COUNT];
 
-/* "Q" .. "P1" -> kind, or -1 */
+/* "Q" .. "P1" -> kind, or -1 ("H" is PS_KIND_H: see ps_attention_kind) */
 int ps_kind_lookup(const char *name);
 const char *ps_coord_letter(enum ps_coord_name c);
 
@@ -82,6 +89,19 @@ struct ps_attention {
 	enum ps_kind layout[PS_KIND_COUNT]; /* the kinds of this DAG, in id order */
 	unsigned layout_count;
 	uint64_t support_total;        /* sum over m of |support(m)| */
+	/*
+	 * Roles are the DAG's, not the kind's: decoding (MODEL.md section 8)
+	 * makes Q, K and V of the generated rows plain, and leaves the
+	 * prompt's cache or state an input. A node of kind k whose first
+	 * coordinate (its row) is below decode has prompt_role[k], any other
+	 * role[k]; first_row[k] is k's first row that exists (the rows
+	 * below it keep their ids, which no query answers and no operation
+	 * may name). Without decoding role[k] = ps_kinds[k].role, and every
+	 * row exists.
+	 */
+	enum ps_role role[PS_KIND_COUNT];
+	enum ps_role prompt_role[PS_KIND_COUNT];
+	uint64_t first_row[PS_KIND_COUNT];
 };
 
 /* Does this DAG have nodes of kind k ("S" is no kind of the approximate
@@ -90,6 +110,19 @@ static inline bool ps_attention_has(const struct ps_attention *att,
 				    enum ps_kind k)
 {
 	return (unsigned)k < PS_KIND_COUNT && att->count[k] > 0;
+}
+
+/* The kind a name of MODEL.md's tables stands for in this DAG: "H" is
+ * the causal state HJ in a causal DAG. -1 for no kind. */
+static inline int ps_attention_kind(const struct ps_attention *att, int kind)
+{
+	return kind == PS_KIND_H && att->causal && !att->exact ? PS_KIND_HJ : kind;
+}
+
+/* The array a kind's loads and saves count in (the causal state's is H). */
+static inline unsigned ps_kind_array(enum ps_kind k)
+{
+	return (unsigned)(k == PS_KIND_HJ ? PS_KIND_H : k);
 }
 
 /* The header name of the DAG: "approx-attention" or "exact-attention". */
@@ -145,15 +178,69 @@ static inline uint64_t ps_attention_extent(const struct ps_attention *att,
 	return att->ext[k][pos];
 }
 
-/* The in-degree of every sum of kind k: H n, N r, S d, O n. */
+/* The in-degree of every sum of kind k: H n, N r, S d, O n, the causal
+ * state 2. In a causal DAG some sums have in-degrees of their own:
+ * ps_attention_in_degree_at. */
 static inline uint64_t ps_attention_in_degree(const struct ps_attention *att,
 					      enum ps_kind k)
 {
-	return k == PS_KIND_N ? att->r : k == PS_KIND_S ? att->d : att->n;
+	return k == PS_KIND_N ? att->r : k == PS_KIND_S ? att->d :
+	       k == PS_KIND_HJ ? 2 : att->n;
 }
 
+/* The in-degree of the sums of kind k in row c0 (their first coordinate):
+ * causal exact attention's O[i,b] has i + 1, the causal state H[0,m,b] 1
+ * (MODEL.md section 7). */
+static inline uint64_t ps_attention_in_degree_at(const struct ps_attention *att,
+						 enum ps_kind k, uint64_t c0)
+{
+	if (att->causal && att->exact && k == PS_KIND_O)
+		return c0 + 1;
+	if (k == PS_KIND_HJ && c0 == 0)
+		return 1;
+	return ps_attention_in_degree(att, k);
+}
+
+/* Do the sums of kind k have one in-degree in every row? */
+static inline bool ps_attention_in_degree_uniform(const struct ps_attention *att,
+						  enum ps_kind k)
+{
+	return !(att->causal && att->exact && k == PS_KIND_O) && k != PS_KIND_HJ;
+}
+
+/* The role of kind k's nodes in row c0 (struct ps_attention's role). */
+static inline enum ps_role ps_attention_role(const struct ps_attention *att,
+					     enum ps_kind k, uint64_t c0)
+{
+	return att->decode && c0 < att->decode ? att->prompt_role[k] : att->role[k];
+}
+
+/*
+ * The role of kind k's nodes in every row of [lo, hi) (lo < hi), or
+ * PS_ROLE_PRODUCT for a kind that holds no pebbles and for rows of two
+ * roles: the block path then leaves them to the moves one at a time.
+ */
+static inline enum ps_role ps_attention_role_rows(const struct ps_attention *att,
+						  enum ps_kind k, uint64_t lo, uint64_t hi)
+{
+	enum ps_role r = ps_attention_role(att, k, lo);
+
+	return r == ps_attention_role(att, k, hi - 1) ? r : PS_ROLE_PRODUCT;
+}
+
+/*
+ * Does the node of kind k at coordinates c exist? Every id of a kind is
+ * laid out (the arithmetic stays that of a full grid), but causal exact
+ * attention has S, E, PS and PO only for j <= i (MODEL.md section 7), and
+ * decoding only the rows from first_row (section 8).
+ */
+bool ps_attention_exists(const struct ps_attention *att, enum ps_kind k,
+			 const uint64_t *c);
+
 /* The sum a mac into kind k aggregates through which product kind, and the
- * plain parent a fused mac regenerates (PS_KIND_COUNT: none, for S). */
+ * plain parent a fused mac regenerates (PS_KIND_COUNT: none, for S). A
+ * mac into the causal state takes P2, or HC when it carries (struct
+ * ps_op's carry). */
 enum ps_kind ps_attention_product_kind(enum ps_kind into);
 enum ps_kind ps_attention_fused_kind(enum ps_kind into);
 

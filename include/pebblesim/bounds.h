@@ -50,6 +50,11 @@ void ps_bound_matmul(const struct ps_attention *att, uint64_t s,
  */
 void ps_bound_trivial(const struct ps_attention *att, struct ps_bound *out);
 
+/* Approximate decoding (MODEL.md section 8; docs/BOUNDS.md): every token
+ * after the first loads all but M - d - 1 of the state's cells its q, k
+ * or v changes, besides the trivial bound's inputs and outputs. */
+void ps_bound_decode_state(const struct ps_attention *att, uint64_t M, struct ps_bound *out);
+
 /*
  * Exact attention's segment bound (docs/BOUNDS.md): M (ceil(P) - 1),
  * P = n^2 d^2 / (M (M + 3d(d - 1))). It needs no hypothesis: every

@@ -65,6 +65,8 @@ struct ps_op {
 	enum ps_opcode code;
 	enum ps_kind kind; /* for a mac: the sum aggregated into, H or N */
 	bool fuse;         /* a mac that regenerates U1 (U2) around each use */
+	bool carry;        /* a mac into the causal state H[j,m,b] of its
+			    * carry HC[j,m,b] (MODEL.md section 7), not P2 */
 	struct ps_coordset c[3]; /* the kind's coordinates; a mac: its product's */
 	/* one move on one node by its id (a mac: on the product), for any
 	 * DAG; kind, fuse and c are then unused */

@@ -139,14 +139,26 @@ enum {
 				     * cost model is exact: compare simulates
 				     * it only where that model does not show
 				     * another row with less I/O */
+	PS_STRATEGY_CAUSAL = 64,  /* pebbles the causal DAG (MODEL.md
+				   * section 7) too; without it a strategy
+				   * refuses that DAG by name */
+	PS_STRATEGY_DECODE = 128, /* pebbles the decode DAG (section 8), and
+				   * only it */
+	PS_STRATEGY_CAUSAL_ONLY = 256, /* pebbles the causal DAG only (with
+					* PS_STRATEGY_CAUSAL) */
 };
 
-/* Does s pebble the attention DAG att (approximate or exact, as s says)? */
+/* Does s pebble the attention DAG att (approximate or exact, causal or
+ * decoding, as its flags say)? */
 static inline bool ps_strategy_serves(const struct ps_strategy *s,
 				      const struct ps_attention *att)
 {
 	return !(s->flags & PS_STRATEGY_EXPLICIT) &&
-	       !(s->flags & PS_STRATEGY_EXACT) == !att->exact;
+	       !(s->flags & PS_STRATEGY_EXACT) == !att->exact &&
+	       (!(s->flags & PS_STRATEGY_DECODE) == !att->decode ||
+		(s->flags & PS_STRATEGY_CHOOSER)) && /* best: among those that do */
+	       (!att->causal || (s->flags & (PS_STRATEGY_CAUSAL | PS_STRATEGY_DECODE))) &&
+	       (att->causal || !(s->flags & PS_STRATEGY_CAUSAL_ONLY));
 }
 /* What a strategy takes from ps_problem beyond the DAG and M (version 2). */
 enum {

@@ -46,6 +46,8 @@ size_t ps_sweep_points(const struct ps_sweep_range *r, uint64_t *out,
 struct ps_sweep_spec {
 	uint64_t n, d, g, M;      /* the fixed values (the swept one ignored) */
 	bool normalize;
+	bool causal;              /* MODEL.md section 7 */
+	uint64_t decode;          /* section 8: the prompt length P, or 0 */
 	struct ps_sweep_range range;
 	/* names: a strategy, "case" (the case's algorithm at each point) or
 	 * "best" */
@@ -67,6 +69,8 @@ struct ps_sweep_row {
 	uint64_t n, d, g, M;
 	uint64_t value;      /* the swept parameter's value */
 	char swept;          /* which: 'n', 'd', 'g' or 'M' */
+	bool causal;         /* MODEL.md section 7 */
+	uint64_t decode;     /* section 8: P, or 0 */
 	bool ran;            /* false: why says why not */
 	bool simulated;      /* the engine ran it (else: the cost model) */
 	bool valid;

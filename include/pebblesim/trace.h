@@ -40,6 +40,13 @@ struct ps_trace_header {
 	char layout[16]; /* params.layout, or "" */
 };
 
+/* Adds what MODEL.md sections 7 and 8 add to an attention DAG's JSON
+ * object: "causal":true when causal, "decode":P when decoding; nothing
+ * otherwise, so that the other DAGs' headers and reports stay as they
+ * were, byte for byte. */
+struct json_t;
+void ps_trace_dag_variant(struct json_t *dag, const struct ps_attention *att);
+
 /* A sink that writes each operation as a line (or its moves, one a line). */
 struct ps_trace_writer {
 	struct ps_sink sink;

@@ -90,7 +90,10 @@ struct ps_values {
 	unsigned shift;         /* 64 - log2(slots) */
 	double *scratch;        /* a block's dense temporaries */
 	uint64_t scratch_len;
-	double *outputs;        /* n x d once finished */
+	double *outputs;        /* output_rows x d once finished */
+	uint64_t output_rows;   /* n; decoding, the n - P generated rows */
+	double *stand_in;       /* decoding: W_q, W_k, W_v (d x d each,
+				 * row-major; docs/VALUES.md "Decoding") */
 	struct ps_values_report report;
 };
 

@@ -48,6 +48,7 @@ enum cli_option_id {
 	OPT_POLYNOMIAL, OPT_INTERVAL, OPT_REFINE, OPT_EPSILON, OPT_BOUND,
 	OPT_PROGRESS, OPT_PARTIAL,
 	OPT_PLUGIN,
+	OPT_CAUSAL, OPT_DECODE,
 	OPT_HELP,
 	CLI_OPTION_COUNT
 };
@@ -111,6 +112,8 @@ struct cli_args {
 	bool ignore_weights;    /* --ignore-weights: a .hdag file's weights as 1 */
 	bool progress;          /* --progress: lines even off a terminal */
 	bool partial;           /* sweep --merge --partial */
+	bool causal;            /* --causal: row i sees keys j <= i (MODEL.md section 7) */
+	uint64_t decode;        /* --decode P: generate rows P..n-1 (section 8), 0: none */
 	bool given[CLI_OPTION_COUNT];
 	char **operands; /* what is left once the options are taken */
 	int operand_count;
@@ -176,6 +179,12 @@ const char *cli_plot_polynomial(const struct cli_args *a, bool known);
 	"degree of the polynomial replacing exp, 0 <= G <= 64;\nU1 and U2 have r = C(D+G, G) columns" }
 #define CLI_OPT_NO_NORMALIZE { OPT_NO_NORMALIZE, 0, "no-normalize", CLI_FLAG, offsetof(struct cli_args, no_normalize), 0, \
 	CLI_ATTENTION_ONLY, NULL, "compute U1 (U2^T V) without the normaliser column\nand D^-1: the outputs are N instead of A" }
+/* Causal attention and token-by-token decoding (MODEL.md sections 7, 8). */
+#define CLI_OPT_CAUSAL { OPT_CAUSAL, 0, "causal", CLI_FLAG, offsetof(struct cli_args, causal), 0, CLI_ATTENTION_ONLY, NULL, \
+	"causal attention (MODEL.md section 7): row i sees keys\nj <= i only, as in a decoder model's prefill" }
+#define CLI_OPT_DECODE_WHEN(when) { OPT_DECODE, 0, "decode", CLI_SIZE, offsetof(struct cli_args, decode), 1, \
+	CLI_ATTENTION_ONLY | (when), "P", "token-by-token decoding (MODEL.md section 8, with\n--causal): rows P..n-1 generated one at a time after a\nprompt of P rows, 1 <= P < n; I/O also per token" }
+#define CLI_OPT_DECODE CLI_OPT_DECODE_WHEN(0)
 #define CLI_OPT_JSON(help) { OPT_JSON, 0, "json", CLI_FLAG, offsetof(struct cli_args, json), 0, 0, NULL, help }
 #define CLI_OPT_DAG(help) { OPT_DAG, 0, "dag", CLI_STRING, offsetof(struct cli_args, dag_file), 0, 0, "FILE", help }
 #define CLI_OPT_DAG_FORMAT { OPT_DAG_FORMAT, 0, "dag-format", CLI_STRING, offsetof(struct cli_args, dag_format), 0, \
@@ -198,7 +207,7 @@ const char *cli_plot_polynomial(const struct cli_args *a, bool known);
 #define CLI_OPT_ENTRY_BOUND { OPT_ENTRY_BOUND, 0, "entry-bound", CLI_REAL, offsetof(struct cli_args, entry_bound), 0, \
 	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "B", "random inputs uniform in [-B, B] (default 1)" }
 #define CLI_OPT_VALUES_OUTPUT { OPT_VALUES_OUTPUT, 0, "output", CLI_STRING, offsetof(struct cli_args, values_output), 0, \
-	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "A.npy", "write the outputs (A, or N or O without normalisation)\nas an n x d float64 .npy file" }
+	CLI_ATTENTION_ONLY | CLI_VALUES_ONLY, "A.npy", "write the outputs (A, or N or O without normalisation)\nas an n x d float64 .npy file (--decode P: the n - P\ngenerated rows)" }
 /* The polynomial replacing exp (docs/VALUES.md "The polynomial"). */
 #define CLI_OPT_POLYNOMIAL_WHEN(when) { OPT_POLYNOMIAL, 0, "polynomial", CLI_STRING, offsetof(struct cli_args, polynomial), 0, \
 	when, "P", "taylor (the default), chebyshev or minimax: the\npolynomial P of degree g replacing exp" }

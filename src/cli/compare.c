@@ -29,6 +29,8 @@ const struct cli_option compare_options[] = {
 	CLI_OPT_G,
 	CLI_OPT_M("fast memory capacity in words (red pebbles), M >= 1"),
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_CAUSAL,
+	CLI_OPT_DECODE,
 	CLI_OPT_DAG("compare the policies for a DAG from a file instead:\n"
 		    "lru and belady, each over the topo and dfs orders,\n"
 		    "and portfolio (best's, a 3 s search)"),

@@ -13,6 +13,8 @@ const struct cli_option dag_options[] = {
 	CLI_OPT_D,
 	CLI_OPT_G,
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_CAUSAL,
+	CLI_OPT_DECODE,
 	CLI_OPT_ATTENTION,
 	{ OPT_FORMAT, 0, "format", CLI_STRING, offsetof(struct cli_args, format), 0, 0, "F",
 	  "graphml (the default) or gml, which `run --dag` reads\n"
@@ -47,6 +49,8 @@ int cmd_dag(const struct cli_command *cmd, const struct cli_args *a,
 				       "unknown format '%s': graphml, gml, dot or edgelist", format);
 	if ((rc = cli_build_attention(a, &att, false, errout)))
 		return rc;
+	if (att.decode)
+		fprintf(errout, "pebblesim: note: the decode DAG's outputs K[t], V[t] and A[t] (t < n - 1) are no sinks; read back with --dag, only the sinks are outputs (docs/DAG_FILES.md)\n");
 	ps_error_clear(&err);
 	if (ps_attention_to_igraph(&att, &graph, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);

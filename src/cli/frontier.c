@@ -34,6 +34,7 @@ const struct cli_option frontier_options[] = {
 	  "rows: a range LO:HI, LO:HI:xK or LO:HI:+K (k, M, G, 2^k)" },
 	CLI_OPT_D,
 	CLI_OPT_M("fast memory, words"),
+	CLI_OPT_CAUSAL,
 	{ OPT_EPSILON, 0, "epsilon", CLI_REAL, offsetof(struct cli_args, epsilon), 0, 0, "E",
 	  "the accuracy: max |A - softmax(Q K^T / sqrt d) V| <= E" },
 	{ OPT_BOUND, 0, "bound", CLI_STRING, offsetof(struct cli_args, bound), 0, 0, "HOW",
@@ -137,6 +138,7 @@ static const struct ps_attention *planner_dag(struct planner *pl, uint64_t n)
 {
 	struct ps_attention_params params = {
 		.n = n, .d = pl->spec->d, .g = pl->spec->g, .normalize = pl->spec->normalize,
+		.causal = pl->spec->causal, .decode = pl->spec->decode,
 	};
 	struct ps_error ignored;
 
@@ -515,6 +517,7 @@ struct choice {
 	double epsilon;          /* measured at the chosen g (or the last) */
 	bool files;              /* measured on --q, --k, --v */
 	uint64_t sample_n, seed; /* the inputs' rows; random: their seed */
+	bool causal;             /* --causal: epsilon of causal attention */
 };
 
 /* The least g <= the kind's largest whose bound is within epsilon: 0 and
@@ -561,7 +564,8 @@ static int least_measured_degree(enum ps_polynomial_kind kind, uint64_t d, doubl
 {
 	const unsigned top = kind == PS_POLYNOMIAL_TAYLOR ? PS_POLYNOMIAL_MAX_G : PS_POLYNOMIAL_MAX_FIT;
 	/* g = 0: the DAG only holds the inputs; each degree's P is made here */
-	struct ps_attention_params params = { .n = ch->sample_n, .d = d, .g = 0, .normalize = true };
+	struct ps_attention_params params = { .n = ch->sample_n, .d = d, .g = 0, .normalize = true,
+					      .causal = ch->causal };
 	struct ps_attention att;
 	struct ps_values vals;
 	int rc;
@@ -660,6 +664,8 @@ static json_t *frontier_json(const struct choice *ch, double epsilon,
 					      ch->files ? "files" : "random", "n", (json_int_t)ch->sample_n,
 					      "seed", ch->files ? json_null()
 							       : json_integer((json_int_t)ch->seed)));
+	if (ch->causal) /* MODEL.md section 7: only then, as every report */
+		json_object_set_new(root, "causal", json_true());
 	return root;
 }
 
@@ -758,6 +764,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	spec.d = a->d;
 	spec.M = a->M;
 	spec.normalize = true;
+	spec.causal = a->causal;
 	spec.predict = true;
 	spec.jobs = 1;
 	spec.progress = cli_progress_stream(a, errout);
@@ -771,6 +778,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	} else {
 		spec.range = (struct ps_sweep_range){ 'n', a->n, a->n, 1, false };
 	}
+	ch.causal = a->causal;
 	ch.entry_bound = ch.max_v = ch.half_range = B;
 	ch.beta = a->given[OPT_INTERVAL] ? a->interval : ps_polynomial_interval(B, a->d);
 	if (ch.measured) {
@@ -846,9 +854,10 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		free(rows);
 		return PS_EXIT_VALID;
 	}
-	fprintf(out, "frontier               d = %llu, M = %llu, epsilon <= %g, %s\n",
+	fprintf(out, "frontier               d = %llu, M = %llu, epsilon <= %g, %s%s\n",
 		(unsigned long long)a->d, (unsigned long long)a->M, a->epsilon,
-		ch.measured ? "g by the measured epsilon" : "g by the a-priori bound");
+		ch.measured ? "g by the measured epsilon" : "g by the a-priori bound",
+		a->causal ? "; causal: flash with the mask against causal approximate attention, epsilon of causal softmax" : "");
 	if (ch.measured && ch.files)
 		fprintf(out, "inputs                 Q, K, V from the files: n = %llu rows, largest |entry| of Q and K %g, max |V| %g\n",
 			(unsigned long long)ch.sample_n, ch.entry_bound, ch.max_v);

@@ -48,7 +48,7 @@ int cli_build_attention(const struct cli_args *a, struct ps_attention *att,
 {
 	struct ps_attention_params p = {
 		.n = a->n, .d = a->d, .g = a->g, .normalize = !a->no_normalize,
-		.exact = cli_wants_exact(a),
+		.exact = cli_wants_exact(a), .causal = a->causal, .decode = a->decode,
 	};
 	struct ps_error err;
 

@@ -30,6 +30,7 @@ const struct cli_option map_options[] = {
 	MAP_PARAM(OPT_G, 'g', g, CLI_COUNT, 0, "degree, or a range"),
 	MAP_PARAM(OPT_M, 'M', M, CLI_SIZE, 1, "fast memory, or a range"),
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_CAUSAL,
 	{ OPT_STRATEGIES, 0, "strategies", CLI_STRING, offsetof(struct cli_args, strategies), 0, 0, "LIST",
 	  "the strategies compared at each point (comma-separated;\n"
 	  "default the paper's: generic,caseI,keylemma,subtile,matmul;\n"
@@ -251,6 +252,7 @@ static void map_cells(struct map_run *m, const struct cli_args *a)
 			spec.g = p.g;
 			spec.M = M;
 			spec.normalize = !a->no_normalize;
+			spec.causal = a->causal;
 			spec.predict = true;
 			spec.range = (struct ps_sweep_range){ 'n', p.n, p.n, 1, false };
 			for (size_t q = 0; q < m->label_count; q++) {
@@ -306,8 +308,9 @@ static void map_print(const struct map_run *m, FILE *out)
 	char fixed[128];
 
 	fixed_text(m, fixed, sizeof(fixed));
-	fprintf(out, "map                    the case and the cheapest strategy over %c (x) and %c (y); %s%s\n",
-		map->x, map->y, fixed, m->base.normalize ? "" : ", not normalised");
+	fprintf(out, "map                    the case and the cheapest strategy over %c (x) and %c (y); %s%s%s\n",
+		map->x, map->y, fixed, m->base.normalize ? "" : ", not normalised",
+		m->base.causal ? ", causal" : "");
 	fprintf(out, "strategies             ");
 	for (size_t q = 0; q < m->label_count; q++)
 		fprintf(out, "%s%s", q ? ", " : "", m->labels[q]);
@@ -375,6 +378,8 @@ static int map_print_json(const struct map_run *m, FILE *out)
 	root = json_pack("{s:{s:s, s:s, s:o, s:b, s:o, s:o, s:o, s:o, s:o}}", "map", "x", xname, "y", yname,
 			 "fixed", fixed, "normalize", m->base.normalize, "strategies", labels, "xs", xs, "ys", ys,
 			 "cells", cells, "lines", lines);
+	if (m->base.causal)
+		json_object_set_new(json_object_get(root, "map"), "causal", json_true());
 	rc = json_dumpf(root, out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	fputc('\n', out);
 	json_decref(root);
@@ -442,7 +447,8 @@ int cmd_map(const struct cli_command *cmd, const struct cli_args *a,
 		rc = cli_usage_error(cmd, errout, "unexpected argument '%s' for map", a->operands[0]);
 		goto done;
 	}
-	m->base = (struct ps_attention_params){ .n = a->n, .d = a->d, .g = a->g, .normalize = !a->no_normalize };
+	m->base = (struct ps_attention_params){ .n = a->n, .d = a->d, .g = a->g, .normalize = !a->no_normalize,
+					       .causal = a->causal };
 	m->M = a->M;
 	snprintf(labels, sizeof(labels), "%s", a->strategies ? a->strategies : "generic,caseI,keylemma,subtile,matmul");
 	for (char *tok = strtok_r(labels, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

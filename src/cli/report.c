@@ -6,6 +6,8 @@
  */
 #include "cli.h"
 
+#include "pebblesim/trace.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -71,6 +73,14 @@ static void values_print(const struct ps_report *rep, FILE *out)
 		rep->att->exact ? (rep->att->normalize ? "softmax(Q K^T / sqrt d) V" : "exp(Q K^T / sqrt d) V")
 				: (rep->att->normalize ? "D~^-1 P(Q K^T / sqrt d) V" : "P(Q K^T / sqrt d) V"),
 		v->tolerance, v->failed ? "  FAILED" : "");
+	if (rep->att->decode && !rep->att->exact)
+		fprintf(out, "  decoding             q, k, v of row t = B tanh(W A[t-1]) (docs/VALUES.md); A of the\n"
+			"                       generated rows and the last state H beside the same recurrence, directly\n");
+	else if (rep->att->decode)
+		fprintf(out, "  decoding             q, k, v of row t = B tanh(W A[t-1]) (docs/VALUES.md); A, K and V\n"
+			"                       of the generated rows beside the same recurrence, directly\n");
+	else if (rep->att->causal)
+		fprintf(out, "  causal               every sum over the keys j <= i of row i only\n");
 	if (v->failed)
 		fprintf(out, "  worst output         %s: pebbled %.17g, direct %.17g\n", v->worst,
 			v->worst_pebbled, v->worst_direct);
@@ -234,6 +244,14 @@ void cli_report_print(const struct ps_report *rep, FILE *out)
 			(unsigned long long)rep->xdag->inputs,
 			(unsigned long long)rep->xdag->sums,
 			(unsigned long long)rep->xdag->dag.output_count);
+	if (att && att->decode)
+		fprintf(out, "  decoding             rows %llu..%llu one at a time after a prompt of P = %llu\n"
+			"                       rows (MODEL.md section 8): T = %llu tokens, causal\n",
+			(unsigned long long)att->decode, (unsigned long long)(att->n - 1),
+			(unsigned long long)att->decode,
+			(unsigned long long)(att->n - att->decode));
+	else if (att && att->causal)
+		fprintf(out, "  causal               row i sees keys j <= i only (MODEL.md section 7)\n");
 	if (!att && rep->dag_note)
 		fprintf(out, "  read as              %s\n", rep->dag_note);
 	fprintf(out, "fast memory            M = %llu\n", (unsigned long long)rep->M);
@@ -265,6 +283,10 @@ void cli_report_print(const struct ps_report *rep, FILE *out)
 	fprintf(out, "loads                  %llu\n", (unsigned long long)c->loads);
 	fprintf(out, "saves                  %llu\n", (unsigned long long)c->saves);
 	fprintf(out, "I/O                    %llu\n", (unsigned long long)io);
+	if (att && att->decode)
+		fprintf(out, "I/O per token          %.2f (of T = %llu generated)\n",
+			(double)io / (double)(att->n - att->decode),
+			(unsigned long long)(att->n - att->decode));
 	if (rep->has_plan && rep->plan.predicted)
 		fprintf(out, "predicted I/O          %llu (%s)\n", (unsigned long long)predicted,
 			predicted == io ? "cost model agrees" : "COST MODEL DISAGREES");
@@ -341,15 +363,19 @@ json_t *cli_dag_json(const struct ps_report *rep)
 	const struct ps_attention *att = rep->att;
 	json_t *dag;
 
-	if (att && att->exact)
-		return json_pack("{s:s, s:I, s:I, s:b}", "kind", "exact-attention",
-				 "n", (json_int_t)att->n, "d", (json_int_t)att->d,
-				 "normalize", att->normalize);
-	if (att)
-		return json_pack("{s:s, s:I, s:I, s:I, s:b, s:I}", "kind",
-				 "approx-attention", "n", (json_int_t)att->n, "d",
-				 (json_int_t)att->d, "g", (json_int_t)att->g, "normalize",
-				 att->normalize, "r", (json_int_t)att->r);
+	if (att) {
+		if (att->exact)
+			dag = json_pack("{s:s, s:I, s:I, s:b}", "kind", "exact-attention",
+					"n", (json_int_t)att->n, "d", (json_int_t)att->d,
+					"normalize", att->normalize);
+		else
+			dag = json_pack("{s:s, s:I, s:I, s:I, s:b, s:I}", "kind",
+					"approx-attention", "n", (json_int_t)att->n, "d",
+					(json_int_t)att->d, "g", (json_int_t)att->g, "normalize",
+					att->normalize, "r", (json_int_t)att->r);
+		ps_trace_dag_variant(dag, att);
+		return dag;
+	}
 	dag = json_pack("{s:s, s:s?, s:I, s:I, s:I, s:I, s:I}", "kind", "explicit",
 			"file", rep->dag_name, "vertices", (json_int_t)rep->xdag->vertices,
 			"edges", (json_int_t)rep->xdag->edges,
@@ -410,6 +436,13 @@ int cli_report_print_json(const struct ps_report *rep, FILE *out)
 		json_object_set_new(root, "loads", json_integer((json_int_t)c->loads));
 		json_object_set_new(root, "saves", json_integer((json_int_t)c->saves));
 		json_object_set_new(root, "io", json_integer((json_int_t)io));
+		if (rep->att && rep->att->decode) {
+			const uint64_t tokens = rep->att->n - rep->att->decode;
+
+			json_object_set_new(root, "tokens", json_integer((json_int_t)tokens));
+			json_object_set_new(root, "io_per_token",
+					    json_real((double)io / (double)tokens));
+		}
 		json_object_set_new(root, "by_array", by_array_json(report_dag(rep), c->by_array));
 		if (rep->has_plan && rep->plan.predicted) {
 			json_object_set_new(root, "predicted_io",
@@ -602,6 +635,9 @@ static json_t *compare_row_json(const struct ps_report *head,
 	json_object_set_new(obj, "loads", json_integer((json_int_t)rep->counts.loads));
 	json_object_set_new(obj, "saves", json_integer((json_int_t)rep->counts.saves));
 	json_object_set_new(obj, "io", json_integer((json_int_t)io));
+	if (head->att && head->att->decode)
+		json_object_set_new(obj, "io_per_token",
+				    json_real((double)io / (double)(head->att->n - head->att->decode)));
 	if (!row->predicted || ps_plan_by_array_given(&rep->plan))
 		json_object_set_new(obj, "by_array", by_array_json(report_dag(head), rep->counts.by_array));
 	json_object_set_new(obj, "peak_red", json_integer((json_int_t)rep->counts.peak_red));
@@ -667,11 +703,14 @@ void cli_compare_print(const struct ps_report *head,
 		print_json_line(list, out);
 		return;
 	}
+	/* the paper's cases are of the non-causal DAG: none for a causal one */
 	if (att)
-		fprintf(out, "n = %llu, d = %llu, g = %llu, r = %llu, M = %llu: Case %s (%s)\n",
+		fprintf(out, "n = %llu, d = %llu, g = %llu, r = %llu, M = %llu%s%s%s%s%s\n",
 			(unsigned long long)att->n, (unsigned long long)att->d,
 			(unsigned long long)att->g, (unsigned long long)att->r,
-			(unsigned long long)head->M, head->case_name, head->case_reason);
+			(unsigned long long)head->M, head->case_name ? ": Case " : "",
+			head->case_name ? head->case_name : "", head->case_name ? " (" : "",
+			head->case_name ? head->case_reason : "", head->case_name ? ")" : "");
 	else
 		fprintf(out, "explicit DAG %s: %llu vertices, %llu edges (%llu inputs, %llu sums, %llu outputs), M = %llu%s%s\n",
 			head->dag_name, (unsigned long long)head->xdag->vertices,
@@ -681,6 +720,13 @@ void cli_compare_print(const struct ps_report *head,
 			(unsigned long long)head->xdag->dag.output_count,
 			(unsigned long long)head->M, head->dag_note ? "; " : "",
 			head->dag_note ? head->dag_note : "");
+	if (att && att->decode)
+		fprintf(out, "causal, decoding rows %llu..%llu after a prompt of P = %llu: I/O per token is I/O / %llu\n",
+			(unsigned long long)att->decode, (unsigned long long)(att->n - 1),
+			(unsigned long long)att->decode,
+			(unsigned long long)(att->n - att->decode));
+	else if (att && att->causal)
+		fprintf(out, "causal: row i sees keys j <= i only (MODEL.md section 7)\n");
 	cli_lower_bounds_print(&head->lower, 0, false, out);
 	fputc('\n', out);
 	fprintf(out, "%-14s %6s %12s %12s %12s %9s %9s %9s %8s\n", "strategy",

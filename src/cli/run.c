@@ -16,6 +16,8 @@ const struct cli_option run_options[] = {
 	CLI_OPT_G,
 	CLI_OPT_M("fast memory capacity in words (red pebbles), M >= 1"),
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_CAUSAL,
+	CLI_OPT_DECODE,
 	CLI_OPT_ATTENTION,
 	{ OPT_CASE, 0, "case", CLI_STRING, offsetof(struct cli_args, case_name), 0, CLI_ATTENTION_ONLY, "C",
 	  "I, II, III, IV or auto (the default): the algorithm of the\n"
@@ -23,7 +25,8 @@ const struct cli_option run_options[] = {
 	  "generic (or subtile where Lemma 3.3's premise holds, the\n"
 	  "cheaper), IV generic or matmul, the cheaper; auto classifies\n"
 	  "the parameters first. Outside its case's condition the\n"
-	  "algorithm still runs, with a warning" },
+	  "algorithm still runs, with a warning. The cases are of the\n"
+	  "non-causal DAG: with --causal, best runs (auto only)" },
 	{ OPT_STRATEGY, 0, "strategy", CLI_STRING, offsetof(struct cli_args, strategy), 0, 0, "NAME",
 	  "a strategy by name, overriding --case (`pebblesim list`);\n"
 	  "best runs the one with the least predicted I/O; with --dag,\n"
@@ -117,8 +120,19 @@ static const struct ps_strategy *select_strategy(const struct cli_args *a,
 		fprintf(errout, "pebblesim: no strategy pebbles a DAG from a file\n");
 		return NULL;
 	}
-	if (pb->att->exact) /* FlashAttention, by default */
-		return ps_strategy_find("flash");
+	if (pb->att->exact) /* FlashAttention, by default; flash-decoding's order */
+		return ps_strategy_find(pb->att->decode ? "flash-decode" : "flash");
+	/* the paper's cases are of the non-causal DAG: the causal one runs
+	 * the cheapest of its strategies */
+	if (pb->att->causal && a->case_name && strcmp(a->case_name, "auto")) {
+		fprintf(errout, "pebblesim: --case %s: the paper's cases are of non-causal attention; the causal DAG runs --strategy best by default\n",
+			a->case_name);
+		return NULL;
+	}
+	if (pb->att->decode) /* approximate decoding: its one strategy */
+		return ps_strategy_find("recurrent-decode");
+	if (pb->att->causal)
+		return ps_strategy_find("best");
 	actual = ps_classify_case(pb->att, a->M, reason, sizeof(reason));
 	wanted = !a->case_name || !strcmp(a->case_name, "auto") ? actual : a->case_name;
 	if (strcmp(wanted, actual))
@@ -301,7 +315,14 @@ int cmd_run(const struct cli_command *cmd, const struct cli_args *a,
 	min_m = explicit_dag ? ps_strategy_min_memory_explicit(s, &pb)
 			     : ps_strategy_min_memory_kept(s, &att);
 	if (a->M < min_m) {
-		if (min_m == UINT64_MAX)
+		struct ps_plan why;
+		struct ps_error not_served;
+
+		/* a strategy of another DAG (causal, decoding) says which */
+		if (!explicit_dag && !ps_strategy_serves(s, &att) &&
+		    ps_strategy_plan(s, &pb, &why, &not_served))
+			fprintf(errout, "pebblesim: %s\n", not_served.msg);
+		else if (min_m == UINT64_MAX)
 			fprintf(errout, "pebblesim: %s does not apply to these parameters at any M\n",
 				s->name);
 		else

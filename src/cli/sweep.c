@@ -27,6 +27,8 @@ const struct cli_option sweep_options[] = {
 	  "degree, or a range (approximate attention; exact\nattention has none)" },
 	SWEEP_SIZE(OPT_M, 'M', M, 1, "fast memory, or a range"),
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_CAUSAL,
+	CLI_OPT_DECODE_WHEN(CLI_RANGE),
 	{ OPT_STRATEGIES, 0, "strategies", CLI_STRING, offsetof(struct cli_args, strategies), 0, 0, "LIST",
 	  "comma-separated names across both DAGs: case (the case's\n"
 	  "algorithm at each point), best, flash, keylemma, ...;\n"
@@ -106,7 +108,8 @@ static int read_spec(const struct cli_command *cmd, const struct cli_args *a,
 	static const struct {
 		enum cli_option_id id;
 		char letter;
-	} params[] = { { OPT_N, 'n' }, { OPT_D, 'd' }, { OPT_G, 'g' }, { OPT_M, 'M' } };
+	} params[] = { { OPT_N, 'n' }, { OPT_D, 'd' }, { OPT_G, 'g' }, { OPT_M, 'M' },
+		       { OPT_DECODE, 'P' } };
 	struct ps_error err;
 	int ranges = 0;
 
@@ -115,10 +118,12 @@ static int read_spec(const struct cli_command *cmd, const struct cli_args *a,
 	spec->g = a->g;
 	spec->M = a->M;
 	spec->normalize = !a->no_normalize;
-	for (size_t k = 0; k < 4; k++) {
+	spec->causal = a->causal;
+	spec->decode = a->decode;
+	for (size_t k = 0; k < 5; k++) {
 		const char *text = a->text[params[k].id];
 
-		if (!a->given[params[k].id] && params[k].id != OPT_G)
+		if (!a->given[params[k].id] && params[k].id != OPT_G && params[k].id != OPT_DECODE)
 			return cli_require(cmd, a, errout, "sweep needs -n, -d and -M (and -g for approximate attention)",
 					   (const enum cli_option_id[]){ OPT_N, OPT_D, OPT_M }, 3);
 		if (!text || !strchr(text, ':'))
@@ -130,7 +135,7 @@ static int read_spec(const struct cli_command *cmd, const struct cli_args *a,
 	}
 	if (ranges != 1)
 		return cli_usage_error(cmd, errout,
-				       "sweep takes exactly one range (-n, -d, -g or -M as LO:HI[:STEP]), here %d",
+				       "sweep takes exactly one range (-n, -d, -g, -M or --decode as LO:HI[:STEP]), here %d",
 				       ranges);
 	return 0;
 }
@@ -327,7 +332,7 @@ int cmd_sweep(const struct cli_command *cmd, const struct cli_args *a,
 }
 
 const struct cli_help sweep_help = {
-	"sweep (-n|-d|-g|-M) LO:HI[:xK|:+K] [the others fixed] [--strategies LIST] [OPTIONS]\n"
+	"sweep (-n|-d|-g|-M|--decode) LO:HI[:xK|:+K] [the others fixed] [--strategies LIST] [OPTIONS]\n"
 	"       pebblesim sweep --merge A.csv B.csv ... [--partial] [--csv FILE] [--json] [--plot FILE]",
 	"one parameter over a range, every listed strategy at every point",
 	"Sweeps one parameter over a range and holds the others fixed; runs every\n"

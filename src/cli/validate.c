@@ -15,6 +15,8 @@ const struct cli_option validate_options[] = {
 	CLI_OPT_D,
 	CLI_OPT_G,
 	CLI_OPT_NO_NORMALIZE,
+	CLI_OPT_CAUSAL,
+	CLI_OPT_DECODE,
 	CLI_OPT_DAG("the trace pebbles this DAG file (GraphML, GML or an\n"
 		    "edge list), its moves naming vertex ids"),
 	CLI_OPT_DAG_FORMAT,
@@ -40,8 +42,10 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 	struct cli_dag_read how = { NULL, NULL };
 	struct ps_attention_params expect = {
 		.n = a->n, .d = a->d, .g = a->g, .normalize = !a->no_normalize,
+		.causal = a->causal, .decode = a->decode,
 	};
-	bool insist = a->given[OPT_N] || a->given[OPT_D] || a->given[OPT_G];
+	bool insist = a->given[OPT_N] || a->given[OPT_D] || a->given[OPT_G] ||
+		      a->causal || a->given[OPT_DECODE];
 	struct ps_replay replay;
 	struct ps_report rep;
 	struct ps_error err;
@@ -57,7 +61,7 @@ int cmd_validate(const struct cli_command *cmd, const struct cli_args *a,
 		return rc;
 	if (insist && !(a->given[OPT_N] && a->given[OPT_D] && a->given[OPT_G]))
 		return cli_usage_error(cmd, errout,
-				       "-n, -d and -g go together: the DAG the trace must name");
+				       "-n, -d and -g go together (with --causal and --decode): the DAG the trace must name");
 	if (a->dag_file && !strcmp(a->dag_file, "-") && !strcmp(path, "-"))
 		return cli_usage_error(cmd, errout,
 				       "the trace and the DAG cannot both come from standard input");

@@ -99,7 +99,7 @@ int cli_write_outputs(const struct cli_args *a, const struct ps_values *vals,
 	}
 	/* a failed write leaves the stream's error set: the close removes
 	 * the temporary and names the file and the reason */
-	ps_npy_write(file.file, vals->outputs, vals->att->n, vals->att->d);
+	ps_npy_write(file.file, vals->outputs, vals->output_rows, vals->att->d);
 	if (ps_output_close(&file, true, "outputs", &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);
 		return PS_EXIT_USAGE;

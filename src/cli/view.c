@@ -154,7 +154,7 @@ static json_t *arrays_json(const struct ps_attention *att)
 		o = json_pack("{s:s, s:o, s:I, s:I, s:s, s:b}", "name", ps_kinds[k].name,
 			      "coords", coord_names(k),
 			      "rows", (json_int_t)att->ext[k][0], "cols", (json_int_t)att->ext[k][1],
-			      "role", role_name(ps_kinds[k].role), "output", k == output_kind(att));
+			      "role", role_name(att->role[k]), "output", k == output_kind(att));
 		if (ps_kinds[k].role == PS_ROLE_SUM) {
 			enum ps_kind p = ps_attention_product_kind(k);
 			enum ps_kind fused = ps_attention_fused_kind(k);
@@ -215,6 +215,7 @@ static json_t *page_json(const char *path, const struct ps_replay *replay,
 		json_object_set_new(dag, "r", json_integer((json_int_t)att->r));
 	}
 	json_object_set_new(dag, "nb", json_integer((json_int_t)att->nb));
+	ps_trace_dag_variant(dag, att);
 	if (!replay->valid) {
 		json_object_set_new(verdict, "violation", json_string(replay->violation));
 		json_object_set_new(verdict, "line", json_integer((json_int_t)replay->violation_line));
