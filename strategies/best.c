@@ -24,7 +24,7 @@ extern const struct ps_strategy ps_strategy_matmul;
  * plan, its check and its run, and the report plans every candidate for
  * its "cheaper strategy" line; each of them is planned once. A built-in
  * strategy's plan depends on its problem's parameters alone (the DAG's n,
- * d, g, normalisation and kind, M, w, the tiles, sizes and layout asked
+ * d, g, normalisation and kind, causal or decoding with its prompt, M, w, the tiles, sizes and layout asked
  * for, the path) and on the memory limit, which may refuse it, so an
  * entry answers any later request with the same ones; the oldest entry
  * goes first. Shared by threads, under a lock.
@@ -35,8 +35,9 @@ extern const struct ps_strategy ps_strategy_matmul;
 struct kept_key {
 	const struct ps_strategy *s;
 	uint64_t n, d, g, M, w;
+	uint64_t decode; /* MODEL.md section 8: the prompt's length, or 0 */
 	uint64_t limit; /* the memory limit: a plan may be refused by it */
-	bool normalize, exact, element_only;
+	bool normalize, exact, causal, element_only;
 	char sizes[KEPT_TEXT], tiles[KEPT_TEXT], layout[KEPT_TEXT];
 };
 
@@ -75,6 +76,8 @@ static bool kept_key(const struct ps_strategy *s, const struct ps_attention *att
 	k->g = att->g;
 	k->normalize = att->normalize;
 	k->exact = att->exact;
+	k->causal = att->causal;
+	k->decode = att->decode;
 	k->limit = ps_memory_limit(NULL);
 	if (pb) {
 		k->M = pb->M;
@@ -97,7 +100,8 @@ static bool kept_same(const struct kept_key *a, const struct kept_key *b)
 {
 	return a->s == b->s && a->n == b->n && a->d == b->d && a->g == b->g && a->M == b->M &&
 	       a->w == b->w && a->limit == b->limit && a->normalize == b->normalize &&
-	       a->exact == b->exact && a->element_only == b->element_only &&
+	       a->exact == b->exact && a->causal == b->causal && a->decode == b->decode &&
+	       a->element_only == b->element_only &&
 	       !strcmp(a->sizes, b->sizes) && !strcmp(a->tiles, b->tiles) &&
 	       !strcmp(a->layout, b->layout);
 }
