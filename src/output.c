@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -398,11 +399,30 @@ int ps_output_check_inputs(const char *path, const char *const *inputs,
 	return PS_OK;
 }
 
+/*
+ * Why a stream failed, where its errno is gone: a write that failed while
+ * the command ran (a full buffer) left ferror set, and the system calls
+ * since have changed errno. A regular file grown to the file size limit
+ * (ulimit -f) is the one cause that can still be told: the write past it
+ * failed with EFBIG.
+ */
+static int stream_error(FILE *out, int saved)
+{
+	struct stat st;
+	struct rlimit rl;
+	int fd = fileno(out);
+
+	if (saved || fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return saved;
+	return (rlim_t)st.st_size >= rl.rlim_cur ? EFBIG : 0;
+}
+
 int ps_output_finish_stream(FILE *out, int status, FILE *errout)
 {
 	errno = 0;
 	if (fflush(out) == EOF || ferror(out)) {
-		int saved = errno;
+		int saved = stream_error(out, errno);
 
 		/* a command that failed has said why already */
 		if (status == PS_EXIT_USAGE)
