@@ -1837,7 +1837,7 @@ START_TEST(test_sweep_refine)
 	if (count == 2) {
 		ck_assert_int_eq(cli("sweep", "-d", "4:64:x2", "-n", "4k", "-g", "3", "-M", "8k",
 				     "--predict", "--strategies", "best,flash", NULL), 0);
-		HAS(out_text, "crossover: best moves less than flash for d in [4, 32] (ends on the grid)");
+		HAS(out_text, "crossover: best moves less than flash for d in [4, 32] (ends on the grid; 4 is an end of the values compared, not a crossing)");
 	}
 	ck_assert_int_eq(cli("sweep", "--merge", "x.csv", "--refine", NULL), PS_EXIT_USAGE);
 }
