@@ -43,6 +43,33 @@ static void write_file(char *path, size_t len, const char *text)
 	fclose(f);
 }
 
+/* What the causal paths print claims only what was computed: no case of
+ * the paper in the map, flash's line names the mask, an option of the
+ * paper's tilings is refused where best's candidates take none, and dag
+ * names the outputs of the decode DAG that are no sinks. */
+START_TEST(test_causal_sentences)
+{
+	ck_assert_int_eq(test_cli("map", "--causal", "-n", "64:128:x2", "-d", "2:3", "-g", "2", "-M", "200",
+				  NULL), 0);
+	HAS(test_out, "case                   none: the paper's cases are of non-causal attention");
+	HAS(test_out, "strategies             recurrent, causal-colpass");
+	ck_assert_int_eq(test_cli("--causal", "-n", "64", "-d", "4", "-g", "2", "-M", "200", NULL), 0);
+	HAS(test_out, "exact attention (causal flash) ");
+	ck_assert_int_eq(test_cli("--causal", "--w", "2", "-n", "64", "-d", "4", "-g", "2", "-M", "200",
+				  NULL), 2);
+	HAS(test_err, "--w is an option of keylemma, not of best on the causal DAG");
+	ck_assert_int_eq(test_cli("--causal", "--tiles", "square", "-n", "64", "-d", "4", "-g", "2",
+				  "-M", "200", NULL), 2);
+	HAS(test_err, "--tiles is an option of generic, not of best on the causal DAG");
+	ck_assert_int_eq(test_cli("dag", "--causal", "--decode", "2", "-n", "4", "-d", "2", "-g", "1",
+				  "-o", "-", NULL), 0);
+	HAS(test_err, "outputs the last state H[n-1,m,b] and A[t] (t < n - 1) are no sinks");
+	ck_assert_int_eq(test_cli("dag", "--attention", "exact", "--causal", "--decode", "2", "-n", "4",
+				  "-d", "2", "-o", "-", NULL), 0);
+	HAS(test_err, "outputs K[t], V[t] and A[t] (t < n - 1) are no sinks");
+}
+END_TEST
+
 START_TEST(test_options_by_name)
 {
 	/* view takes the DAG from the trace's header: the option is refused */
@@ -875,6 +902,7 @@ Suite *causal_suite(void)
 
 	tcase_set_timeout(tc, PS_TEST_TIMEOUT);
 	tcase_add_test(tc, test_options_by_name);
+	tcase_add_test(tc, test_causal_sentences);
 	tcase_add_test(tc, test_header_keys);
 	tcase_add_test(tc, test_causal_exact_dag);
 	tcase_add_test(tc, test_causal_mask_refused);

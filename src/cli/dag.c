@@ -49,8 +49,11 @@ int cmd_dag(const struct cli_command *cmd, const struct cli_args *a,
 				       "unknown format '%s': graphml, gml, dot or edgelist", format);
 	if ((rc = cli_build_attention(a, &att, false, errout)))
 		return rc;
+	/* MODEL.md section 8: the outputs that feed later rows */
 	if (att.decode)
-		fprintf(errout, "pebblesim: note: the decode DAG's outputs K[t], V[t] and A[t] (t < n - 1) are no sinks; read back with --dag, only the sinks are outputs (docs/DAG_FILES.md)\n");
+		fprintf(errout, "pebblesim: note: the decode DAG's outputs %s and %s[t] (t < n - 1) are no sinks; read back with --dag, only the sinks are outputs (docs/DAG_FILES.md)\n",
+			att.exact ? "K[t], V[t]" : "the last state H[n-1,m,b]",
+			att.normalize ? "A" : att.exact ? "O" : "N");
 	ps_error_clear(&err);
 	if (ps_attention_to_igraph(&att, &graph, &err)) {
 		fprintf(errout, "pebblesim: %s\n", err.msg);

@@ -165,6 +165,18 @@ static void names_of(unsigned takes, const char *last, char *buf, size_t len)
 	}
 }
 
+/* Does a strategy of the causal or decode DAGs, not a chooser, take
+ * option bit `takes`? (A chooser passes an option on to its candidates:
+ * on those DAGs, to theirs alone.) */
+static bool causal_takes(unsigned takes)
+{
+	for (size_t k = 0; k < ps_strategy_count; k++)
+		if ((ps_strategies[k]->flags & (PS_STRATEGY_CAUSAL | PS_STRATEGY_DECODE)) &&
+		    picks(ps_strategies[k], takes))
+			return true;
+	return false;
+}
+
 int cli_check_strategy(const struct cli_args *a, const struct ps_strategy *s,
 		       bool explicit_dag, FILE *errout)
 {
@@ -180,6 +192,19 @@ int cli_check_strategy(const struct cli_args *a, const struct ps_strategy *s,
 			who, s->name);
 		return PS_EXIT_USAGE;
 	}
+	if (a->causal && (s->flags & PS_STRATEGY_CHOOSER))
+		for (size_t k = 0; k < sizeof(strategy_options) / sizeof(strategy_options[0]); k++) {
+			char name[32], who[128];
+
+			if (!a->given[strategy_options[k].id] ||
+			    causal_takes(strategy_options[k].takes))
+				continue;
+			names_of(strategy_options[k].takes, " and ", who, sizeof(who));
+			fprintf(errout, "pebblesim: %s is an option of %s, not of %s on the causal DAG (MODEL.md section 7), whose candidates take no %s\n",
+				cli_option_name(strategy_options[k].id, name, sizeof(name)),
+				who, s->name, name);
+			return PS_EXIT_USAGE;
+		}
 	if (explicit_dag != !!(s->flags & PS_STRATEGY_EXPLICIT)) {
 		char who[128];
 

@@ -77,6 +77,10 @@ static const char *case_at(const struct ps_attention_params *p, uint64_t M, char
 	const char *c;
 
 	ps_error_clear(&err);
+	if (p->causal) { /* as run and sweep say it */
+		snprintf(why, len, "the paper's cases are of non-causal attention: the causal DAG has none");
+		return NULL;
+	}
 	if (ps_attention_check_dag(p, &err) || ps_attention_init(&att, p, &err)) {
 		snprintf(why, len, "%s", err.msg);
 		return NULL;
@@ -315,7 +319,10 @@ static void map_print(const struct map_run *m, FILE *out)
 	for (size_t q = 0; q < m->label_count; q++)
 		fprintf(out, "%s%s", q ? ", " : "", m->labels[q]);
 	fprintf(out, " (the cheapest by their cost models; ties go to the first listed)\n");
-	print_grid(m, true, out);
+	if (m->base.causal)
+		fprintf(out, "case                   none: the paper's cases are of non-causal attention: the causal DAG has none\n");
+	else
+		print_grid(m, true, out);
 	print_grid(m, false, out);
 	for (size_t l = 0; l < map->line_count; l++) {
 		const struct ps_map_line *line = &map->lines[l];
@@ -450,7 +457,10 @@ int cmd_map(const struct cli_command *cmd, const struct cli_args *a,
 	m->base = (struct ps_attention_params){ .n = a->n, .d = a->d, .g = a->g, .normalize = !a->no_normalize,
 					       .causal = a->causal };
 	m->M = a->M;
-	snprintf(labels, sizeof(labels), "%s", a->strategies ? a->strategies : "generic,caseI,keylemma,subtile,matmul");
+	/* the paper's tilings; on the causal DAG, the strategies of its
+	 * recurrent form (MODEL.md section 7) */
+	snprintf(labels, sizeof(labels), "%s", a->strategies ? a->strategies :
+		 a->causal ? "recurrent,causal-colpass" : "generic,caseI,keylemma,subtile,matmul");
 	for (char *tok = strtok_r(labels, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (m->label_count == PS_SWEEP_MAX_STRATEGIES) {
 			rc = cli_usage_error(cmd, errout, "at most %d strategies", PS_SWEEP_MAX_STRATEGIES);

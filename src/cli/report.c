@@ -315,8 +315,10 @@ void cli_report_print(const struct ps_report *rep, FILE *out)
 		fprintf(out, "cheaper strategy       %s moves %.2fx this run's I/O (%llu, by its cost model)\n",
 			rep->cheapest, ratio(rep->cheapest_io, (double)io),
 			(unsigned long long)rep->cheapest_io);
+	/* on the same DAG: masked where this run's is causal */
 	if (rep->has_exact_flash)
-		fprintf(out, "exact attention (flash) %llu I/O by its cost model (%.2fx this run)\n",
+		fprintf(out, "exact attention (%s) %llu I/O by its cost model (%.2fx this run)\n",
+			rep->att && rep->att->causal ? "causal flash" : "flash",
 			(unsigned long long)rep->exact_flash_io,
 			io ? (double)rep->exact_flash_io / (double)io : 0.0);
 	if (rep->has_values)
