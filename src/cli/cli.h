@@ -183,7 +183,7 @@ const char *cli_plot_polynomial(const struct cli_args *a, bool known);
 #define CLI_OPT_CAUSAL { OPT_CAUSAL, 0, "causal", CLI_FLAG, offsetof(struct cli_args, causal), 0, CLI_ATTENTION_ONLY, NULL, \
 	"causal attention (MODEL.md section 7): row i sees keys\nj <= i only, as in a decoder model's prefill" }
 #define CLI_OPT_DECODE_WHEN(when) { OPT_DECODE, 0, "decode", CLI_SIZE, offsetof(struct cli_args, decode), 1, \
-	CLI_ATTENTION_ONLY | (when), "P", "token-by-token decoding (MODEL.md section 8, with\n--causal): rows P..n-1 generated one at a time after a\nprompt of P rows, 1 <= P < n; I/O also per token" }
+	CLI_ATTENTION_ONLY | (when), "P", "token-by-token decoding (MODEL.md section 8, with\n--causal): rows P..n-1 generated one at a time after a\nprompt of P rows, 1 <= P < n; a run's I/O is also given\nper token" }
 #define CLI_OPT_DECODE CLI_OPT_DECODE_WHEN(0)
 #define CLI_OPT_JSON(help) { OPT_JSON, 0, "json", CLI_FLAG, offsetof(struct cli_args, json), 0, 0, NULL, help }
 #define CLI_OPT_DAG(help) { OPT_DAG, 0, "dag", CLI_STRING, offsetof(struct cli_args, dag_file), 0, 0, "FILE", help }

@@ -218,7 +218,7 @@ def run(
         j <= i only, as in a decoder model's prefill
     decode: --decode P: token-by-token decoding (MODEL.md section 8, with
         --causal): rows P..n-1 generated one at a time after a prompt of P
-        rows, 1 <= P < n; I/O also per token
+        rows, 1 <= P < n; a run's I/O is also given per token
     attention: --attention KIND: approx (the default): approximate
         attention, n, d, g; exact: exact attention (MODEL.md section 5), n
         and d, no -g; flash by default. Naming a strategy of exact attention
@@ -346,7 +346,7 @@ def compare(
         j <= i only, as in a decoder model's prefill
     decode: --decode P: token-by-token decoding (MODEL.md section 8, with
         --causal): rows P..n-1 generated one at a time after a prompt of P
-        rows, 1 <= P < n; I/O also per token
+        rows, 1 <= P < n; a run's I/O is also given per token
     dag: --dag FILE: compare the policies for a DAG from a file instead: lru
         and belady, each over the topo and dfs orders, and portfolio
         (best's, a 3 s search)
@@ -424,7 +424,7 @@ def sweep(
         j <= i only, as in a decoder model's prefill
     decode: --decode P: token-by-token decoding (MODEL.md section 8, with
         --causal): rows P..n-1 generated one at a time after a prompt of P
-        rows, 1 <= P < n; I/O also per token
+        rows, 1 <= P < n; a run's I/O is also given per token
     strategies: --strategies LIST: comma-separated names across both DAGs:
         case (the case's algorithm at each point), best, flash, keylemma,
         ...; default case,best,flash
@@ -672,7 +672,7 @@ def validate(
         j <= i only, as in a decoder model's prefill
     decode: --decode P: token-by-token decoding (MODEL.md section 8, with
         --causal): rows P..n-1 generated one at a time after a prompt of P
-        rows, 1 <= P < n; I/O also per token
+        rows, 1 <= P < n; a run's I/O is also given per token
     dag: --dag FILE: the trace pebbles this DAG file (GraphML, GML or an
         edge list), its moves naming vertex ids
     dag_format: --dag-format F: graphml, gml, edgelist, hdag (HyperdagDB) or
