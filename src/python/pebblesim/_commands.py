@@ -20,6 +20,8 @@ OPTIONS = {
         ('g', '-g', 'count'),
         ('M', '-M', 'size'),
         ('no_normalize', '--no-normalize', 'flag'),
+        ('causal', '--causal', 'flag'),
+        ('decode', '--decode', 'size'),
         ('attention', '--attention', 'string'),
         ('case', '--case', 'string'),
         ('strategy', '--strategy', 'string'),
@@ -29,6 +31,8 @@ OPTIONS = {
         ('layout', '--layout', 'string'),
         ('dag', '--dag', 'file'),
         ('dag_format', '--dag-format', 'string'),
+        ('ignore_weights', '--ignore-weights', 'flag'),
+        ('time_limit', '--time-limit', 'real'),
         ('order', '--order', 'string'),
         ('dry_run', '--dry-run', 'flag'),
         ('element_path', '--element-path', 'flag'),
@@ -53,8 +57,11 @@ OPTIONS = {
         ('g', '-g', 'count'),
         ('M', '-M', 'size'),
         ('no_normalize', '--no-normalize', 'flag'),
+        ('causal', '--causal', 'flag'),
+        ('decode', '--decode', 'size'),
         ('dag', '--dag', 'file'),
         ('dag_format', '--dag-format', 'string'),
+        ('ignore_weights', '--ignore-weights', 'flag'),
         ('strategies', '--strategies', 'list'),
         ('predict', '--predict', 'flag'),
         ('jobs', '-j', 'count'),
@@ -67,6 +74,8 @@ OPTIONS = {
         ('g', '-g', 'size'),
         ('M', '-M', 'size'),
         ('no_normalize', '--no-normalize', 'flag'),
+        ('causal', '--causal', 'flag'),
+        ('decode', '--decode', 'size'),
         ('strategies', '--strategies', 'list'),
         ('baseline', '--baseline', 'string'),
         ('predict', '--predict', 'flag'),
@@ -90,6 +99,7 @@ OPTIONS = {
         ('n', '-n', 'size'),
         ('d', '-d', 'count'),
         ('M', '-M', 'size'),
+        ('causal', '--causal', 'flag'),
         ('epsilon', '--epsilon', 'real'),
         ('bound', '--bound', 'string'),
         ('entry_bound', '--entry-bound', 'real'),
@@ -113,6 +123,7 @@ OPTIONS = {
         ('attention', '--attention', 'string'),
         ('dag', '--dag', 'file'),
         ('dag_format', '--dag-format', 'string'),
+        ('ignore_weights', '--ignore-weights', 'flag'),
         ('time_limit', '--time-limit', 'real'),
         ('memory_limit', '--memory-limit', 'size'),
         ('trace', '--trace', 'file'),
@@ -127,8 +138,11 @@ OPTIONS = {
         ('d', '-d', 'count'),
         ('g', '-g', 'count'),
         ('no_normalize', '--no-normalize', 'flag'),
+        ('causal', '--causal', 'flag'),
+        ('decode', '--decode', 'size'),
         ('dag', '--dag', 'file'),
         ('dag_format', '--dag-format', 'string'),
+        ('ignore_weights', '--ignore-weights', 'flag'),
         ('element_path', '--element-path', 'flag'),
         ('max_moves', '--max-moves', 'size'),
         ('values', '--values', 'flag'),
@@ -152,6 +166,8 @@ def run(
     g: int | None = None,
     M: int | str | None = None,
     no_normalize: bool = False,
+    causal: bool = False,
+    decode: int | str | None = None,
     attention: str | None = None,
     case: str | None = None,
     strategy: str | None = None,
@@ -161,6 +177,8 @@ def run(
     layout: str | None = None,
     dag: str | os.PathLike | None = None,
     dag_format: str | None = None,
+    ignore_weights: bool = False,
+    time_limit: float | None = None,
     order: str | None = None,
     dry_run: bool = False,
     element_path: bool = False,
@@ -196,6 +214,11 @@ def run(
     M: -M M: fast memory capacity in words (red pebbles), M >= 1
     no_normalize: --no-normalize: compute U1 (U2^T V) without the normaliser
         column and D^-1: the outputs are N instead of A
+    causal: --causal: causal attention (MODEL.md section 7): row i sees keys
+        j <= i only, as in a decoder model's prefill
+    decode: --decode P: token-by-token decoding (MODEL.md section 8, with
+        --causal): rows P..n-1 generated one at a time after a prompt of P
+        rows, 1 <= P < n; I/O also per token
     attention: --attention KIND: approx (the default): approximate
         attention, n, d, g; exact: exact attention (MODEL.md section 5), n
         and d, no -g; flash by default. Naming a strategy of exact attention
@@ -205,10 +228,13 @@ def run(
         (or subtile where Lemma 3.3's premise holds, the cheaper), IV
         generic or matmul, the cheaper; auto classifies the parameters
         first. Outside its case's condition the algorithm still runs, with a
-        warning (one of: I, II, III, IV, auto)
+        warning. The cases are of the non-causal DAG: with --causal, best
+        runs (auto only) (one of: I, II, III, IV, auto)
     strategy: --strategy NAME: a strategy by name, overriding --case
         (`pebblesim list`); best runs the one with the least predicted I/O;
-        with --dag, lru (the default) or belady
+        with --dag, lru (the default), belady, or best (or portfolio): the
+        least I/O of belady and lru over nine orders and a local search,
+        naming the member that won
     w: --w W: keylemma, best: the generating set size (g <= W <= D, W tau(W)
         <= M/4; with --sizes tuned any W from g to D) instead of the
         cheapest
@@ -220,12 +246,19 @@ def run(
         (one of: proof, tuned)
     layout: --layout L: colpass: rect-dup, rect-save or tail instead of the
         cheapest that fits M (one of: rect-dup, rect-save, tail)
-    dag: --dag FILE: a DAG from a file (GraphML, GML or an edge list; - for
-        standard input) instead of the attention DAG: -n, -d, -g, --case,
-        --w, --tiles, --sizes, --layout do not apply
-    dag_format: --dag-format F: graphml, gml or edgelist: the format of
-        --dag FILE; without it the content tells (standard input too) (one
-        of: graphml, gml, edgelist)
+    dag: --dag FILE: a DAG from a file (GraphML, GML, an edge list, .hdag or
+        a lower-triangular .mtx; - for standard input) instead of the
+        attention DAG: -n, -d, -g, --case, --w, --tiles, --sizes, --layout
+        do not apply
+    dag_format: --dag-format F: graphml, gml, edgelist, hdag (HyperdagDB) or
+        mtx (a lower-triangular Matrix Market matrix): the format of --dag
+        FILE; without it the content tells (standard input too) (one of:
+        graphml, gml, edgelist, hdag, mtx)
+    ignore_weights: --ignore-weights: read a HyperdagDB file's comm and mem
+        weights as 1 (the game is unit-weight; without it other weights are
+        refused); the report says so
+    time_limit: --time-limit S: best on a DAG from a file: the local
+        search's budget in seconds (default 3)
     order: --order O: lru, belady: topo (igraph's topological sort, the
         default) or dfs (depth-first post-order from the outputs) (one of:
         topo, dfs)
@@ -259,7 +292,8 @@ def run(
     interval: --interval BETA: P approximates exp on [-BETA, BETA] (default
         B^2 sqrt d, B the entry bound or the largest |entry| of Q and K)
     output: --output A.npy: write the outputs (A, or N or O without
-        normalisation) as an n x d float64 .npy file
+        normalisation) as an n x d float64 .npy file (--decode P: the n - P
+        generated rows)
     trace_limit: --trace-limit N: refuse a trace of more than N lines,
         counted before anything is written (default 20000000 lines, a
         gigabyte or two); 0 for no limit
@@ -280,8 +314,11 @@ def compare(
     g: int | None = None,
     M: int | str | None = None,
     no_normalize: bool = False,
+    causal: bool = False,
+    decode: int | str | None = None,
     dag: str | os.PathLike | None = None,
     dag_format: str | None = None,
+    ignore_weights: bool = False,
     strategies: str | Sequence[str] | None = None,
     predict: bool = False,
     jobs: int | None = None,
@@ -305,11 +342,21 @@ def compare(
     M: -M M: fast memory capacity in words (red pebbles), M >= 1
     no_normalize: --no-normalize: compute U1 (U2^T V) without the normaliser
         column and D^-1: the outputs are N instead of A
+    causal: --causal: causal attention (MODEL.md section 7): row i sees keys
+        j <= i only, as in a decoder model's prefill
+    decode: --decode P: token-by-token decoding (MODEL.md section 8, with
+        --causal): rows P..n-1 generated one at a time after a prompt of P
+        rows, 1 <= P < n; I/O also per token
     dag: --dag FILE: compare the policies for a DAG from a file instead: lru
-        and belady, each over the topo and dfs orders
-    dag_format: --dag-format F: graphml, gml or edgelist: the format of
-        --dag FILE; without it the content tells (standard input too) (one
-        of: graphml, gml, edgelist)
+        and belady, each over the topo and dfs orders, and portfolio
+        (best's, a 3 s search)
+    dag_format: --dag-format F: graphml, gml, edgelist, hdag (HyperdagDB) or
+        mtx (a lower-triangular Matrix Market matrix): the format of --dag
+        FILE; without it the content tells (standard input too) (one of:
+        graphml, gml, edgelist, hdag, mtx)
+    ignore_weights: --ignore-weights: read a HyperdagDB file's comm and mem
+        weights as 1 (the game is unit-weight; without it other weights are
+        refused); the report says so
     strategies: --strategies LIST: only these rows: comma-separated names (a
         tiling's name gives its row and its tuned row); a baseline named
         here runs at any size. Default: every row
@@ -334,6 +381,8 @@ def sweep(
     g: int | str | None = None,
     M: int | str | None = None,
     no_normalize: bool = False,
+    causal: bool = False,
+    decode: int | str | None = None,
     strategies: str | Sequence[str] | None = None,
     baseline: str | None = None,
     predict: bool = False,
@@ -371,6 +420,11 @@ def sweep(
     M: -M V: fast memory, or a range
     no_normalize: --no-normalize: compute U1 (U2^T V) without the normaliser
         column and D^-1: the outputs are N instead of A
+    causal: --causal: causal attention (MODEL.md section 7): row i sees keys
+        j <= i only, as in a decoder model's prefill
+    decode: --decode P: token-by-token decoding (MODEL.md section 8, with
+        --causal): rows P..n-1 generated one at a time after a prompt of P
+        rows, 1 <= P < n; I/O also per token
     strategies: --strategies LIST: comma-separated names across both DAGs:
         case (the case's algorithm at each point), best, flash, keylemma,
         ...; default case,best,flash
@@ -387,8 +441,9 @@ def sweep(
     csv: --csv FILE: write one row per (point, strategy) as CSV, ending with
         the loads and saves of each array (Q_loads, ...)
     plot: --plot FILE: draw I/O against the swept parameter into FILE.svg,
-        FILE.png or FILE.pdf, with gnuplot (log axes for n, M and I/O,
-        linear for d and g)
+        FILE.png or FILE.pdf, with gnuplot (log axes for n, M, P and I/O,
+        linear for d and g; I/O per generated token where the sweep is of
+        decoding)
     plot_script: --plot-script FILE.gp: write the plot's gnuplot script and
         its data (FILE.dat) beside it, to restyle: `gnuplot FILE.gp` in that
         directory draws the plot's name (or FILE.svg)
@@ -423,6 +478,7 @@ def frontier(
     n: int | str | None = None,
     d: int | None = None,
     M: int | str | None = None,
+    causal: bool = False,
     epsilon: float | None = None,
     bound: str | None = None,
     entry_bound: float | None = None,
@@ -450,11 +506,13 @@ def frontier(
     n: -n N: rows: a range LO:HI, LO:HI:xK or LO:HI:+K (k, M, G, 2^k)
     d: -d D: features (columns of Q, K, V), D >= 1
     M: -M M: fast memory, words
+    causal: --causal: causal attention (MODEL.md section 7): row i sees keys
+        j <= i only, as in a decoder model's prefill
     epsilon: --epsilon E: the accuracy: max |A - softmax(Q K^T / sqrt d) V|
         <= E
     bound: --bound HOW: a-priori (the default): the least g whose bound 2
-        eta / (1 - eta) max|V| on the interval is within E; measured: the
-        least g whose epsilon measured on the inputs (--q, --k, --v, or
+        eta / (1 + sqrt(1 - eta^2)) B on the interval is within E; measured:
+        the least g whose epsilon measured on the inputs (--q, --k, --v, or
         random ones) is within E (one of: a-priori, measured)
     entry_bound: --entry-bound B: entries of Q, K and V in [-B, B] (default
         1); measured: random inputs uniform in [-B, B]
@@ -492,6 +550,7 @@ def optimal(
     attention: str | None = None,
     dag: str | os.PathLike | None = None,
     dag_format: str | None = None,
+    ignore_weights: bool = False,
     time_limit: float | None = None,
     memory_limit: int | str | None = None,
     trace: str | os.PathLike | None = None,
@@ -521,9 +580,13 @@ def optimal(
         (flash, exact-matmul) implies it (one of: approx, exact)
     dag: --dag FILE: search a small DAG from a file instead (GraphML, GML or
         an edge list; docs/DAG_FILES.md)
-    dag_format: --dag-format F: graphml, gml or edgelist: the format of
-        --dag FILE; without it the content tells (standard input too) (one
-        of: graphml, gml, edgelist)
+    dag_format: --dag-format F: graphml, gml, edgelist, hdag (HyperdagDB) or
+        mtx (a lower-triangular Matrix Market matrix): the format of --dag
+        FILE; without it the content tells (standard input too) (one of:
+        graphml, gml, edgelist, hdag, mtx)
+    ignore_weights: --ignore-weights: read a HyperdagDB file's comm and mem
+        weights as 1 (the game is unit-weight; without it other weights are
+        refused); the report says so
     time_limit: --time-limit S: stop the search after S seconds (default 60;
         10 an instance with --sweep) and report the bracket
     memory_limit: --memory-limit B: the search's tables in bytes, 1G by
@@ -567,8 +630,11 @@ def validate(
     d: int | None = None,
     g: int | None = None,
     no_normalize: bool = False,
+    causal: bool = False,
+    decode: int | str | None = None,
     dag: str | os.PathLike | None = None,
     dag_format: str | None = None,
+    ignore_weights: bool = False,
     element_path: bool = False,
     max_moves: int | str | None = None,
     values: bool = False,
@@ -603,11 +669,20 @@ def validate(
         have r = C(D+G, G) columns
     no_normalize: --no-normalize: compute U1 (U2^T V) without the normaliser
         column and D^-1: the outputs are N instead of A
+    causal: --causal: causal attention (MODEL.md section 7): row i sees keys
+        j <= i only, as in a decoder model's prefill
+    decode: --decode P: token-by-token decoding (MODEL.md section 8, with
+        --causal): rows P..n-1 generated one at a time after a prompt of P
+        rows, 1 <= P < n; I/O also per token
     dag: --dag FILE: the trace pebbles this DAG file (GraphML, GML or an
         edge list), its moves naming vertex ids
-    dag_format: --dag-format F: graphml, gml or edgelist: the format of
-        --dag FILE; without it the content tells (standard input too) (one
-        of: graphml, gml, edgelist)
+    dag_format: --dag-format F: graphml, gml, edgelist, hdag (HyperdagDB) or
+        mtx (a lower-triangular Matrix Market matrix): the format of --dag
+        FILE; without it the content tells (standard input too) (one of:
+        graphml, gml, edgelist, hdag, mtx)
+    ignore_weights: --ignore-weights: read a HyperdagDB file's comm and mem
+        weights as 1 (the game is unit-weight; without it other weights are
+        refused); the report says so
     element_path: --element-path: validate move by move, without the block
         path (the same verdicts, slower: for cross-checks)
     max_moves: --max-moves N: refuse a trace once it makes more than N
@@ -633,7 +708,8 @@ def validate(
     interval: --interval BETA: P approximates exp on [-BETA, BETA] (default
         B^2 sqrt d, B the entry bound or the largest |entry| of Q and K)
     output: --output A.npy: write the outputs (A, or N or O without
-        normalisation) as an n x d float64 .npy file
+        normalisation) as an n x d float64 .npy file (--decode P: the n - P
+        generated rows)
     progress: --progress: progress on standard error even when it is not a
         terminal (a batch job's log): a line every 10 s of a long replay
     """
