@@ -20,7 +20,8 @@
 #   make golden     regenerate tests/golden/io_counts.json (review its diff)
 #   make docs-tables regenerate the tables of docs/VALUES.md and docs/EXACT.md from runs (docs/scripts/tables.py)
 #   make docs-plot  regenerate the figures of docs/ with gnuplot: exact-crossover.svg
-#                   (README.md, docs/EXACT.md) and map.svg (docs/MAP.md)
+#                   (README.md, docs/EXACT.md), causal-crossover.svg and
+#                   decode-per-token.svg (docs/EXACT.md), map.svg (docs/MAP.md)
 #   make check-docs-plot  draw the figures into build/docs-plot and compare them
 #                   with docs/ (make check runs it)
 #   make docs-view  regenerate docs/viewer.png (docs/VIEWER.md) with chromium
@@ -346,14 +347,19 @@ docs-tables: $(BIN)
 	/usr/bin/python3 docs/scripts/tables.py ./$(BIN)
 
 # every figure of docs/, by the cost models: the crossover of README.md and
-# docs/EXACT.md (approximate attention against FlashAttention), and the map
-# of the cases of docs/MAP.md. The same pebblesim and gnuplot give the same
+# docs/EXACT.md (approximate attention against FlashAttention), the causal
+# crossover at equal accuracy and the I/O per token of decoding against the
+# prompt's length (docs/EXACT.md), and the map of the cases of docs/MAP.md. The same pebblesim and gnuplot give the same
 # bytes (docs/MAP.md, "Reproducing the figures").
 DOCS_PLOT_DIR ?= docs
-DOCS_FIGURES := exact-crossover.svg map.svg
+DOCS_FIGURES := exact-crossover.svg causal-crossover.svg decode-per-token.svg map.svg
 docs-plot: $(BIN)
 	./$(BIN) sweep -n 1k:64k:x2 -d 16 -g 3 -M 8k --predict -j 1 \
 		--strategies flash,keylemma,caseI,generic,colpass,best --refine --plot $(DOCS_PLOT_DIR)/exact-crossover.svg
+	./$(BIN) frontier --causal -n 1k:1M:x4 -d 16 -M 8k --epsilon 1e-2 --bound measured \
+		--plot $(DOCS_PLOT_DIR)/causal-crossover.svg
+	./$(BIN) sweep --causal --decode 1k:1M:x2 -n 1048640 -d 16 -g 3 -M 8k --predict -j 1 \
+		--strategies recurrent-decode,flash-decode --baseline flash-decode --plot $(DOCS_PLOT_DIR)/decode-per-token.svg
 	./$(BIN) map -n 4096 -d 16 -g 1:6 -M 64:1M:x4 --plot $(DOCS_PLOT_DIR)/map.svg
 
 # the figures drawn again into build/, each equal to docs/'s but for the

@@ -442,6 +442,7 @@ struct sweep_plot {
 	bool model[PS_SWEEP_MAX_STRATEGIES];  /* some point of it from its cost model */
 	bool simulated[PS_SWEEP_MAX_STRATEGIES]; /* some point of it simulated */
 	uint64_t xmin, xmax;
+	bool per_token;                       /* decoding: I/O over the tokens generated */
 	char title[256], subtitle[160];
 };
 
@@ -480,17 +481,22 @@ static bool same_series(const struct sweep_plot *sp, size_t p, size_t q, bool ep
 static const char *bound_name(const struct ps_sweep_row *r, bool exact)
 {
 	double trivial = (double)r->n * (double)r->d * (exact || r->g ? 4 : 2);
-	struct ps_attention_params p = { .n = r->n, .d = r->d, .g = r->g, .normalize = true };
+	struct ps_attention_params p = { .n = r->n, .d = r->d, .g = exact ? 0 : r->g, .normalize = true,
+					 .exact = exact, .causal = r->causal || r->decode, .decode = r->decode };
 	struct ps_attention att;
 	struct ps_lower_bounds lb;
 	struct ps_error err;
 	static char name[64];
 	uint64_t monomials = 1;
 
-	if (r->lower <= trivial)
-		return "trivial";
-	if (exact)
-		return "segments";
+	/* a causal or decode DAG's bounds are its own (docs/BOUNDS.md): named
+	 * by working them out again */
+	if (!r->causal && !r->decode) {
+		if (r->lower <= trivial)
+			return "trivial";
+		if (exact)
+			return "segments";
+	}
 	/* r = C(d+g, g), stopping past the size worth building for a name
 	 * (the row may come from a CSV file of any content) */
 	if (r->d > PLOT_NAME_MAX_MONOMIALS)
@@ -504,6 +510,13 @@ static const char *bound_name(const struct ps_sweep_row *r, bool exact)
 	snprintf(name, sizeof(name), "%s", lb.best.value == r->lower ? lb.best.name : "the largest that applies");
 	ps_attention_free(&att);
 	return name;
+}
+
+/* A row's value as drawn: its I/O or bound v, over the tokens generated
+ * where the sweep is of decoding (MODEL.md section 8). */
+static double drawn(const struct sweep_plot *sp, const struct ps_sweep_row *r, double v)
+{
+	return sp->per_token ? v / (double)(r->n - r->decode) : v;
 }
 
 /* Every label that has points has them from its cost model only. */
@@ -527,6 +540,17 @@ static void sweep_prepare(struct sweep_plot *sp)
 
 	sp->xmin = UINT64_MAX;
 	sp->xmax = 0;
+	/* per token where every row that ran is of decoding */
+	sp->per_token = false;
+	for (size_t k = 0; k < sp->count; k++) {
+		const struct ps_sweep_row *r = &sp->rows[k];
+
+		if (r->ran) {
+			sp->per_token = r->decode && r->n > r->decode;
+			if (!sp->per_token)
+				break;
+		}
+	}
 	for (size_t k = 0; k < sp->count; k++) {
 		const struct ps_sweep_row *r = &sp->rows[k];
 		bool seen = false;
@@ -592,18 +616,22 @@ static void sweep_prepare(struct sweep_plot *sp)
 	}
 	/* the title: what is swept, whether the I/O is the cost models', and
 	 * the parameters held fixed */
-	used = (size_t)snprintf(sp->title, sizeof(sp->title), "I/O against %c%s", sp->param,
-				sweep_all_models(sp) ? " (cost models)" : "");
+	used = (size_t)snprintf(sp->title, sizeof(sp->title), "%s against %c%s%s",
+				sp->per_token ? "I/O per generated token" : "I/O", sp->param,
+				sweep_all_models(sp) ? " (cost models)" : "",
+				!fixed ? "" : fixed->decode ? ", decoding" : fixed->causal ? ", causal" : "");
 	if (fixed) {
 		const struct {
 			char name;
 			uint64_t value;
-		} params[] = { { 'n', fixed->n }, { 'd', fixed->d }, { 'g', fixed->g }, { 'M', fixed->M } };
+		} params[] = { { 'n', fixed->n }, { 'P', fixed->decode }, { 'd', fixed->d }, { 'g', fixed->g },
+			       { 'M', fixed->M } };
 
 		const char *sep = ": ";
 
-		for (size_t k = 0; k < 4 && used < sizeof(sp->title); k++)
-			if (params[k].name != sp->param && (params[k].name != 'g' || strcmp(fixed->dag, "exact-attention"))) {
+		for (size_t k = 0; k < 5 && used < sizeof(sp->title); k++)
+			if (params[k].name != sp->param && (params[k].name != 'P' || fixed->decode) &&
+			    (params[k].name != 'g' || strcmp(fixed->dag, "exact-attention"))) {
 				used += (size_t)snprintf(sp->title + used, sizeof(sp->title) - used, "%s%c = %llu",
 							 sep, params[k].name, (unsigned long long)params[k].value);
 				sep = ", ";
@@ -612,8 +640,16 @@ static void sweep_prepare(struct sweep_plot *sp)
 	if (sp->opt && sp->opt->polynomial && sp->opt->polynomial[0] && used < sizeof(sp->title))
 		used += (size_t)snprintf(sp->title + used, sizeof(sp->title) - used, ", %c%s polynomial",
 					 toupper((unsigned char)sp->opt->polynomial[0]), sp->opt->polynomial + 1);
-	if (sp->opt && sp->opt->title)
+	if (sp->opt && sp->opt->title) {
 		snprintf(sp->subtitle, sizeof(sp->subtitle), "%s", sp->opt->title);
+	} else if (used > 80 && strstr(sp->title, ": ")) {
+		/* too long for one line above the plot: the parameters held
+		 * fixed go to the second */
+		char *colon = strstr(sp->title, ": ");
+
+		snprintf(sp->subtitle, sizeof(sp->subtitle), "%s", colon + 2);
+		*colon = '\0';
+	}
 }
 
 /*
@@ -638,8 +674,8 @@ static void sweep_data(FILE *data, void *ctx)
 
 			if (!row_is(r, sp->labels[q]))
 				continue;
-			fprintf(data, "%llu %llu %.0f ", (unsigned long long)r->value,
-				(unsigned long long)r->io, r->lower > 0 ? r->lower : 1);
+			fprintf(data, "%llu %.17g %.17g ", (unsigned long long)r->value,
+				drawn(sp, r, (double)r->io), drawn(sp, r, r->lower > 0 ? r->lower : 1));
 			if (r->has_values && r->epsilon > 0 && isfinite(r->epsilon))
 				fprintf(data, "%.6e", r->epsilon);
 			else
@@ -661,21 +697,21 @@ static void sweep_data(FILE *data, void *ctx)
 			if (!r->ran || r->lower <= 0 || !strcmp(r->dag, "exact-attention") != (b == BOUND_EXACT) ||
 			    (any && r->value == last))
 				continue;
-			fprintf(data, "%llu %.0f\n", (unsigned long long)r->value, r->lower);
+			fprintf(data, "%llu %.17g\n", (unsigned long long)r->value, drawn(sp, r, r->lower));
 			last = r->value;
 			any = true;
 		}
 	}
 }
 
-/* The x axis: log for n and M, linear for d and g, ending at the data. */
+/* The x axis: log for n, M and P, linear for d and g, ending at the data. */
 static void x_axis(FILE *gp, char param, uint64_t lo, uint64_t hi)
 {
-	bool log_axis = param == 'n' || param == 'M';
+	bool log_axis = param == 'n' || param == 'M' || param == 'P';
 	double a = (double)lo, b = (double)hi;
 
 	if (log_axis)
-		fputs("set logscale x 2\n", gp);
+		fputs("set logscale x 2\nset format x '% .0f'\n", gp);
 	if (a == b) {
 		a = log_axis ? a / 2 : a - 1;
 		b = log_axis ? b * 2 : b + 1;
@@ -730,7 +766,7 @@ static double axis_fraction(const struct sweep_plot *sp, uint64_t value)
 
 	if (hi <= lo)
 		return 0.5;
-	if (sp->param == 'n' || sp->param == 'M')
+	if (sp->param == 'n' || sp->param == 'M' || sp->param == 'P')
 		return log(v / lo) / log(hi / lo);
 	return (v - lo) / (hi - lo);
 }
@@ -912,7 +948,9 @@ static void sweep_script(FILE *gp, const struct plot_form *form, void *ctx)
 	/* room above the plot for the title and the marks' rows */
 	fprintf(gp, "set tmargin %.1f\n", 2.5 + (sp->subtitle[0] ? 1 : 0) + 1.1 * rows);
 	sweep_key(gp, sp, values);
-	fprintf(gp, "set xlabel '%c'\nset ylabel 'I/O (loads + saves)'\n", sp->param);
+	fprintf(gp, "set xlabel '%s'\nset ylabel '%s'\n",
+		sp->param == 'P' ? "P (prompt length)" : (char[]){ sp->param, '\0' },
+		sp->per_token ? "I/O per generated token ((loads + saves) / (n - P))" : "I/O (loads + saves)");
 	x_axis(gp, sp->param, sp->xmin, sp->xmax);
 	/* powers of ten as exponents; the key beside the plot, one entry a row */
 	fputs("set logscale y 10\nset format y '10^{%L}'\nset grid back lc rgb '#dddddd'\n", gp);

@@ -192,6 +192,56 @@ START_TEST(test_plot_legend)
 }
 END_TEST
 
+/* A sweep of decoding's prompt length P (MODEL.md section 8) draws I/O
+ * per generated token, (loads + saves) / (n - P), against P on a log
+ * axis: the axis, the title (cost models, decoding, n held fixed) and each
+ * point, the bounds too, as the sweep's own rows over their tokens; the
+ * exact bound named as the report names it. A causal sweep of n says
+ * causal in its title and draws total I/O. */
+START_TEST(test_plot_decode)
+{
+	struct ps_sweep_spec spec;
+	struct ps_sweep_row row;
+	char *gp, *dat, line[128];
+	const char *labels[] = { "recurrent-decode", "flash-decode" };
+
+	ck_assert_int_eq(cli("sweep", "--causal", "--decode", "64:256:x2", "-n", "320", "-d", "4", "-g", "2",
+			     "-M", "1k", "--predict", "--strategies", "recurrent-decode,flash-decode",
+			     "--baseline", "flash-decode", "--plot-script", "d.gp", NULL), 0);
+	gp = slurp("d.gp", NULL);
+	dat = slurp("d.dat", NULL);
+	HAS(gp, "set ylabel 'I/O per generated token ((loads + saves) / (n - P))'\n");
+	HAS(gp, "set xlabel 'P (prompt length)'\n");
+	HAS(gp, "set logscale x 2\n");
+	HAS(gp, "set title 'I/O per generated token against P (cost models), decoding' ");
+	HAS(gp, "set label 'n = 320, d = 4, g = 2, M = 1024, Taylor polynomial' ");
+	HAS(gp, "title 'lower bound, exact (trivial (decode), decode steps)'");
+	memset(&spec, 0, sizeof(spec));
+	spec = (struct ps_sweep_spec){ .n = 320, .d = 4, .g = 2, .M = 1024, .normalize = true, .causal = true,
+				       .decode = 64, .predict = true, .jobs = 1,
+				       .range = { 'P', 64, 256, 2, true } };
+	for (size_t q = 0; q < 2; q++)
+		for (uint64_t P = 64; P <= 256; P *= 2) {
+			ps_sweep_point(&spec, P, labels[q], &row);
+			ck_assert(row.ran);
+			ck_assert_uint_eq(row.decode, P);
+			/* not the total: a point of 320 - P tokens */
+			ck_assert_uint_gt(row.io, 2 * (row.n - P));
+			snprintf(line, sizeof(line), "\n%llu %.17g %.17g ", (unsigned long long)P,
+				 (double)row.io / (double)(row.n - P), row.lower / (double)(row.n - P));
+			HAS(dat, line);
+		}
+	free(gp);
+	free(dat);
+	ck_assert_int_eq(cli("sweep", "--causal", "-n", "1k:2k:x2", "-d", "16", "-g", "2", "-M", "8k",
+			     "--predict", "--strategies", "recurrent,flash", "--plot-script", "c.gp", NULL), 0);
+	gp = slurp("c.gp", NULL);
+	HAS(gp, "set title 'I/O against n (cost models), causal: d = 16, g = 2, M = 8192, Taylor polynomial' ");
+	HAS(gp, "set ylabel 'I/O (loads + saves)'\n");
+	free(gp);
+}
+END_TEST
+
 /* Two labels whose points are equal (case runs caseI in Case I): the
  * second is drawn dashed with open markers and named "case (= caseI)". */
 START_TEST(test_plot_coincide)
@@ -470,6 +520,7 @@ Suite *plot_suite(void)
 	tcase_add_test(tc, test_plot_formats);
 	tcase_add_test(tc, test_plot_legend);
 	tcase_add_test(tc, test_plot_coincide);
+	tcase_add_test(tc, test_plot_decode);
 	tcase_add_test(tc, test_plot_script);
 	tcase_add_test(tc, test_plot_epsilon_and_marks);
 	tcase_add_test(tc, test_plot_for_a_paper);

@@ -188,6 +188,85 @@ END_TEST
 
 /* What view refuses: no -o, another command's option, an output that is
  * its input, a trace that cannot be read, a DAG from a file. */
+/* The arrays of a causal and of a decoding page, as the DAG has them
+ * (MODEL.md sections 7 and 8): H[j,m,b] as rows j of (m, b) pairs, its
+ * in-degree by row (1 at j = 0, else 2), causal exact S and E only for
+ * j <= i and O[i] of i + 1, decoding's first rows and the prompt's
+ * inputs. */
+static json_t *page_array(json_t *data, const char *name)
+{
+	size_t k;
+	json_t *a;
+
+	json_array_foreach(json_object_get(data, "arrays"), k, a)
+		if (!strcmp(json_string_value(json_object_get(a, "name")), name))
+			return a;
+	ck_abort_msg("no array %s on the page", name);
+	return NULL;
+}
+
+static json_int_t page_int(json_t *data, const char *name, const char *field)
+{
+	json_t *v = json_object_get(page_array(data, name), field);
+
+	ck_assert_msg(json_is_integer(v), "%s has no %s", name, field);
+	return json_integer_value(v);
+}
+
+START_TEST(test_view_causal_and_decode)
+{
+	json_t *data, *deg, *prompt;
+
+	ck_assert_int_eq(cli("--causal", "-n", "16", "-d", "2", "-g", "2", "-M", "100", "--trace", "c.jsonl", NULL), 0);
+	ck_assert_int_eq(cli("view", "c.jsonl", "-o", "c.html", NULL), 0);
+	read_page("c.html");
+	data = page_data();
+	ck_assert(json_is_true(json_object_get(json_object_get(data, "dag"), "causal")));
+	/* r = C(4, 2) = 6 monomials, |B| = 3 */
+	ck_assert_int_eq(page_int(data, "H", "rows"), 16);
+	ck_assert_int_eq(page_int(data, "H", "cols"), 6 * 3);
+	ck_assert_int_eq(page_int(data, "H", "depth"), 3);
+	deg = json_object_get(page_array(data, "H"), "in_degrees");
+	ck_assert_uint_eq(json_array_size(deg), 16);
+	ck_assert_int_eq(json_integer_value(json_array_get(deg, 0)), 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(deg, 15)), 2);
+	ck_assert_ptr_null(json_object_get(page_array(data, "N"), "in_degrees"));
+	json_decref(data);
+
+	ck_assert_int_eq(cli("--attention", "exact", "--causal", "-n", "16", "-d", "2", "-M", "100",
+			     "--trace", "e.jsonl", NULL), 0);
+	ck_assert_int_eq(cli("view", "e.jsonl", "-o", "e.html", NULL), 0);
+	read_page("e.html");
+	data = page_data();
+	ck_assert(json_is_true(json_object_get(page_array(data, "S"), "lower_triangle")));
+	ck_assert(json_is_true(json_object_get(page_array(data, "E"), "lower_triangle")));
+	ck_assert_ptr_null(json_object_get(page_array(data, "O"), "lower_triangle"));
+	deg = json_object_get(page_array(data, "O"), "in_degrees");
+	for (size_t i = 0; i < 16; i++)
+		ck_assert_int_eq(json_integer_value(json_array_get(deg, i)), (json_int_t)i + 1);
+	json_decref(data);
+
+	ck_assert_int_eq(cli("--attention", "exact", "--causal", "--decode", "10", "-n", "16", "-d", "2", "-M", "100",
+			     "--trace", "d.jsonl", NULL), 0);
+	ck_assert_int_eq(cli("view", "d.jsonl", "-o", "d.html", NULL), 0);
+	read_page("d.html");
+	data = page_data();
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(data, "dag"), "decode")), 10);
+	ck_assert_int_eq(page_int(data, "Q", "first_row"), 10);
+	ck_assert_int_eq(page_int(data, "A", "first_row"), 9);
+	ck_assert_ptr_null(json_object_get(page_array(data, "K"), "first_row"));
+	/* the cache K, V of the prompt and A[P-1] are inputs; Q's prompt
+	 * rows are no node's */
+	prompt = json_object_get(page_array(data, "K"), "prompt");
+	ck_assert_int_eq(json_integer_value(json_object_get(prompt, "rows")), 10);
+	ck_assert_str_eq(json_string_value(json_object_get(prompt, "role")), "input");
+	ck_assert_str_eq(json_string_value(json_object_get(page_array(data, "K"), "role")), "plain");
+	ck_assert_ptr_nonnull(json_object_get(page_array(data, "A"), "prompt"));
+	ck_assert_ptr_null(json_object_get(page_array(data, "Q"), "prompt"));
+	json_decref(data);
+}
+END_TEST
+
 START_TEST(test_view_refuses)
 {
 	char trace[4200];
@@ -242,6 +321,7 @@ Suite *view_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_view_valid_page);
+	tcase_add_test(tc, test_view_causal_and_decode);
 	tcase_add_test(tc, test_view_escapes_trace_text);
 	tcase_add_test(tc, test_view_invalid_page);
 	tcase_add_test(tc, test_view_refuses);

@@ -45,7 +45,7 @@ const struct cli_option sweep_options[] = {
 	  "run every N-th point, from the K-th (1 <= K <= N)" },
 	CLI_OPT_CSV("write one row per (point, strategy) as CSV, ending\n"
 		    "with the loads and saves of each array (Q_loads, ...)"),
-	CLI_OPT_PLOT("draw I/O against the swept parameter into FILE.svg,\nFILE.png or FILE.pdf, with gnuplot (log axes for n, M\nand I/O, linear for d and g)"),
+	CLI_OPT_PLOT("draw I/O against the swept parameter into FILE.svg,\nFILE.png or FILE.pdf, with gnuplot (log axes for n, M,\nP and I/O, linear for d and g; I/O per generated token\nwhere the sweep is of decoding)"),
 	CLI_OPT_PLOT_SCRIPT,
 	{ OPT_MERGE, 0, "merge", CLI_FLAG, offsetof(struct cli_args, merge), 0, 0, NULL,
 	  "join the CSV files given as arguments (shards) instead\n"

@@ -151,10 +151,27 @@ static json_t *arrays_json(const struct ps_attention *att)
 
 		if (ps_kinds[k].role == PS_ROLE_PRODUCT)
 			continue;
+		/* a three-coordinate array (the causal state H[j,m,b]) is
+		 * drawn rows x cells: its columns are its (m, b) pairs, b
+		 * innermost, depth of them a value of m */
 		o = json_pack("{s:s, s:o, s:I, s:I, s:s, s:b}", "name", ps_kinds[k].name,
 			      "coords", coord_names(k),
-			      "rows", (json_int_t)att->ext[k][0], "cols", (json_int_t)att->ext[k][1],
+			      "rows", (json_int_t)att->ext[k][0],
+			      "cols", (json_int_t)(att->ext[k][1] * (ps_kinds[k].arity == 3 ? att->ext[k][2] : 1)),
 			      "role", role_name(att->role[k]), "output", k == output_kind(att));
+		if (ps_kinds[k].arity == 3)
+			json_object_set_new(o, "depth", json_integer((json_int_t)att->ext[k][2]));
+		/* decoding (MODEL.md section 8): rows below first_row are no
+		 * node's, rows of the prompt have the prompt's role (the
+		 * cache, the state and the last output are inputs) */
+		if (att->first_row[k])
+			json_object_set_new(o, "first_row", json_integer((json_int_t)att->first_row[k]));
+		if (att->decode && att->first_row[k] < att->decode && att->prompt_role[k] != att->role[k])
+			json_object_set_new(o, "prompt", json_pack("{s:I, s:s}", "rows", (json_int_t)att->decode,
+								   "role", role_name(att->prompt_role[k])));
+		/* causal exact attention (section 7): S and E only for j <= i */
+		if (att->causal && att->exact && (k == PS_KIND_S || k == PS_KIND_E))
+			json_object_set_new(o, "lower_triangle", json_true());
 		if (ps_kinds[k].role == PS_ROLE_SUM) {
 			enum ps_kind p = ps_attention_product_kind(k);
 			enum ps_kind fused = ps_attention_fused_kind(k);
@@ -173,6 +190,14 @@ static json_t *arrays_json(const struct ps_attention *att)
 			}
 			json_object_set_new(o, "in_degree",
 					    json_integer((json_int_t)ps_attention_in_degree(att, k)));
+			if (!ps_attention_in_degree_uniform(att, k)) {
+				json_t *rows = json_array();
+
+				for (uint64_t row = 0; row < att->ext[k][0]; row++)
+					json_array_append_new(rows, json_integer(
+						(json_int_t)ps_attention_in_degree_at(att, k, row)));
+				json_object_set_new(o, "in_degrees", rows);
+			}
 			json_object_set_new(o, "mac", json_pack("{s:s, s:o, s:o, s:i, s:s?}",
 				"product", ps_kinds[p].name, "coords", coord_names(p),
 				"target", target, "counted", counted,

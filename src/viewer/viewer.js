@@ -12,11 +12,13 @@
 
 	var RED = 1, BLUE = 2, INCOMPLETE = 4;
 	/* display categories of a node, and their colours */
-	var CAT_NONE = 0, CAT_RED = 1, CAT_BLUE = 2, CAT_BOTH = 3, CAT_PARTIAL = 4;
-	var CATS = 5;
-	var COLOURS = [[238, 238, 238], [214, 39, 40], [31, 119, 180], [148, 103, 189], [255, 160, 20]];
+	var CAT_NONE = 0, CAT_RED = 1, CAT_BLUE = 2, CAT_BOTH = 3, CAT_PARTIAL = 4, CAT_ABSENT = 5;
+	var CATS = 6;
+	var COLOURS = [[238, 238, 238], [214, 39, 40], [31, 119, 180], [148, 103, 189], [255, 160, 20],
+		[255, 255, 255]];
 	var CAT_NAMES = ['neither', 'red (fast memory only)', 'blue (slow memory only)',
-		'red and blue', 'a partial sum (some in-edges aggregated), red or blue'];
+		'red and blue', 'a partial sum (some in-edges aggregated), red or blue',
+		'no node (causal S and E: j > i; decoding: rows before the first generated one)'];
 	/* most cells along the long axes (rows, monomials) and the short (columns) */
 	var LONG_CELLS = 160, SHORT_CELLS = 64;
 	/* checkpoints the page keeps, at most: their bytes, and their number
@@ -58,6 +60,12 @@
 		var arr = {
 			index: index, name: a.name, coords: a.coords, rows: a.rows, cols: a.cols,
 			role: a.role, output: a.output, inDegree: a.in_degree || 0, mac: a.mac || null,
+			/* causal: a sum's in-degree by row; the causal state's
+			 * columns are (m, b) pairs, depth of them a value of m */
+			inDegrees: a.in_degrees || null, depth: a.depth || 0,
+			/* decoding: the first row that is a node's, and the
+			 * prompt's rows and their role; causal exact: j <= i */
+			firstRow: a.first_row || 0, prompt: a.prompt || null, triangle: a.lower_triangle === true,
 			nodes: a.rows * a.cols,
 			br: blockOf(a.rows, a.coords[0]), bc: blockOf(a.cols, a.coords[1])
 		};
@@ -93,7 +101,8 @@
 	function setCode(arr, idx, cell, code) {
 		if (arr.agg !== null && (code & (RED | BLUE)) !== 0) {
 			var held = arr.agg[idx];
-			if (held > 0 && held < arr.inDegree)
+			var degree = arr.inDegrees !== null ? arr.inDegrees[Math.floor(idx / arr.cols)] : arr.inDegree;
+			if (held > 0 && held < degree)
 				code |= INCOMPLETE;
 		}
 		var old = arr.state[idx];
@@ -111,18 +120,35 @@
 		}
 	}
 
+	/* is node (row r, column c) of arr a node of the DAG? */
+	function exists(arr, r, c) {
+		return r >= arr.firstRow && (!arr.triangle || c <= r);
+	}
+
+	/* the role of arr's nodes in row r: the prompt's below it */
+	function roleAt(arr, r) {
+		return arr.prompt !== null && r < arr.prompt.rows ? arr.prompt.role : arr.role;
+	}
+
 	function resetState() {
 		arrays.forEach(function (arr) {
 			arr.state.fill(0);
 			if (arr.agg)
 				arr.agg.fill(0);
 			arr.counts.fill(0);
-			for (var r = 0; r < arr.cellRows; r++)
-				for (var c = 0; c < arr.cellCols; c++) {
-					var n = (Math.min(arr.rows, (r + 1) * arr.br) - r * arr.br) *
-						(Math.min(arr.cols, (c + 1) * arr.bc) - c * arr.bc);
-					arr.counts[(r * arr.cellCols + c) * CATS + CAT_NONE] = n;
-				}
+			if (arr.firstRow > 0 || arr.triangle) {
+				for (var i = 0; i < arr.rows; i++)
+					for (var j = 0; j < arr.cols; j++)
+						arr.counts[(arr.rowCell[i] + arr.colCell[j]) * CATS +
+							(exists(arr, i, j) ? CAT_NONE : CAT_ABSENT)]++;
+			} else {
+				for (var r = 0; r < arr.cellRows; r++)
+					for (var c = 0; c < arr.cellCols; c++) {
+						var n = (Math.min(arr.rows, (r + 1) * arr.br) - r * arr.br) *
+							(Math.min(arr.cols, (c + 1) * arr.bc) - c * arr.bc);
+						arr.counts[(r * arr.cellCols + c) * CATS + CAT_NONE] = n;
+					}
+			}
 			arr.dirty.fill(1);
 			arr.anyDirty = true;
 		});
@@ -131,12 +157,14 @@
 		cur.peak = 0;
 		cur.loads.fill(0);
 		cur.saves.fill(0);
-		/* MODEL.md section 2: every input starts blue */
+		/* MODEL.md section 2: every input starts blue; decoding's
+		 * (section 8): the prompt's cache, state and last output */
 		arrays.forEach(function (arr) {
-			if (arr.role === 'input')
-				for (var r = 0; r < arr.rows; r++)
+			for (var r = arr.firstRow; r < arr.rows; r++)
+				if (roleAt(arr, r) === 'input')
 					for (var c = 0; c < arr.cols; c++)
-						setCode(arr, r * arr.cols + c, arr.rowCell[r] + arr.colCell[c], BLUE);
+						if (exists(arr, r, c))
+							setCode(arr, r * arr.cols + c, arr.rowCell[r] + arr.colCell[c], BLUE);
 		});
 	}
 
@@ -161,10 +189,23 @@
 	/* the moves a set operation makes on each node it names */
 	var DO_LOAD = 0, DO_SAVE = 1, DO_COMPUTE = 2, DO_DELETE = 3, DO_MAC = 4;
 
-	/* plays one kind of move on each node of a two-coordinate set;
-	 * a mac adds per in-edges to each sum */
-	function play(arr, s0, s1, what, per) {
-		var rows = coordSet(s0), cols = coordSet(s1), state = arr.state, agg = arr.agg;
+	/* the columns of a set: of a three-coordinate array (the causal
+	 * state), its (m, b) pairs */
+	function columnSet(arr, s1, s2) {
+		var cols = coordSet(s1);
+		if (!arr.depth)
+			return cols;
+		var bs = coordSet(s2), out = [];
+		for (var a = 0; a < cols.length; a++)
+			for (var b = 0; b < bs.length; b++)
+				out.push(cols[a] * arr.depth + bs[b]);
+		return out;
+	}
+
+	/* plays one kind of move on each node of a set; a mac adds per
+	 * in-edges to each sum */
+	function play(arr, s0, s1, s2, what, per) {
+		var rows = coordSet(s0), cols = columnSet(arr, s1, s2), state = arr.state, agg = arr.agg;
 		for (var a = 0; a < rows.length; a++) {
 			var r = rows[a], base = r * arr.cols, rc = arr.rowCell[r];
 			for (var b = 0; b < cols.length; b++) {
@@ -221,25 +262,31 @@
 		switch (op.op) {
 		case 'load':
 			cur.loads[arr.index] += moves;
-			play(arr, op[arr.coords[0]], op[arr.coords[1]], DO_LOAD, 0);
+			play(arr, op[arr.coords[0]], op[arr.coords[1]], op[arr.coords[2]], DO_LOAD, 0);
 			return cur.red;
 		case 'save':
 			cur.saves[arr.index] += moves;
-			play(arr, op[arr.coords[0]], op[arr.coords[1]], DO_SAVE, 0);
+			play(arr, op[arr.coords[0]], op[arr.coords[1]], op[arr.coords[2]], DO_SAVE, 0);
 			return before;
 		case 'compute':
-			play(arr, op[arr.coords[0]], op[arr.coords[1]], DO_COMPUTE, 0);
+			play(arr, op[arr.coords[0]], op[arr.coords[1]], op[arr.coords[2]], DO_COMPUTE, 0);
 			return cur.red;
 		case 'delete':
-			play(arr, op[arr.coords[0]], op[arr.coords[1]], DO_DELETE, 0);
+			play(arr, op[arr.coords[0]], op[arr.coords[1]], op[arr.coords[2]], DO_DELETE, 0);
 			return before;
 		}
 		/* a mac */
 		var m = arr.mac, p = m.coords;
-		var per = setSize(op[p[m.counted]]);
 		var macs = setSize(op[p[0]]) * setSize(op[p[1]]) * setSize(op[p[2]]);
-		if (per > 0)
-			play(arr, op[p[m.target[0]]], op[p[m.target[1]]], DO_MAC, per);
+		if (m.target.length === 3) {
+			/* the causal state: one in-edge (P2, or HC carrying) to each */
+			if (macs > 0)
+				play(arr, op[p[m.target[0]]], op[p[m.target[1]]], op[p[m.target[2]]], DO_MAC, 1);
+		} else {
+			var per = setSize(op[p[m.counted]]);
+			if (per > 0)
+				play(arr, op[p[m.target[0]]], op[p[m.target[1]]], undefined, DO_MAC, per);
+		}
 		if (op.fuse === true) {
 			/* for each pair of the first two coordinates, the plain
 			 * parent is computed, the macs over the last run with it
@@ -344,11 +391,14 @@
 		var name = document.createElement('span');
 		name.className = 'name';
 		name.textContent = arr.name + (arr.output ? ' (output)' : '') +
-			(arr.role === 'sum' ? ' (sum of ' + fmt(arr.inDegree) + ')' : '');
+			(arr.role === 'sum' ? (arr.inDegrees !== null
+				? ' (sum of ' + fmt(arr.inDegrees[0]) + ' to ' + fmt(Math.max.apply(null, arr.inDegrees)) + ', by row)'
+				: ' (sum of ' + fmt(arr.inDegree) + ')') : '') +
+			(arr.prompt !== null && arr.prompt.role === 'input' ? ' (the prompt\u2019s rows: inputs)' : '');
 		var shape = document.createElement('span');
 		shape.className = 'shape';
 		shape.textContent = fmt(arr.rows) + ' \u00d7 ' + fmt(arr.cols) + ' (' +
-			arr.coords[0] + ' \u00d7 ' + arr.coords[1] + ')' +
+			arr.coords[0] + ' \u00d7 ' + (arr.depth ? '(' + arr.coords[1] + ', ' + arr.coords[2] + ')' : arr.coords[1]) + ')' +
 			(arr.br > 1 || arr.bc > 1 ? '; a cell: ' + arr.br + ' \u00d7 ' + arr.bc : '');
 		var canvas = document.createElement('canvas');
 		canvas.width = arr.cellCols;
@@ -636,13 +686,23 @@
 	var dag = data.dag, v = data.verdict;
 	var exact = dag.kind === 'exact-attention';
 	document.title = 'pebblesim view: ' + (data.strategy || 'trace') + ', ' +
-		(exact ? 'exact' : 'approximate') + ' attention n = ' + dag.n;
+		(exact ? 'exact' : 'approximate') + ' attention n = ' + dag.n +
+		(dag.decode ? ', decoding after P = ' + dag.decode : dag.causal ? ', causal' : '');
 	el('title-strategy').textContent = data.strategy ? '\u2014 ' + data.strategy : '';
 	addParam('trace', data.source + ' (' + fmt(steps) + ' set operations shown)');
 	addParam('DAG', exact
 		? 'exact attention  n = ' + fmt(dag.n) + ', d = ' + dag.d + (dag.normalize ? ', normalised (|B| = d+1)' : ', not normalised')
 		: 'approximate attention  n = ' + fmt(dag.n) + ', d = ' + dag.d + ', g = ' + dag.g +
 		  ', r = C(d+g,g) = ' + fmt(dag.r) + (dag.normalize ? ', normalised (|B| = d+1)' : ', not normalised'));
+	if (dag.decode)
+		addParam('decoding', 'causal, token by token (MODEL.md section 8): prompt P = ' + fmt(dag.decode) +
+			' rows, rows ' + fmt(dag.decode) + '..' + fmt(dag.n - 1) + ' generated one at a time (' +
+			fmt(dag.n - dag.decode) + ' tokens); ' + (exact ? 'the key-value cache K, V of the prompt'
+				: 'the state H[P-1]') + ' and A[P-1] start blue');
+	else if (dag.causal)
+		addParam('causal', 'row i sees keys j <= i only (MODEL.md section 7)' + (exact
+			? ': S and E exist for j <= i, O[i] sums i + 1'
+			: ': the state H[j,m,b] after key row j, drawn as rows j \u00d7 (m, b)'));
 	addParam('fast memory', 'M = ' + fmt(data.M) + (data.M !== data.header_M ? ' (the header says ' + fmt(data.header_M) + ')' : ''));
 	addParam('strategy', (data.strategy || '(not named)') + (data.section ? ' (' + data.section + ')' : ''));
 	if (data.plan)
@@ -655,7 +715,9 @@
 	verdict.appendChild(mark);
 	verdict.appendChild(document.createTextNode(v.valid
 		? ', ' + fmt(v.moves) + ' elementary moves checked; loads ' + fmt(v.loads) + ', saves ' +
-		  fmt(v.saves) + ', I/O ' + fmt(v.io) + ', peak red ' + fmt(v.peak_red)
+		  fmt(v.saves) + ', I/O ' + fmt(v.io) +
+		  (dag.decode ? ' (' + (v.io / (dag.n - dag.decode)).toFixed(2) + ' per token)' : '') +
+		  ', peak red ' + fmt(v.peak_red)
 		: ': the page stops before line ' + fmt(v.line) + ', which breaks a rule (' + v.rule + ')'));
 	if (!v.valid)
 		el('broken').textContent = v.violation;

@@ -48,7 +48,9 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 failures = []
 # the colours of the legend (src/viewer/viewer.js): neither, red, blue,
 # both, partial
-COLOURS = [(238, 238, 238), (214, 39, 40), (31, 119, 180), (148, 103, 189), (255, 160, 20)]
+COLOURS = [(238, 238, 238), (214, 39, 40), (31, 119, 180), (148, 103, 189), (255, 160, 20),
+           (255, 255, 255)]
+CATS = len(COLOURS)
 
 
 def check(ok, what):
@@ -251,6 +253,15 @@ def check_above_the_fold(d, page, step):
     d.s("POST", "/window/rect", {"width": 1400, "height": 1300})
 
 
+def shapes_of(trace):
+    """The arrays the page of trace embeds, by name: which rows and cells
+    are nodes of the DAG, as `pebblesim view` wrote them from the library's
+    DAG (first_row, lower_triangle)."""
+    page = open(trace[:-len(".jsonl")] + ".html").read()
+    data = re.search(r'<script[^>]*id="pebblesim-data"[^>]*>(.*?)</script>', page, re.S).group(1)
+    return {a["name"]: a for a in json.loads(data)["arrays"]}
+
+
 def check_state(d, trace, k, arrays):
     """The page at step k against the engine after the first k operations;
     arrays: the columns of each array, by name."""
@@ -262,9 +273,29 @@ def check_state(d, trace, k, arrays):
           "%s step %d: red pebbles %d, as the engine" % (trace, k, engine["red"]))
     check(sorted(arrays) == sorted(engine["arrays"]),
           "%s step %d: the page draws the engine's arrays (%s)" % (trace, k, " ".join(sorted(arrays))))
+    shapes = shapes_of(trace)
     for name in arrays:
         page = d.js("return window.pebblesimView.codes(arguments[0]);", name)
         want = engine["arrays"][name]
+        # places that are no node of the DAG (MODEL.md sections 7 and 8:
+        # causal S and E for j > i, rows before decoding's first): the page
+        # holds no pebble there; the engine's state of those ids is not a
+        # node's (it marks the prompt's rows of an input kind blue), so
+        # they are left out of the comparison
+        shape = shapes[name]
+        absent = [idx for idx in range(len(want))
+                  if idx // arrays[name] < shape.get("first_row", 0) or
+                  (shape.get("lower_triangle") and idx % arrays[name] > idx // arrays[name])]
+        held = sum(1 for idx in absent if idx < len(page) and page[idx] != "0")
+        check(held == 0, "%s step %d: %s's places that are no node hold no pebble on the page (%d do)" %
+              (trace, k, name, held))
+        if absent:
+            page, want = list(page), list(want)
+            for idx in absent:
+                if idx < len(page):
+                    page[idx] = "0"
+                want[idx] = "0"
+            page, want = "".join(page), "".join(want)
         same = page == want
         if not same:
             first = next(i for i in range(min(len(page), len(want))) if page[i] != want[i]) \
@@ -276,14 +307,17 @@ def check_state(d, trace, k, arrays):
         # the cells drawn: counts of each colour from the engine's nodes
         cells = d.js("return window.pebblesimView.cells(arguments[0]);", name)
         rows, cols = cells["rows"], cells["cols"]
-        expect = [0] * (rows * cols * 5)
+        expect = [0] * (rows * cols * CATS)
         nodes_cols = arrays[name]
         for idx, ch in enumerate(want):
             code = int(ch)
             cat = 4 if code & 4 else code & 3
             r, c = divmod(idx, nodes_cols)
+            # no node of the DAG (MODEL.md sections 7 and 8): drawn apart
+            if r < shape.get("first_row", 0) or (shape.get("lower_triangle") and c > r):
+                cat = 5
             cell = (r // cells["br"]) * cols + c // cells["bc"]
-            expect[cell * 5 + cat] += 1
+            expect[cell * CATS + cat] += 1
         check(cells["counts"] == expect,
               "%s step %d: every cell of %s counts the engine's nodes (%d cells)" %
               (trace, k, name, rows * cols))
@@ -293,8 +327,8 @@ def check_state(d, trace, k, arrays):
             return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data);""", name)
         wrong = 0
         for cell in range(rows * cols):
-            n = cell_weights(expect[cell * 5:cell * 5 + 5])
-            mean = [round(sum(n[c] * COLOURS[c][ch] for c in range(5)) / sum(n)) for ch in range(3)]
+            n = cell_weights(expect[cell * CATS:cell * CATS + CATS])
+            mean = [round(sum(n[c] * COLOURS[c][ch] for c in range(CATS)) / sum(n)) for ch in range(3)]
             got = pixels[cell * 4:cell * 4 + 3]
             wrong += any(abs(a - b) > 1 for a, b in zip(got, mean))
         check(wrong == 0, "%s step %d: every cell of %s drawn in the mean colour of its nodes (%d wrong)" %
@@ -316,6 +350,12 @@ def play_to_end(d, trace, steps):
     label = d.text("#step-label")
     check(number(label.split("of")[0]) == steps and number(label.split("of")[1]) == steps,
           "%s: played to the end (%s)" % (trace, label))
+
+
+def check_dag_named(d, name, words):
+    """The page loaded last says which DAG it plays."""
+    shown = d.text("#params")
+    check(words in shown, "%s: the page names its DAG (%s)" % (name, words))
 
 
 def check_trace(d, name, make_args, mid_steps, by_array_check=True):
@@ -381,6 +421,20 @@ def main():
                     lambda s: [s // 2, 1, s])
         check_trace(d, "exact", ["--attention", "exact", "-n", "128", "-d", "4", "-M", "256"],
                     lambda s: [s // 3, s])
+        # causal (MODEL.md section 7): the state H[j,m,b] drawn rows x
+        # (m, b); causal exact S and E only for j <= i, O[i] of i + 1
+        check_trace(d, "causal", ["--causal", "-n", "64", "-d", "4", "-g", "2", "-M", "200"],
+                    lambda s: [1, s // 2, s])
+        check_dag_named(d, "causal", "row i sees keys j <= i only")
+        check_trace(d, "causal-exact", ["--attention", "exact", "--causal", "-n", "64", "-d", "4", "-M", "200"],
+                    lambda s: [s // 2, s])
+        # decoding (section 8): the prompt's cache or state starts blue,
+        # each token's Q, K, V computed
+        check_trace(d, "decode", ["--attention", "exact", "--causal", "--decode", "40", "-n", "64", "-d", "4",
+                                  "-M", "200"], lambda s: [1, 7, s // 2, s])
+        check_dag_named(d, "decode", "prompt P = 40 rows, rows 40..63 generated one at a time (24 tokens)")
+        check_trace(d, "decode-approx", ["--causal", "--decode", "40", "-n", "64", "-d", "4", "-g", "2",
+                                         "-M", "200"], lambda s: [1, 7, s // 2, s])
         trace, report = check_trace(
             d, "headline", ["--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192"],
             lambda s: [s // 2, s // 3])

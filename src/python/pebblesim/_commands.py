@@ -441,8 +441,9 @@ def sweep(
     csv: --csv FILE: write one row per (point, strategy) as CSV, ending with
         the loads and saves of each array (Q_loads, ...)
     plot: --plot FILE: draw I/O against the swept parameter into FILE.svg,
-        FILE.png or FILE.pdf, with gnuplot (log axes for n, M and I/O,
-        linear for d and g)
+        FILE.png or FILE.pdf, with gnuplot (log axes for n, M, P and I/O,
+        linear for d and g; I/O per generated token where the sweep is of
+        decoding)
     plot_script: --plot-script FILE.gp: write the plot's gnuplot script and
         its data (FILE.dat) beside it, to restyle: `gnuplot FILE.gp` in that
         directory draws the plot's name (or FILE.svg)
