@@ -842,6 +842,12 @@ START_TEST(test_decode_sweep)
 					1e-9);
 	}
 	json_decref(root);
+	/* a decoding sweep is measured against flash-decode, the exact
+	 * strategy of its DAG, unless told otherwise */
+	ck_assert_int_eq(test_cli("sweep", "--causal", "--decode", "16:64:x2", "-n", "80", "-d", "4",
+				  "-g", "1", "-M", "200", "--strategies", "best,flash-decode", "--predict",
+				  "-j", "1", NULL), 0);
+	HAS(test_out, "crossover: best moves less than flash-decode for P in");
 	/* without decoding the CSV has no decode columns */
 	ck_assert_int_eq(test_cli("sweep", "--attention", "exact", NULL), 2);
 	ck_assert_int_eq(test_cli("sweep", "-n", "16:32:x2", "-d", "2", "-M", "100", "--strategies",

@@ -34,7 +34,7 @@ const struct cli_option sweep_options[] = {
 	  "algorithm at each point), best, flash, keylemma, ...;\n"
 	  "default case,best,flash" },
 	{ OPT_BASELINE, 0, "baseline", CLI_STRING, offsetof(struct cli_args, baseline), 0, 0, "NAME",
-	  "the strategy crossovers are measured against (default flash)" },
+	  "the strategy crossovers are measured against (default flash;\ndecoding, flash-decode)" },
 	{ OPT_PREDICT, 0, "predict", CLI_FLAG, offsetof(struct cli_args, predict), 0, 0, NULL,
 	  "cost models only, no engine: for sizes too big to simulate" },
 	{ OPT_REFINE, 0, "refine", CLI_FLAG, offsetof(struct cli_args, refine), 0, 0, NULL,
@@ -161,10 +161,18 @@ static int finish(const struct cli_args *a, const struct ps_sweep_spec *spec,
 		  struct ps_sweep_row *rows, size_t count, FILE *out, FILE *errout)
 {
 	struct ps_crossover cross[PS_SWEEP_MAX_STRATEGIES];
-	const char *baseline = a->baseline ? a->baseline : "flash";
+	const char *baseline = a->baseline;
 	size_t cross_count;
 	struct ps_error err;
 	int status = PS_EXIT_VALID;
+	bool decoding = false;
+
+	/* exact attention's strategy of the same DAG: flash-decode where the
+	 * rows decode (MODEL.md section 8), flash elsewhere */
+	for (size_t k = 0; k < count; k++)
+		decoding |= rows[k].decode > 0;
+	if (!baseline)
+		baseline = decoding ? "flash-decode" : "flash";
 
 	cross_count = ps_sweep_crossovers(rows, count, baseline, cross,
 					  PS_SWEEP_MAX_STRATEGIES);

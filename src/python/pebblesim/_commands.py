@@ -429,7 +429,7 @@ def sweep(
         case (the case's algorithm at each point), best, flash, keylemma,
         ...; default case,best,flash
     baseline: --baseline NAME: the strategy crossovers are measured against
-        (default flash)
+        (default flash; decoding, flash-decode)
     predict: --predict: cost models only, no engine: for sizes too big to
         simulate
     refine: --refine: find each end of a crossover's intervals exactly, by
