@@ -1072,6 +1072,116 @@ static void judge(struct ps_values_report *rep, const char *kind, uint64_t i, ui
 }
 
 /*
+ * One generated row t of the decode recurrence (MODEL.md section 8), from
+ * the last output last[0..d) and the cache's rows j < t in kc, vc: the
+ * stand-in's q (into q) and row t of kc and vc, the scores x_j = q.k_j /
+ * sqrt d for j <= t (into x), and into out[0..d) the weighted V over j <=
+ * t: by P (poly) or exp (poly NULL), over the weights' sum where normalize.
+ * exp is taken of x_j - max x where normalize. softmax, where not NULL,
+ * gets softmax over the same scores times V. w and e: t + 1 doubles
+ * each. Returns the largest |x_j|; *total the weights' sum.
+ */
+static double decode_step(const struct ps_values *vals, const struct ps_polynomial *poly,
+			  bool normalize, uint64_t t, const double *last, double *restrict q,
+			  double *restrict kc, double *restrict vc, double *restrict x,
+			  double *restrict w, double *restrict e, double *out,
+			  double *restrict softmax, double *total)
+{
+	const uint64_t d = vals->att->d;
+	double largest = -INFINITY, top = 0.0, sum = 0.0, esum = 0.0;
+
+	for (uint64_t a = 0; a < d; a++) {
+		q[a] = stand_in(vals, 0, a, last);
+		kc[t * d + a] = stand_in(vals, 1, a, last);
+		vc[t * d + a] = stand_in(vals, 2, a, last);
+	}
+	for (uint64_t j = 0; j <= t; j++) {
+		double s = 0.0;
+
+		for (uint64_t a = 0; a < d; a++)
+			s += q[a] * kc[j * d + a];
+		x[j] = s / sqrt((double)d);
+		largest = x[j] > largest ? x[j] : largest;
+		top = fabs(x[j]) > top ? fabs(x[j]) : top;
+	}
+	for (uint64_t j = 0; j <= t; j++) {
+		/* approximate attention: P(x), by Horner's rule */
+		double v = poly ? poly->c[poly->g] : exp(x[j] - (normalize ? largest : 0.0));
+
+		for (unsigned l = poly ? poly->g : 0; l-- > 0;)
+			v = v * x[j] + poly->c[l];
+		w[j] = v;
+		sum += v;
+		if (softmax) {
+			e[j] = exp(x[j] - largest);
+			esum += e[j];
+		}
+	}
+	for (uint64_t b = 0; b < d; b++) {
+		double s = 0.0, se = 0.0;
+
+		for (uint64_t j = 0; j <= t; j++) {
+			s += w[j] * vc[j * d + b];
+			se += softmax ? e[j] * vc[j * d + b] : 0.0;
+		}
+		out[b] = normalize ? s / sum : s;
+		if (softmax)
+			softmax[b] = se / esum;
+	}
+	*total = sum;
+	return top;
+}
+
+/* The scratch of a decode recurrence over the rows of vals: the cache
+ * kc, vc (n x d, the prompt's rows copied from the inputs), the last
+ * output (A[P-1] from Q's row P-1), q, and the rows x, w, e (n each). */
+struct recurrence {
+	double *kc, *vc, *last, *q, *x, *w, *e;
+};
+
+static void recurrence_free(struct recurrence *rc)
+{
+	free(rc->kc);
+	free(rc->vc);
+	free(rc->last);
+	free(rc->x);
+	memset(rc, 0, sizeof(*rc));
+}
+
+static int recurrence_init(const struct ps_values *vals, struct recurrence *rc)
+{
+	const uint64_t n = vals->att->n, d = vals->att->d, prompt = vals->att->decode;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->kc = malloc(n * d * sizeof(double));
+	rc->vc = malloc(n * d * sizeof(double));
+	rc->last = malloc(2 * d * sizeof(double));
+	rc->x = malloc(3 * n * sizeof(double));
+	if (!rc->kc || !rc->vc || !rc->last || !rc->x) {
+		recurrence_free(rc);
+		return PS_ENOMEM;
+	}
+	rc->q = rc->last + d;
+	rc->w = rc->x + n;
+	rc->e = rc->w + n;
+	/* the prompt's cache and last output, as the inputs hold them */
+	memcpy(rc->kc, vals->k, prompt * d * sizeof(double));
+	memcpy(rc->vc, vals->v, prompt * d * sizeof(double));
+	memcpy(rc->last, vals->q + (prompt - 1) * d, d * sizeof(double));
+	return PS_OK;
+}
+
+/* Row t of rc's recurrence: its output into rc->last (softmax beside it
+ * where not NULL); the largest |score|, *total the weights' sum. */
+static double recurrence_step(const struct ps_values *vals, struct recurrence *rc,
+			      const struct ps_polynomial *poly, bool normalize, uint64_t t,
+			      double *softmax, double *total)
+{
+	return decode_step(vals, poly, normalize, t, rc->last, rc->q, rc->kc, rc->vc, rc->x,
+			   rc->w, rc->e, rc->last, softmax, total);
+}
+
+/*
  * Decoding (MODEL.md section 8): the same recurrence evaluated directly,
  * without the DAG: from A[P-1] and the prompt's cache, for each t the
  * stand-in's q, k, v, then softmax over j <= t (exp without
@@ -1084,78 +1194,39 @@ static int finish_decode(struct ps_values *vals, struct ps_error *err)
 	const uint64_t n = att->n, d = att->d, prompt = att->decode, tokens = n - prompt;
 	const enum ps_kind out = token_kind(att);
 	struct ps_values_report *rep = &vals->report;
-	double *kc = malloc(n * d * sizeof(double)), *vc = malloc(n * d * sizeof(double));
-	double *last = malloc(2 * d * sizeof(double)), *x = malloc(n * sizeof(double));
-	double *q = last ? last + d : NULL;
-	int rc = PS_OK;
+	struct recurrence rc;
 
 	memset(rep, 0, sizeof(*rep));
 	free(vals->outputs);
 	vals->outputs = malloc(tokens * d * sizeof(double));
 	vals->output_rows = tokens;
-	if (!kc || !vc || !last || !x || !vals->outputs) {
-		rc = ps_error_set(err, PS_ENOMEM, "out of memory for the direct evaluation");
-		goto out;
-	}
+	if (!vals->outputs || recurrence_init(vals, &rc))
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the direct evaluation");
 	rep->computed = true;
 	/* approximate decoding's recurrence is its own: no softmax beside it */
 	rep->has_softmax = att->normalize && att->exact;
 	rep->peak_values = vals->peak;
-	/* the prompt's cache and last output, as the inputs hold them */
-	memcpy(kc, vals->k, prompt * d * sizeof(double));
-	memcpy(vc, vals->v, prompt * d * sizeof(double));
-	memcpy(last, vals->q + (prompt - 1) * d, d * sizeof(double));
 	for (uint64_t t = prompt; t < n; t++) {
-		double largest = -INFINITY, total = 0.0;
+		double total, top = recurrence_step(vals, &rc, att->exact ? NULL : &vals->poly,
+						    att->normalize, t, NULL, &total);
 
-		for (uint64_t a = 0; a < d; a++) {
-			q[a] = stand_in(vals, 0, a, last);
-			kc[t * d + a] = stand_in(vals, 1, a, last);
-			vc[t * d + a] = stand_in(vals, 2, a, last);
-		}
-		for (uint64_t j = 0; j <= t; j++) {
-			double s = 0.0;
-
-			for (uint64_t a = 0; a < d; a++)
-				s += q[a] * kc[j * d + a];
-			x[j] = s / sqrt((double)d);
-			largest = x[j] > largest ? x[j] : largest;
-			if (fabs(x[j]) > rep->max_score)
-				rep->max_score = fabs(x[j]);
-		}
-		if (!att->normalize)
-			largest = 0.0;
-		for (uint64_t j = 0; j <= t; j++) {
-			/* approximate attention: P(x), by Horner's rule */
-			double w = att->exact ? exp(x[j] - largest) : vals->poly.c[vals->poly.g];
-
-			for (unsigned l = vals->poly.g; !att->exact && l-- > 0;)
-				w = w * x[j] + vals->poly.c[l];
-			x[j] = w;
-			total += x[j];
-		}
-		for (uint64_t b = 0; b < d; b++) {
-			double s = 0.0;
-
-			for (uint64_t j = 0; j <= t; j++)
-				s += x[j] * vc[j * d + b];
-			last[b] = att->normalize ? s / total : s;
-		}
+		rep->max_score = top > rep->max_score ? top : rep->max_score;
 		for (uint64_t b = 0; b < d; b++) {
 			const double pebbled = lookup(vals, ps_attention_id2(att, out, t, b));
 
 			vals->outputs[(t - prompt) * d + b] = pebbled;
-			judge(rep, ps_kinds[out].name, t, b, pebbled, last[b], t == prompt && b == 0);
+			judge(rep, ps_kinds[out].name, t, b, pebbled, rc.last[b], t == prompt && b == 0);
 			if (att->exact) { /* the grown cache */
-				judge(rep, "K", t, b, vals->k[t * d + b], kc[t * d + b], false);
-				judge(rep, "V", t, b, vals->v[t * d + b], vc[t * d + b], false);
+				judge(rep, "K", t, b, vals->k[t * d + b], rc.kc[t * d + b], false);
+				judge(rep, "V", t, b, vals->v[t * d + b], rc.vc[t * d + b], false);
 			}
-			if (rep->has_softmax && distance(pebbled, last[b]) > rep->error_vs_softmax)
-				rep->error_vs_softmax = distance(pebbled, last[b]);
+			if (rep->has_softmax && distance(pebbled, rc.last[b]) > rep->error_vs_softmax)
+				rep->error_vs_softmax = distance(pebbled, rc.last[b]);
 		}
 	}
-	/* approximate attention: P, but no attention bound (docs/VALUES.md):
-	 * each token's error feeds the next token's q, k and v */
+	/* approximate attention: P, but no attention bound of the run
+	 * (docs/VALUES.md): each token's error feeds the next token's q, k
+	 * and v */
 	if (!att->exact) {
 		polynomial_bound(vals);
 		rep->has_bound = false;
@@ -1167,18 +1238,61 @@ static int finish_decode(struct ps_values *vals, struct ps_error *err)
 			double s = 0.0;
 
 			for (uint64_t j = 0; j < n; j++)
-				s += monomial(att, kc + j * d, m) * (b < d ? vc[j * d + b] : 1.0);
+				s += monomial(att, rc.kc + j * d, m) * (b < d ? rc.vc[j * d + b] : 1.0);
 			judge(rep, "H", n - 1, m * att->nb + b,
 			      lookup(vals, ps_attention_id3(att, PS_KIND_HJ, n - 1, m, b)), s, false);
 		}
 	rep->tolerance = PS_VALUES_TOLERANCE * rep->scale;
 	rep->failed = !(rep->error_vs_direct <= rep->tolerance);
-out:
-	free(kc);
-	free(vc);
-	free(last);
-	free(x);
-	return rc;
+	recurrence_free(&rc);
+	return PS_OK;
+}
+
+int ps_values_measure_decode(const struct ps_values *vals, const struct ps_polynomial *p,
+			     double *per_step, double *drift, struct ps_error *err)
+{
+	const struct ps_attention *att = vals->att;
+	const uint64_t n = att->n, d = att->d;
+	struct recurrence approx, exact;
+	double *softmax = malloc(d * sizeof(double));
+
+	if (!att->decode || att->exact || !att->normalize) {
+		free(softmax);
+		return ps_error_set(err, PS_EINPUT, "the per-step epsilon is measured on normalised approximate decoding");
+	}
+	if (!softmax || recurrence_init(vals, &approx)) {
+		free(softmax);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the direct evaluation");
+	}
+	if (recurrence_init(vals, &exact)) {
+		recurrence_free(&approx);
+		free(softmax);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for the direct evaluation");
+	}
+	*per_step = *drift = 0.0;
+	for (uint64_t t = att->decode; t < n; t++) {
+		double total, ignored;
+
+		recurrence_step(vals, &approx, p, true, t, softmax, &total);
+		recurrence_step(vals, &exact, NULL, true, t, NULL, &ignored);
+		/* a normaliser of 0 or below gives no number: infinitely far,
+		 * and the rows after it follow from none */
+		if (!(total > 0.0)) {
+			*per_step = *drift = INFINITY;
+			break;
+		}
+		for (uint64_t b = 0; b < d; b++) {
+			const double step = distance(approx.last[b], softmax[b]);
+			const double apart = distance(approx.last[b], exact.last[b]);
+
+			*per_step = step > *per_step ? step : *per_step;
+			*drift = apart > *drift ? apart : *drift;
+		}
+	}
+	recurrence_free(&approx);
+	recurrence_free(&exact);
+	free(softmax);
+	return PS_OK;
 }
 
 int ps_values_finish(struct ps_values *vals, struct ps_error *err)

@@ -80,9 +80,6 @@ START_TEST(test_options_by_name)
 	ck_assert_int_eq(test_cli("map", "--causal", "--decode", "4", "-n", "64:128", "-d", "4",
 				  "-g", "2", "-M", "1k", NULL), 2);
 	HAS(test_err, "option '--decode' does not apply to map");
-	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "4", "-n", "64:128", "-d", "4",
-				  "-M", "1k", "--epsilon", "0.1", NULL), 2);
-	HAS(test_err, "option '--decode' does not apply to frontier");
 	/* decoding is causal, and its prompt is shorter than n */
 	ck_assert_int_eq(test_cli("--attention", "exact", "--decode", "4", "-n", "8", "-d", "2",
 				  "-M", "64", NULL), 2);
@@ -857,6 +854,158 @@ START_TEST(test_decode_sweep)
 }
 END_TEST
 
+/* The rows of sweep --causal --decode P -n RANGE --strategies
+ * best,flash-decode by the cost models (best's, then flash-decode's, at
+ * each n). */
+static json_t *decode_sweep(const char *P, const char *range, const char *g)
+{
+	json_t *root;
+	json_error_t jerr;
+
+	ck_assert_int_eq(test_cli("sweep", "--causal", "--decode", P, "-n", range, "-d", "4", "-g", g,
+				  "-M", "64", "--strategies", "best,flash-decode", "--predict", "-j", "1",
+				  "--json", NULL), 0);
+	root = json_loads(test_out, 0, &jerr);
+	ck_assert_ptr_nonnull(root);
+	return root;
+}
+
+/* The I/O of the row k of a sweep, of decoding after P rows at n. */
+static json_int_t decode_row_io(const json_t *root, size_t k, json_int_t P, json_int_t n,
+				const char *label)
+{
+	const json_t *row = json_array_get(json_object_get(root, "rows"), k);
+
+	ck_assert_ptr_nonnull(row);
+	ck_assert_int_eq(json_integer_value(json_object_get(row, "decode")), P);
+	ck_assert_int_eq(json_integer_value(json_object_get(row, "n")), n);
+	ck_assert_str_eq(json_string_value(json_object_get(row, "label")), label);
+	ck_assert_int_gt(json_integer_value(json_object_get(row, "io")), 0);
+	return json_integer_value(json_object_get(row, "io"));
+}
+
+/*
+ * frontier --decode P: best among the decode strategies against
+ * flash-decode over n > P. Its crossover is where sweep --causal --decode
+ * of the same strategies crosses: best below flash-decode at the end,
+ * not below next to it; every point is sweep's, per token too; the
+ * per-step epsilon it measures stays within the a-priori bound of the
+ * same g where that bound exists; and every combination it refuses is
+ * refused by name.
+ */
+START_TEST(test_decode_frontier)
+{
+	json_t *root, *points, *iv, *measured, *sweep;
+	json_error_t jerr;
+	json_int_t from, g;
+	char gs[8], range[48];
+	double bound;
+
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "8", "-n", "9:300:+13", "-d", "4",
+				  "-M", "64", "--epsilon", "1e-2", "--entry-bound", "0.5", "--json", NULL), 0);
+	root = json_loads(test_out, 0, &jerr);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "decode")), 8);
+	ck_assert_str_eq(json_string_value(json_object_get(root, "baseline")), "flash-decode");
+	g = json_integer_value(json_object_get(json_object_get(root, "polynomial"), "g"));
+	snprintf(gs, sizeof(gs), "%lld", (long long)g);
+	ck_assert_uint_eq(json_array_size(json_object_get(root, "intervals")), 1);
+	iv = json_array_get(json_object_get(root, "intervals"), 0);
+	ck_assert(json_is_false(json_object_get(iv, "from_edge")));
+	from = json_integer_value(json_object_get(iv, "from"));
+	ck_assert_int_gt(from, 9);
+	snprintf(range, sizeof(range), "%lld:%lld", (long long)from - 1, (long long)from);
+	sweep = decode_sweep("8", range, gs);
+	ck_assert_int_ge(decode_row_io(sweep, 0, 8, from - 1, "best"),
+			 decode_row_io(sweep, 1, 8, from - 1, "flash-decode"));
+	ck_assert_int_lt(decode_row_io(sweep, 2, 8, from, "best"),
+			 decode_row_io(sweep, 3, 8, from, "flash-decode"));
+	json_decref(sweep);
+	/* the grid's points, every one sweep's */
+	points = json_object_get(root, "points");
+	sweep = decode_sweep("8", "9:300:+13", gs);
+	ck_assert_uint_gt(json_array_size(points), 20);
+	ck_assert_uint_eq(json_array_size(json_object_get(sweep, "rows")), 2 * json_array_size(points));
+	for (size_t k = 0; k < json_array_size(points); k++) {
+		json_t *pt = json_array_get(points, k);
+		const json_int_t n = json_integer_value(json_object_get(pt, "n"));
+		const json_int_t io = json_integer_value(json_object_get(pt, "io"));
+		const json_int_t flash = json_integer_value(json_object_get(pt, "flash_io"));
+
+		ck_assert_str_eq(json_string_value(json_object_get(pt, "strategy")), "recurrent-decode");
+		ck_assert_int_eq(json_integer_value(json_object_get(pt, "tokens")), n - 8);
+		ck_assert_double_eq_tol(json_real_value(json_object_get(pt, "io_per_token")),
+					(double)io / (double)(n - 8), 1e-9);
+		ck_assert_double_eq_tol(json_real_value(json_object_get(pt, "flash_io_per_token")),
+					(double)flash / (double)(n - 8), 1e-9);
+		ck_assert_int_eq(io, decode_row_io(sweep, 2 * k, 8, n, "best"));
+		ck_assert_int_eq(flash, decode_row_io(sweep, 2 * k + 1, 8, n, "flash-decode"));
+	}
+	json_decref(sweep);
+	json_decref(root);
+	/* the text says per token, and confirms the end by simulation */
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "8", "-n", "9:300", "-d", "4",
+				  "-M", "64", "--epsilon", "1e-2", "--entry-bound", "0.5", NULL), 0);
+	HAS(test_out, "moves less data per generated token than exact decoding (flash-decode) for n in [");
+	HAS(test_out, "bound <= 0.01 at every step");
+	HAS(test_out, "simulated: best ");
+	HAS(test_out, " per token ");
+
+	/* measured: per step, on a prompt of min(P, 4096) rows, within the
+	 * a-priori bound of the same g (entries in [-B, B], the stand-in's
+	 * rows in (-B, B)) */
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "32", "-n", "33:96", "-d", "4",
+				  "-M", "256", "--epsilon", "1e-3", "--entry-bound", "0.5", "--polynomial",
+				  "minimax", "--bound", "measured", "--json", NULL), 0);
+	root = json_loads(test_out, 0, &jerr);
+	ck_assert_ptr_nonnull(root);
+	measured = json_object_get(root, "measured");
+	ck_assert_int_eq(json_integer_value(json_object_get(measured, "prompt_rows")), 32);
+	ck_assert_int_eq(json_integer_value(json_object_get(measured, "tokens")), 64);
+	ck_assert_int_eq(json_integer_value(json_object_get(measured, "n")), 96);
+	bound = json_real_value(json_object_get(json_object_get(root, "polynomial"), "bound"));
+	ck_assert(json_real_value(json_object_get(measured, "epsilon")) <= 1e-3);
+	ck_assert(json_real_value(json_object_get(measured, "epsilon")) > 0.0);
+	ck_assert(json_real_value(json_object_get(measured, "epsilon")) <= bound);
+	ck_assert(json_is_real(json_object_get(measured, "drift")));
+	json_decref(root);
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "5000", "-n", "5001:5064", "-d",
+				  "4", "-M", "256", "--epsilon", "1e-2", "--bound", "measured", NULL), 0);
+	HAS(test_out, "random prompt: 4096 rows (min(P, 4096)), not P,");
+	HAS(test_out, "64 rows generated");
+	HAS(test_out, "measured per-step epsilon");
+	HAS(test_out, "each recurrence feeding its own outputs forward (reported, not used for g)");
+
+	/* refused by name: each line a command (after "frontier", common
+	 * options "-d 4 -M 1k --epsilon 0.1"), then the message */
+	{
+		static const char *const refused[][16] = {
+			{ "--decode", "4", "-n", "64:128", NULL,
+			  "decoding (--decode) is causal: it needs --causal" },
+			{ "--causal", "--decode", "64", "-n", "64:128", NULL,
+			  "frontier --decode 64 compares n above the prompt (rows P..n-1 are generated): -n starts at 64" },
+			{ "--causal", "--decode", "64", "-n", "32", NULL, "-n starts at 32" },
+			{ "--causal", "--decode", "4", "-n", "64:128", "--bound", "measured", "--q", "q.npy",
+			  "--k", "k.npy", "--v", "v.npy", NULL,
+			  "--q, --k and --v are not taken with --decode: its prompt is random (--seed, --entry-bound)" },
+			{ "--causal", "--decode", "0", "-n", "64:128", NULL, "invalid value '0' for --decode" },
+		};
+
+		for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+			char *argv[24] = { "pebblesim", "frontier", "-d", "4", "-M", "1k", "--epsilon", "0.1" };
+			size_t argc = 8, t = 0;
+
+			for (; refused[k][t]; t++)
+				argv[argc++] = (char *)refused[k][t];
+			argv[argc] = NULL;
+			ck_assert_int_eq(test_cli_run(argv, test_out, sizeof(test_out), test_err,
+						      sizeof(test_err)), 2);
+			HAS(test_err, refused[k][t + 1]);
+		}
+	}
+}
+END_TEST
+
 /* frontier --causal measures the epsilon of causal softmax (its rows of
  * few keys need a higher degree than the unmasked ones here) and says so. */
 START_TEST(test_causal_frontier)
@@ -926,6 +1075,7 @@ Suite *causal_suite(void)
 	tcase_add_test(tc, test_decode_trace);
 	tcase_add_test(tc, test_decode_sweep);
 	tcase_add_test(tc, test_causal_frontier);
+	tcase_add_test(tc, test_decode_frontier);
 	tcase_add_test(tc, test_causal_export);
 	suite_add_tcase(s, tc);
 	return s;

@@ -11,6 +11,10 @@ and is replaced in place. Tables:
                  for g = 1..8, B = 0.5, 1, 2 and each polynomial, d = 16
     frontier     docs/EXACT.md: `pebblesim frontier` at epsilon = 1e-2, 1e-3,
                  1e-4, d = 16 and 64, M = 8k and 64k (minimax, B = 1)
+    frontier-decode  docs/EXACT.md: `pebblesim frontier --causal --decode P`
+                 at n = P + 64, P = 1k .. 1M, d = 16, M = 8k, epsilon = 1e-2
+                 and 1e-3, g by the a-priori bound (minimax, B = 1) and by
+                 the measured per-step epsilon (Taylor, seed 1)
 --rows reruns only the frontier rows named (e.g. --rows 1e-2,16,8k) and
 keeps the others as the document has them.
 """
@@ -116,7 +120,42 @@ def frontier(binary, rows=None):
     return "docs/EXACT.md", "\n".join(lines)
 
 
-TABLES = {"values-eta": values_eta, "frontier": frontier}
+DECODE_PROMPTS = (1024, 4096, 16384, 65536, 262144, 1048576)
+
+
+def frontier_decode(binary):
+    """decoding 64 tokens at equal per-step accuracy, approximate against
+    flash-decode, per generated token"""
+    lines = ["| epsilon | g by | P | g | per-step epsilon | approximate I/O per token | "
+             "flash-decode I/O per token | approximate / exact |",
+             "|---|---|---|---|---|---|---|---|"]
+    for eps in ("1e-2", "1e-3"):
+        for how, extra in (("a-priori (minimax)", ["--polynomial", "minimax"]),
+                           ("measured (taylor)", ["--bound", "measured"])):
+            for P in DECODE_PROMPTS:
+                rep = run_json(binary, ["frontier", "--causal", "--decode", str(P), "-n", str(P + 64),
+                                        "-d", "16", "-M", "8k", "--epsilon", eps, *extra])
+                g = rep["polynomial"]["g"]
+                point = rep["points"][0] if rep["points"] else None
+                if how.startswith("a-priori"):
+                    at = f"bound {number(rep['polynomial']['bound'])}"
+                else:
+                    m = rep["measured"]
+                    at = (f"{number(m['epsilon'])} ({m['prompt_rows']} prompt rows"
+                          f"{'' if m['prompt_rows'] == P else ', not P'}; drift {number(m['drift'])})")
+                if g is None or point is None or point["io"] is None:
+                    cells = [f"{P:,}", "none" if g is None else str(g), at, "not planned", "-", "-"]
+                else:
+                    cells = [f"{P:,}", str(g), at,
+                             f"{point['io_per_token']:,.2f} ({point['strategy']})",
+                             f"{point['flash_io_per_token']:,.2f}",
+                             f"{point['io'] / point['flash_io']:.4f}"]
+                lines.append(f"| {eps} | {how} | " + " | ".join(cells) + " |")
+                print(lines[-1], file=sys.stderr, flush=True)
+    return "docs/EXACT.md", "\n".join(lines)
+
+
+TABLES = {"values-eta": values_eta, "frontier": frontier, "frontier-decode": frontier_decode}
 
 
 def splice(path, name, text):

@@ -130,6 +130,21 @@ int ps_values_finish(struct ps_values *vals, struct ps_error *err);
 int ps_values_measure(const struct ps_values *vals, const struct ps_polynomial *p,
 		      double *epsilon, struct ps_error *err);
 
+/*
+ * Decoding (docs/VALUES.md "The per-step epsilon"): the decode
+ * recurrence of vals's DAG (att->decode, normalised approximate
+ * attention) run directly with the polynomial p from the prompt's cache
+ * and A[P-1], each row's output feeding the next row's q, k and v. Into
+ * per_step, max over the generated rows t and columns b of |A_p[t,b] -
+ * softmax(q_t . k_j / sqrt d over j <= t) V[b]|, softmax of the same
+ * row's q over the same keys and values; into drift, max |A_p[t,b] -
+ * A_exp[t,b]|, A_exp the recurrence run with softmax, feeding its own
+ * outputs forward. A row whose normaliser is not positive makes both
+ * infinite. 0, PS_EINPUT or PS_ENOMEM.
+ */
+int ps_values_measure_decode(const struct ps_values *vals, const struct ps_polynomial *p,
+			     double *per_step, double *drift, struct ps_error *err);
+
 /* The value a node holds now (red or blue), or false. */
 bool ps_values_get(const struct ps_values *vals, ps_node v, double *value);
 

@@ -35,8 +35,11 @@ const struct cli_option frontier_options[] = {
 	CLI_OPT_D,
 	CLI_OPT_M("fast memory, words"),
 	CLI_OPT_CAUSAL,
+	{ OPT_DECODE, 0, "decode", CLI_SIZE, offsetof(struct cli_args, decode), 1, CLI_ATTENTION_ONLY, "P",
+	  "token-by-token decoding after a prompt of P rows (MODEL.md\nsection 8, with --causal; every n of the range above P):\n"
+	  "best among the decode strategies against flash-decode,\nI/O also per generated token; epsilon is per step" },
 	{ OPT_EPSILON, 0, "epsilon", CLI_REAL, offsetof(struct cli_args, epsilon), 0, 0, "E",
-	  "the accuracy: max |A - softmax(Q K^T / sqrt d) V| <= E" },
+	  "the accuracy: max |A - softmax(Q K^T / sqrt d) V| <= E;\n--decode: at every generated row t, |A[t] - softmax of\nthe same q_t over the same keys and values j <= t|" },
 	{ OPT_BOUND, 0, "bound", CLI_STRING, offsetof(struct cli_args, bound), 0, 0, "HOW",
 	  "a-priori (the default): the least g whose bound\n2 eta / (1 + sqrt(1 - eta^2)) B on the interval is\nwithin E;\n"
 	  "measured: the least g whose epsilon measured on the\ninputs (--q, --k, --v, or random ones) is within E" },
@@ -49,7 +52,7 @@ const struct cli_option frontier_options[] = {
 	{ OPT_V, 0, "v", CLI_STRING, offsetof(struct cli_args, v_file), 0, 0, "V.npy",
 	  "--bound measured: V from a .npy file" },
 	{ OPT_SEED, 0, "seed", CLI_COUNT, offsetof(struct cli_args, seed), 0, 0, "S",
-	  "--bound measured: random inputs from seed S (default 1),\nmin(the largest n, 4096) rows" },
+	  "--bound measured: random inputs from seed S (default 1),\nmin(the largest n, 4096) rows; --decode: a prompt of\nmin(P, 4096) rows, min(HI - P, 1024) generated rows" },
 	CLI_OPT_POLYNOMIAL_WHEN(0),
 	CLI_OPT_INTERVAL_WHEN(0),
 	CLI_OPT_CSV("write best's and flash's rows as sweep's CSV"),
@@ -86,8 +89,8 @@ static bool confirm(const struct ps_sweep_spec *spec, uint64_t end, uint64_t out
 		r = r * (spec->d + l) / l;
 	if (top > FRONTIER_SIMULATE_MAX_N || r > FRONTIER_SIMULATE_MAX_NR / top)
 		return false;
-	return io_at(spec, end, "best", true, &io[0]) && io_at(spec, end, "flash", true, &io[1]) &&
-	       io_at(spec, outer, "best", true, &io[2]) && io_at(spec, outer, "flash", true, &io[3]) &&
+	return io_at(spec, end, "best", true, &io[0]) && io_at(spec, end, spec->labels[1], true, &io[1]) &&
+	       io_at(spec, outer, "best", true, &io[2]) && io_at(spec, outer, spec->labels[1], true, &io[3]) &&
 	       io[0] < io[1] && io[2] >= io[3];
 }
 
@@ -165,7 +168,7 @@ static bool plan_once(struct planner *pl, uint64_t n, size_t candidate, uint64_t
 	struct planned made = { n, candidate, false, 0 };
 
 	if (candidate == FLASH) {
-		made.accepts = io_at(pl->spec, n, "flash", false, &made.io);
+		made.accepts = io_at(pl->spec, n, pl->spec->labels[1], false, &made.io);
 	} else {
 		const struct ps_candidate *c = &pl->candidates[candidate];
 		const struct ps_attention *att = planner_dag(pl, n);
@@ -185,8 +188,9 @@ static bool plan_once(struct planner *pl, uint64_t n, size_t candidate, uint64_t
 	}
 	pl->plans++;
 	if (pl->spec->progress) {
-		char name[32] = "flash";
+		char name[32];
 
+		snprintf(name, sizeof(name), "%s", pl->spec->labels[1]);
 		if (candidate != FLASH)
 			ps_candidate_name(&pl->candidates[candidate], name, sizeof(name));
 		fprintf(pl->spec->progress, "%sfrontier: planned %s at n = %llu (%llu plans)%s",
@@ -440,7 +444,7 @@ static void intervals_make(struct planner *pl, const struct sample *sm, size_t c
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->label, sizeof(c->label), "best");
-	snprintf(c->baseline, sizeof(c->baseline), "flash");
+	snprintf(c->baseline, sizeof(c->baseline), "%s", pl->spec->labels[1]);
 	c->compared = count > 0;
 	c->refined = true;
 	for (size_t k = 0; k < count; k++) {
@@ -518,6 +522,11 @@ struct choice {
 	bool files;              /* measured on --q, --k, --v */
 	uint64_t sample_n, seed; /* the inputs' rows; random: their seed */
 	bool causal;             /* --causal: epsilon of causal attention */
+	/* --decode P: epsilon per step of the decode recurrence; measured on
+	 * a prompt of sample_n rows and tokens generated rows, with drift,
+	 * max |A_poly-run[t] - A_softmax-run[t]| (reported, not used for g) */
+	uint64_t decode, tokens;
+	double drift;
 };
 
 /* The least g <= the kind's largest whose bound is within epsilon: 0 and
@@ -538,8 +547,11 @@ static int least_degree(enum ps_polynomial_kind kind, double epsilon, struct cho
 
 /* The rows of the random inputs of --bound measured: the range's largest
  * n up to this, so that each degree's direct evaluation (n^2 d) takes
- * well under a second. */
+ * well under a second; decoding, the prompt's rows up to this and the
+ * generated rows up to the next (each degree's two recurrences, about
+ * 2 T (P + T / 2) d). */
 #define FRONTIER_MEASURE_MAX_N 4096
+#define FRONTIER_MEASURE_MAX_TOKENS 1024
 
 /* The largest |entry| of count doubles. */
 static double largest(const double *x, uint64_t count)
@@ -564,8 +576,9 @@ static int least_measured_degree(enum ps_polynomial_kind kind, uint64_t d, doubl
 {
 	const unsigned top = kind == PS_POLYNOMIAL_TAYLOR ? PS_POLYNOMIAL_MAX_G : PS_POLYNOMIAL_MAX_FIT;
 	/* g = 0: the DAG only holds the inputs; each degree's P is made here */
-	struct ps_attention_params params = { .n = ch->sample_n, .d = d, .g = 0, .normalize = true,
-					      .causal = ch->causal };
+	struct ps_attention_params params = { .n = ch->sample_n + ch->tokens, .d = d, .g = 0,
+					      .normalize = true, .causal = ch->causal,
+					      .decode = ch->decode ? ch->sample_n : 0 };
 	struct ps_attention att;
 	struct ps_values vals;
 	int rc;
@@ -586,8 +599,12 @@ static int least_measured_degree(enum ps_polynomial_kind kind, uint64_t d, doubl
 		return rc;
 	}
 	ch->beta = vals.poly.beta;
-	ch->max_v = largest(vals.v, att.n * d);
-	ch->half_range = ps_half_range(vals.v, att.n, d);
+	/* decoding: the generated rows' V lie in (-B, B), so R = B covers
+	 * them; else the inputs' own */
+	if (!ch->decode) {
+		ch->max_v = largest(vals.v, att.n * d);
+		ch->half_range = ps_half_range(vals.v, att.n, d);
+	}
 	if (in->q) {
 		double q = largest(vals.q, att.n * d), k = largest(vals.k, att.n * d);
 
@@ -596,7 +613,8 @@ static int least_measured_degree(enum ps_polynomial_kind kind, uint64_t d, doubl
 	rc = -1;
 	for (unsigned g = 0; g <= top && rc == -1; g++) {
 		if (ps_polynomial_make(&ch->p, kind, g, ch->beta, err) ||
-		    ps_values_measure(&vals, &ch->p, &ch->epsilon, err))
+		    (ch->decode ? ps_values_measure_decode(&vals, &ch->p, &ch->epsilon, &ch->drift, err)
+				: ps_values_measure(&vals, &ch->p, &ch->epsilon, err)))
 			rc = PS_EINPUT;
 		else if (ch->epsilon <= epsilon)
 			rc = 0;
@@ -620,13 +638,23 @@ static json_t *frontier_json(const struct choice *ch, double epsilon,
 		json_array_append_new(coef, json_real(ch->p.c[l]));
 	for (size_t k = 0; k + 1 < count; k += 2) {
 		const struct ps_sweep_row *best = &rows[k], *flash = &rows[k + 1];
+		json_t *point = json_pack("{s:I, s:I, s:s, s:s, s:o, s:o}", "n",
+					  (json_int_t)best->n, "g", (json_int_t)ch->p.g,
+					  "g_by", by, "strategy", best->strategy,
+					  "io", best->ran ? json_integer((json_int_t)best->io) : json_null(),
+					  "flash_io", flash->ran ? json_integer((json_int_t)flash->io)
+								 : json_null());
 
-		json_array_append_new(points, json_pack("{s:I, s:I, s:s, s:s, s:o, s:o}", "n",
-							(json_int_t)best->n, "g", (json_int_t)ch->p.g,
-							"g_by", by, "strategy", best->strategy,
-							"io", best->ran ? json_integer((json_int_t)best->io) : json_null(),
-							"flash_io", flash->ran ? json_integer((json_int_t)flash->io)
-									       : json_null()));
+		if (ch->decode) { /* per generated token, n - P of them */
+			const double tokens = (double)(best->n - ch->decode);
+
+			json_object_set_new(point, "tokens", json_integer((json_int_t)(best->n - ch->decode)));
+			json_object_set_new(point, "io_per_token", best->ran ? json_real((double)best->io / tokens)
+									      : json_null());
+			json_object_set_new(point, "flash_io_per_token",
+					    flash->ran ? json_real((double)flash->io / tokens) : json_null());
+		}
+		json_array_append_new(points, point);
 	}
 	for (size_t t = 0; c && t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++)
 		json_array_append_new(intervals, json_pack("{s:I, s:I, s:b, s:b, s:I}", "from",
@@ -658,14 +686,27 @@ static json_t *frontier_json(const struct choice *ch, double epsilon,
 				      "grid_points_above", (json_int_t)ex->grid_above,
 				      "bisection_points", (json_int_t)ex->bisected,
 				      "complete", ex->complete));
-	if (ch->measured)
-		json_object_set_new(root, "measured",
-				    json_pack("{s:f, s:s, s:I, s:o}", "epsilon", ch->epsilon, "inputs",
-					      ch->files ? "files" : "random", "n", (json_int_t)ch->sample_n,
-					      "seed", ch->files ? json_null()
-							       : json_integer((json_int_t)ch->seed)));
+	if (ch->measured) {
+		json_t *measured = json_pack("{s:o, s:s, s:I, s:o}", "epsilon",
+					     isfinite(ch->epsilon) ? json_real(ch->epsilon) : json_null(),
+					     "inputs", ch->files ? "files" : "random", "n",
+					     (json_int_t)(ch->sample_n + ch->tokens), "seed",
+					     ch->files ? json_null() : json_integer((json_int_t)ch->seed));
+
+		if (ch->decode) /* the rows measured on, and the drift beside */
+			json_object_update_new(measured, json_pack("{s:I, s:I, s:o}", "prompt_rows",
+								   (json_int_t)ch->sample_n, "tokens",
+								   (json_int_t)ch->tokens, "drift",
+								   isfinite(ch->drift) ? json_real(ch->drift)
+										       : json_null()));
+		json_object_set_new(root, "measured", measured);
+	}
 	if (ch->causal) /* MODEL.md section 7: only then, as every report */
 		json_object_set_new(root, "causal", json_true());
+	if (ch->decode) /* section 8: the prompt, and exact decoding's strategy */
+		json_object_update_new(root, json_pack("{s:I, s:s, s:s}", "decode", (json_int_t)ch->decode,
+						       "baseline", "flash-decode", "epsilon_per",
+						       "step"));
 	return root;
 }
 
@@ -699,16 +740,42 @@ static void examined_print(FILE *out, const struct examined *ex, uint64_t lo, ui
 static void accuracy_print(FILE *out, const struct choice *ch, double epsilon)
 {
 	if (ch->measured)
-		fprintf(out, "%s, g = %u, measured epsilon %.2g <= %g on these inputs",
-			ps_polynomial_name(ch->p.made), ch->p.g, ch->epsilon, epsilon);
+		fprintf(out, "%s, g = %u, measured %sepsilon %.2g <= %g on these inputs",
+			ps_polynomial_name(ch->p.made), ch->p.g, ch->decode ? "per-step " : "", ch->epsilon,
+			epsilon);
 	else
-		fprintf(out, "%s, g = %u, bound <= %g", ps_polynomial_name(ch->p.made), ch->p.g, epsilon);
+		fprintf(out, "%s, g = %u, bound <= %g%s", ps_polynomial_name(ch->p.made), ch->p.g, epsilon,
+			ch->decode ? " at every step" : "");
+}
+
+/* Decoding's points: I/O in total and per generated token, n - P. */
+static void points_print_decode(FILE *out, const struct ps_sweep_row *rows, size_t count, unsigned g)
+{
+	fprintf(out, "%12s %8s %3s  %-16s %14s %12s %14s %12s %8s\n", "n", "tokens", "g", "best", "I/O",
+		"per token", "flash-decode", "per token", "ratio");
+	for (size_t k = 0; k + 1 < count; k += 2) {
+		const struct ps_sweep_row *best = &rows[k], *flash = &rows[k + 1];
+		const double tokens = (double)(best->n - best->decode);
+
+		if (!best->ran || !flash->ran) {
+			fprintf(out, "%12llu %8llu %3u  not run: %s\n", (unsigned long long)best->n,
+				(unsigned long long)(best->n - best->decode), g, best->ran ? flash->why : best->why);
+			continue;
+		}
+		fprintf(out, "%12llu %8llu %3u  %-16s %14llu %12.2f %14llu %12.2f %8.4f\n",
+			(unsigned long long)best->n, (unsigned long long)(best->n - best->decode), g,
+			best->strategy, (unsigned long long)best->io, (double)best->io / tokens,
+			(unsigned long long)flash->io, (double)flash->io / tokens,
+			(double)best->io / (double)flash->io);
+	}
 }
 
 /* The options of the inputs of --bound measured, refused without it. */
 static int check_inputs(const struct cli_command *cmd, const struct cli_args *a, bool measured,
 			FILE *errout)
 {
+	if (a->given[OPT_DECODE] && !a->causal) /* as run says it */
+		return cli_usage_error(cmd, errout, "decoding (--decode) is causal: it needs --causal");
 	static const struct {
 		enum cli_option_id id;
 		const char *name;
@@ -720,6 +787,8 @@ static int check_inputs(const struct cli_command *cmd, const struct cli_args *a,
 					       only_measured[k].name);
 	if ((a->q_file || a->k_file || a->v_file) && !(a->q_file && a->k_file && a->v_file))
 		return cli_usage_error(cmd, errout, "--q, --k and --v go together: the three inputs from files, or none");
+	if (a->q_file && a->given[OPT_DECODE])
+		return cli_usage_error(cmd, errout, "--q, --k and --v are not taken with --decode: its prompt is random (--seed, --entry-bound)");
 	if (a->q_file && (a->given[OPT_SEED] || a->given[OPT_ENTRY_BOUND]))
 		return cli_usage_error(cmd, errout, "option '%s' is for random inputs, not with --q, --k and --v",
 				       a->given[OPT_SEED] ? "--seed" : "--entry-bound");
@@ -739,6 +808,8 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	struct ps_error err;
 	enum ps_polynomial_kind kind = PS_POLYNOMIAL_TAYLOR;
 	const struct ps_crossover *c = NULL;
+	const char *approximate = a->decode ? "approximate decoding" : "approximate attention";
+	const char *exact = a->decode ? "exact decoding (flash-decode)" : "FlashAttention";
 	size_t count = 0, end_count = 0;
 	char plot_title[96];
 	int rc;
@@ -765,11 +836,13 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	spec.M = a->M;
 	spec.normalize = true;
 	spec.causal = a->causal;
+	spec.decode = a->decode;
 	spec.predict = true;
 	spec.jobs = 1;
 	spec.progress = cli_progress_stream(a, errout);
 	spec.labels[0] = "best";
-	spec.labels[1] = "flash";
+	/* exact attention's strategy of the same DAG (MODEL.md section 8) */
+	spec.labels[1] = a->decode ? "flash-decode" : "flash";
 	spec.label_count = 2;
 	ps_error_clear(&err);
 	if (strchr(a->text[OPT_N], ':')) {
@@ -778,7 +851,11 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	} else {
 		spec.range = (struct ps_sweep_range){ 'n', a->n, a->n, 1, false };
 	}
+	if (a->decode && spec.range.lo <= a->decode)
+		return cli_usage_error(cmd, errout, "frontier --decode %llu compares n above the prompt (rows P..n-1 are generated): -n starts at %llu",
+				       (unsigned long long)a->decode, (unsigned long long)spec.range.lo);
 	ch.causal = a->causal;
+	ch.decode = a->decode;
 	ch.entry_bound = ch.max_v = ch.half_range = B;
 	ch.beta = a->given[OPT_INTERVAL] ? a->interval : ps_polynomial_interval(B, a->d);
 	if (ch.measured) {
@@ -792,6 +869,11 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		ch.files = a->q_file != NULL;
 		ch.seed = in.seed;
 		ch.sample_n = spec.range.hi < FRONTIER_MEASURE_MAX_N ? spec.range.hi : FRONTIER_MEASURE_MAX_N;
+		if (ch.decode) { /* the prompt's rows, and the rows generated */
+			ch.sample_n = ch.decode < FRONTIER_MEASURE_MAX_N ? ch.decode : FRONTIER_MEASURE_MAX_N;
+			ch.tokens = spec.range.hi - ch.decode;
+			ch.tokens = ch.tokens < FRONTIER_MEASURE_MAX_TOKENS ? ch.tokens : FRONTIER_MEASURE_MAX_TOKENS;
+		}
 		rc = least_measured_degree(kind, a->d, a->epsilon, &in, &ch, &err);
 	} else {
 		rc = least_degree(kind, a->epsilon, &ch, &err);
@@ -834,8 +916,9 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 			return rc;
 		}
 	}
-	snprintf(plot_title, sizeof(plot_title), "best at the least g whose %s is <= %g",
-		 ch.measured ? "measured epsilon" : "a-priori bound", a->epsilon);
+	snprintf(plot_title, sizeof(plot_title), "best at the least g whose %s%s is <= %g",
+		 ch.measured ? "measured epsilon" : "a-priori bound", a->decode ? " per step" : "",
+		 a->epsilon);
 	if ((a->plot || a->plot_script) && ch.has_g &&
 	    ps_sweep_plot(a->plot, 'n', rows, count, cross, 1,
 			  &(struct ps_plot_options){ .polynomial = ps_polynomial_name(ch.p.made), .title = plot_title,
@@ -857,10 +940,18 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	fprintf(out, "frontier               d = %llu, M = %llu, epsilon <= %g, %s%s\n",
 		(unsigned long long)a->d, (unsigned long long)a->M, a->epsilon,
 		ch.measured ? "g by the measured epsilon" : "g by the a-priori bound",
-		a->causal ? "; causal: flash with the mask against causal approximate attention, epsilon of causal softmax" : "");
+		a->decode ? "" : a->causal ? "; causal: flash with the mask against causal approximate attention, epsilon of causal softmax" : "");
+	if (a->decode)
+		fprintf(out, "decoding               rows %llu..n-1 generated after a prompt of P = %llu (MODEL.md section 8): best among the decode strategies against flash-decode, I/O per generated token (n - P tokens); epsilon per step: at each row t, |A[t] - softmax of the same q_t over the same keys and values j <= t|\n",
+			(unsigned long long)a->decode, (unsigned long long)a->decode);
 	if (ch.measured && ch.files)
 		fprintf(out, "inputs                 Q, K, V from the files: n = %llu rows, largest |entry| of Q and K %g, max |V| %g\n",
 			(unsigned long long)ch.sample_n, ch.entry_bound, ch.max_v);
+	else if (ch.measured && ch.decode)
+		fprintf(out, "inputs                 random prompt: %llu rows (min(P, %d))%s, entries uniform in [-%g, %g], seed %llu; %llu rows generated (min(the largest n - P, %d)) by the stand-in B tanh(W a), W seeded seed ^ 0xD3C0DE\n",
+			(unsigned long long)ch.sample_n, FRONTIER_MEASURE_MAX_N,
+			ch.sample_n < ch.decode ? ", not P" : "", B, B, (unsigned long long)ch.seed,
+			(unsigned long long)ch.tokens, FRONTIER_MEASURE_MAX_TOKENS);
 	else if (ch.measured)
 		fprintf(out, "inputs                 random: n = %llu rows, entries uniform in [-%g, %g], seed %llu\n",
 			(unsigned long long)ch.sample_n, B, B, (unsigned long long)ch.seed);
@@ -884,18 +975,26 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		return PS_EXIT_VALID;
 	}
 	if (ch.measured && !(ch.p.eta < 1.0))
-		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured epsilon %.3g; eta = %.3g, no a-priori bound (eta >= 1)\n",
-			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.epsilon, ch.p.eta);
+		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured %sepsilon %.3g; eta = %.3g, no a-priori bound (eta >= 1)\n",
+			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.decode ? "per-step " : "",
+			ch.epsilon, ch.p.eta);
 	else if (ch.measured)
-		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured epsilon %.3g; eta = %.3g, a-priori bound %.3g\n",
-			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.epsilon, ch.p.eta,
-			ps_polynomial_bound(ch.p.eta, ch.half_range));
+		fprintf(out, "polynomial             %s on [-%g, %g]: least g = %u, measured %sepsilon %.3g; eta = %.3g, a-priori bound %.3g\n",
+			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, ch.p.g, ch.decode ? "per-step " : "",
+			ch.epsilon, ch.p.eta, ps_polynomial_bound(ch.p.eta, ch.half_range));
 	else
 		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): least g = %u, eta = %.3g, bound %.3g\n",
 			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, B, B, ch.p.g, ch.p.eta,
 			ps_polynomial_bound(ch.p.eta, ch.half_range));
-	fprintf(out, "%12s  %3s  %-10s %16s %16s %10s\n", "n", "g", "best", "I/O", "flash I/O", "flash/best");
-	for (size_t k = 0; k + 1 < count; k += 2) {
+	if (ch.measured && ch.decode)
+		fprintf(out, "  drift                %.3g: max |A[t] - A_softmax[t]| over the %llu rows generated, each recurrence feeding its own outputs forward (reported, not used for g)\n",
+			ch.drift, (unsigned long long)ch.tokens);
+	if (a->decode) {
+		points_print_decode(out, rows, count, ch.p.g);
+	} else {
+		fprintf(out, "%12s  %3s  %-10s %16s %16s %10s\n", "n", "g", "best", "I/O", "flash I/O", "flash/best");
+	}
+	for (size_t k = 0; !a->decode && k + 1 < count; k += 2) {
 		const struct ps_sweep_row *best = &rows[k], *flash = &rows[k + 1];
 
 		if (!best->ran || !flash->ran) {
@@ -907,18 +1006,20 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 			best->strategy, (unsigned long long)best->io, (unsigned long long)flash->io,
 			(double)flash->io / (double)best->io);
 	}
-	fputs("answer: approximate attention (", out);
+	fprintf(out, "answer: %s (", approximate);
 	accuracy_print(out, &ch, a->epsilon);
 	if (!any_best_ran(rows, count)) {
 		fprintf(out, ") is not planned at any n in [%llu, %llu]: %s\n",
 			(unsigned long long)spec.range.lo, (unsigned long long)spec.range.hi,
 			count ? rows[0].why : "no point");
 	} else if (!c->interval_count) {
-		fprintf(out, ") does not move less data than FlashAttention at any n %s [%llu, %llu]\n",
-			ex.complete ? "in" : "examined in", (unsigned long long)spec.range.lo,
+		fprintf(out, ") does not move less data%s than %s at any n %s [%llu, %llu]\n",
+			a->decode ? " per generated token" : "", exact, ex.complete ? "in" : "examined in",
+			(unsigned long long)spec.range.lo,
 			(unsigned long long)spec.range.hi);
 	} else {
-		fputs(") moves less data than FlashAttention for n in ", out);
+		fprintf(out, ") moves less data%s than %s for n in ", a->decode ? " per generated token" : "",
+			exact);
 		for (size_t t = 0; t < c->interval_count && t < PS_SWEEP_MAX_INTERVALS; t++)
 			fprintf(out, "%s[%llu, %llu]", t ? ", " : "", (unsigned long long)c->intervals[t].from,
 				(unsigned long long)c->intervals[t].to);
@@ -932,10 +1033,10 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		examined_print(out, &ex, spec.range.lo, spec.range.hi);
 	for (size_t t = 0; t < end_count; t++) {
 		if (ends[t].confirmed)
-			fprintf(out, "  end n = %llu        simulated: best %llu < flash %llu; at n = %llu best %llu >= flash %llu\n",
-				(unsigned long long)ends[t].n, (unsigned long long)ends[t].io[0],
+			fprintf(out, "  end n = %llu        simulated: best %llu < %s %llu; at n = %llu best %llu >= %s %llu\n",
+				(unsigned long long)ends[t].n, (unsigned long long)ends[t].io[0], spec.labels[1],
 				(unsigned long long)ends[t].io[1], (unsigned long long)ends[t].outer,
-				(unsigned long long)ends[t].io[2], (unsigned long long)ends[t].io[3]);
+				(unsigned long long)ends[t].io[2], spec.labels[1], (unsigned long long)ends[t].io[3]);
 		else
 			fprintf(out, "  end n = %llu        not confirmed by simulation (n above %d, n r above 2^26, or a run that differs)\n",
 				(unsigned long long)ends[t].n, FRONTIER_SIMULATE_MAX_N);

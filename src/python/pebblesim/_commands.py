@@ -100,6 +100,7 @@ OPTIONS = {
         ('d', '-d', 'count'),
         ('M', '-M', 'size'),
         ('causal', '--causal', 'flag'),
+        ('decode', '--decode', 'size'),
         ('epsilon', '--epsilon', 'real'),
         ('bound', '--bound', 'string'),
         ('entry_bound', '--entry-bound', 'real'),
@@ -479,6 +480,7 @@ def frontier(
     d: int | None = None,
     M: int | str | None = None,
     causal: bool = False,
+    decode: int | str | None = None,
     epsilon: float | None = None,
     bound: str | None = None,
     entry_bound: float | None = None,
@@ -508,8 +510,13 @@ def frontier(
     M: -M M: fast memory, words
     causal: --causal: causal attention (MODEL.md section 7): row i sees keys
         j <= i only, as in a decoder model's prefill
+    decode: --decode P: token-by-token decoding after a prompt of P rows
+        (MODEL.md section 8, with --causal; every n of the range above P):
+        best among the decode strategies against flash-decode, I/O also per
+        generated token; epsilon is per step
     epsilon: --epsilon E: the accuracy: max |A - softmax(Q K^T / sqrt d) V|
-        <= E
+        <= E; --decode: at every generated row t, |A[t] - softmax of the
+        same q_t over the same keys and values j <= t|
     bound: --bound HOW: a-priori (the default): the least g whose bound 2
         eta / (1 + sqrt(1 - eta^2)) B on the interval is within E; measured:
         the least g whose epsilon measured on the inputs (--q, --k, --v, or
@@ -521,7 +528,8 @@ def frontier(
     k: --k K.npy: --bound measured: K from a .npy file
     v: --v V.npy: --bound measured: V from a .npy file
     seed: --seed S: --bound measured: random inputs from seed S (default 1),
-        min(the largest n, 4096) rows
+        min(the largest n, 4096) rows; --decode: a prompt of min(P, 4096)
+        rows, min(HI - P, 1024) generated rows
     polynomial: --polynomial P: taylor (the default), chebyshev or minimax:
         the polynomial P of degree g replacing exp (one of: taylor,
         chebyshev, minimax)
