@@ -1882,6 +1882,14 @@ START_TEST(test_frontier)
 	json_decref(root);
 	ck_assert_int_eq(below_alone("-n", from, fixed), 1);
 	ck_assert_int_eq(below_alone("-n", from - 1, fixed), 0);
+	/* decoding's JSON too, a priori and measured (docs/EXACT.md,
+	 * "Decoding at equal accuracy") */
+	ck_assert_int_eq(cli("frontier", "--causal", "--decode", "8", "-n", "9:64:x2", "-d", "4", "-M",
+			     "128", "--epsilon", "1e-2", "--entry-bound", "0.5", "--json", NULL), 0);
+	output_valid_frontier();
+	ck_assert_int_eq(cli("frontier", "--causal", "--decode", "8", "-n", "9:64:x2", "-d", "4", "-M",
+			     "128", "--epsilon", "1e-2", "--bound", "measured", "--json", NULL), 0);
+	output_valid_frontier();
 	/* the text */
 	ck_assert_int_eq(cli("frontier", "-n", "4:64:x2", "-d", "4", "-M", "128", "--epsilon", "1e-2",
 			     "--entry-bound", "0.5", "--polynomial", "chebyshev", NULL), 0);

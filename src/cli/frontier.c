@@ -9,7 +9,10 @@
  * best moves less: every n compared from the range's start while the
  * plans are cheap, above that the grid's points with each end found by
  * bisection, and where the size allows each end confirmed by simulated
- * runs at n* and its outer neighbour.
+ * runs at n* and its outer neighbour. With --decode P (MODEL.md section
+ * 8) the DAGs are the decode DAGs, flash-decode stands for flash, and
+ * epsilon is the per-step error of the decode recurrence
+ * (ps_values_measure_decode, docs/VALUES.md "The per-step epsilon").
  */
 #include "cli.h"
 
@@ -46,7 +49,7 @@ const struct cli_option frontier_options[] = {
 	{ OPT_ENTRY_BOUND, 0, "entry-bound", CLI_REAL, offsetof(struct cli_args, entry_bound), 0, 0, "B",
 	  "entries of Q, K and V in [-B, B] (default 1); measured:\nrandom inputs uniform in [-B, B]" },
 	{ OPT_Q, 0, "q", CLI_STRING, offsetof(struct cli_args, q_file), 0, 0, "Q.npy",
-	  "--bound measured: Q (rows x d) from a .npy file;\n--q, --k and --v go together" },
+	  "--bound measured: Q (rows x d) from a .npy file;\n--q, --k and --v go together, not with --decode" },
 	{ OPT_K, 0, "k", CLI_STRING, offsetof(struct cli_args, k_file), 0, 0, "K.npy",
 	  "--bound measured: K from a .npy file" },
 	{ OPT_V, 0, "v", CLI_STRING, offsetof(struct cli_args, v_file), 0, 0, "V.npy",
@@ -1046,7 +1049,8 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 }
 
 const struct cli_help frontier_help = {
-	"frontier -n LO:HI[:STEP] -d D -M M --epsilon E [--entry-bound B] [--polynomial P] [--interval BETA]\n"
+	"frontier -n LO:HI[:STEP] -d D -M M --epsilon E [--causal [--decode P]] [--entry-bound B] [--polynomial P]\n"
+	"                   [--interval BETA]\n"
 	"                   [--bound a-priori|measured [--q Q.npy --k K.npy --v V.npy | --seed S]]\n"
 	"                   [--json] [--csv FILE] [--plot FILE] [--plot-script FILE.gp] [--progress]",
 	"the least I/O at an accuracy: approximate attention against FlashAttention",
@@ -1064,9 +1068,22 @@ const struct cli_help frontier_help = {
 	"says so: approximate attention has no a-priori guarantee at that\n"
 	"accuracy. With --bound measured, g is instead the least whose epsilon\n"
 	"measured on the inputs (the files, or random ones) is within E: a\n"
-	"statement about those inputs, not a guarantee.\n",
+	"statement about those inputs, not a guarantee. With --causal, causal\n"
+	"flash against causal approximate attention. With --causal --decode P,\n"
+	"approximate decoding (best among the decode strategies) against exact\n"
+	"decoding (flash-decode) after a prompt of P rows, every n of the range\n"
+	"above P, I/O also per generated token (n - P tokens); epsilon is then\n"
+	"per step: at each generated row t, |A[t] - softmax of the same q_t over\n"
+	"the same keys and values j <= t|. Its a-priori bound is the prefill's\n"
+	"(R = B) at every step, since the stand-in keeps every generated q, k, v\n"
+	"in (-B, B); --bound measured measures it on the decode recurrence's own\n"
+	"values (a random prompt of min(P, 4096) rows, min(HI - P, 1024) rows\n"
+	"generated) and reports beside it the drift of the two recurrences,\n"
+	"each feeding its own outputs forward, not used for g.\n",
 	"  pebblesim frontier -n 1k:1M:x2 -d 16 -M 8k --epsilon 1e-3 --entry-bound 0.5 --polynomial minimax\n"
 	"      where approximate attention with a guaranteed error <= 1e-3 moves less\n"
 	"  pebblesim frontier -n 1k:64k:x2 -d 16 -M 8k --epsilon 1e-3 --bound measured\n"
-	"      the same with g chosen by the error on random inputs in [-1, 1]\n",
+	"      the same with g chosen by the error on random inputs in [-1, 1]\n"
+	"  pebblesim frontier --causal --decode 4096 -n 4160 -d 16 -M 8k --epsilon 1e-2 --polynomial minimax\n"
+	"      64 tokens after a prompt of 4096: approximate against exact decoding, per token\n",
 };

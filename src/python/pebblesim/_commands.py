@@ -524,7 +524,7 @@ def frontier(
     entry_bound: --entry-bound B: entries of Q, K and V in [-B, B] (default
         1); measured: random inputs uniform in [-B, B]
     q: --q Q.npy: --bound measured: Q (rows x d) from a .npy file; --q, --k
-        and --v go together
+        and --v go together, not with --decode
     k: --k K.npy: --bound measured: K from a .npy file
     v: --v V.npy: --bound measured: V from a .npy file
     seed: --seed S: --bound measured: random inputs from seed S (default 1),
