@@ -149,7 +149,7 @@ def frontier_decode(binary):
                     cells = [f"{P:,}", str(g), at,
                              f"{point['io_per_token']:,.2f} ({point['strategy']})",
                              f"{point['flash_io_per_token']:,.2f}",
-                             f"{point['io'] / point['flash_io']:.4f}"]
+                             f"{point['io'] / point['flash_io']:.3g}"]
                 lines.append(f"| {eps} | {how} | " + " | ".join(cells) + " |")
                 print(lines[-1], file=sys.stderr, flush=True)
     return "docs/EXACT.md", "\n".join(lines)
