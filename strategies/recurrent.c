@@ -279,9 +279,12 @@ static int colpass_run(const struct ps_problem *pb, struct ps_sink *sink,
  *   A[t] computed and saved (kept red for the next token), N[t] deleted
  *   (without normalisation N[t, b < d] saved and kept).
  *
- * Peak: mr |B| + 3d + 3 |B| + 2 (resident state, Q, K, V, N[t], a
- * streamed monomial's old and new cells, U and the product; before N[t],
- * a chunk of three new monomials), mr the most that fits. Cost, T = n - P tokens, R = mr |B|:
+ * Peak, exact: mr |B| + 3d + 2 + max(c |B|, s |B|) (the resident state,
+ * Q, K, V, U and the product; c = min(3, mr) for a chunk of new resident
+ * monomials before N[t] is red; s = 3 where a monomial streams beside
+ * N[t] and its old and new cells, 2 where the one streamed monomial has
+ * no N[t] beside it, mr = 0 and r = 1, and 0 where none streams, mr = r),
+ * mr the most that fits. Cost, T = n - P tokens, R = mr |B|:
  *
  *   loads  = d (A[P-1]) + R + T (r - mr) |B|     (H: the resident state
  *   saves  = T d + T (r - mr) |B| + R             once, the rest every token)
@@ -290,17 +293,18 @@ struct dec {
 	uint64_t mr; /* resident monomials */
 };
 
-/* The working set beside the state: Q, K, V, N[t], U and the product. */
-static uint64_t dec_work(const struct ps_attention *att)
-{
-	return 3 * att->d + att->nb + 2;
-}
-
-/* The resident state, the working set, and a streamed monomial's old
- * and new cells (or, before N[t] is red, a chunk of three new ones). */
+/* The resident state of mr monomials, Q, K, V, U and the product, and
+ * the most of these at once: a chunk of min(3, mr) new resident
+ * monomials before N[t] is red; a streamed monomial's old and new cells
+ * beside N[t] (without N[t] where it is the only one and nothing is
+ * resident: mr = 0, r = 1). Exact: tests/test_strategies.c's decode grid
+ * sets it beside the engine's peak. */
 static uint64_t dec_peak(const struct ps_attention *att, uint64_t mr)
 {
-	return mr * att->nb + dec_work(att) + 2 * att->nb;
+	const uint64_t nb = att->nb, chunk = ps_min_u64(3, mr) * nb;
+	const uint64_t stream = mr == att->r ? 0 : mr == 0 && att->r == 1 ? 2 * nb : 3 * nb;
+
+	return mr * nb + 3 * att->d + 2 + (chunk > stream ? chunk : stream);
 }
 
 static uint64_t dec_min_memory(const struct ps_attention *att)
@@ -317,7 +321,15 @@ static int dec_fitted(const struct ps_problem *pb, struct dec *f, struct ps_erro
 				    "M = %llu is too small for recurrent-decode: it needs M >= %llu",
 				    (unsigned long long)pb->M,
 				    (unsigned long long)dec_min_memory(att));
-	f->mr = ps_min_u64(att->r, (pb->M - dec_peak(att, 0)) / att->nb);
+	/* the peak grows with mr (by |B| a monomial, by 0 from mr = r - 1 to r
+	 * where r <= 2): the whole state where it fits, else the most below
+	 * r, each of which streams beside N[t] */
+	if (dec_peak(att, att->r) <= pb->M)
+		f->mr = att->r;
+	else if (pb->M >= dec_peak(att, 1))
+		f->mr = ps_min_u64(att->r - 1, 1 + (pb->M - dec_peak(att, 1)) / att->nb);
+	else
+		f->mr = 0;
 	return PS_OK;
 }
 

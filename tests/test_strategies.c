@@ -289,13 +289,34 @@ START_TEST(test_causal_grid)
 }
 END_TEST
 
+/* recurrent-decode's planned peak is the engine's, not only above it:
+ * its least M is the least M at which it runs. */
+static void check_peak_exact(const struct ps_attention *att, const struct ps_strategy *s,
+			     uint64_t M)
+{
+	struct ps_problem pb = { .att = att, .M = M };
+	struct ps_plan plan;
+	struct ps_report rep;
+	struct ps_error err;
+
+	ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), 0);
+	ck_assert_int_eq(ps_run(&pb, s, NULL, &rep, &err), 0);
+	ck_assert_msg(rep.counts.peak_red == plan.peak_red,
+		      "%s n=%llu d=%llu g=%llu P=%llu M=%llu: peak %llu, planned %llu", s->name,
+		      (unsigned long long)att->n, (unsigned long long)att->d,
+		      (unsigned long long)att->g, (unsigned long long)att->decode,
+		      (unsigned long long)M, (unsigned long long)rep.counts.peak_red,
+		      (unsigned long long)plan.peak_red);
+}
+
 /* Approximate decoding (MODEL.md section 8): recurrent-decode validated
  * on a grid of prompts and memories, its cost model equal to the count,
- * above every applied bound; the other strategies refuse the decode DAG. */
+ * its peak the engine's, above every applied bound; the other strategies
+ * refuse the decode DAG. */
 START_TEST(test_decode_grid)
 {
 	static const uint64_t dims[][3] = { { 2, 1, 1 }, { 5, 2, 2 }, { 9, 3, 3 }, { 6, 4, 0 },
-					    { 12, 2, 1 } };
+					    { 12, 2, 1 }, { 7, 3, 0 }, { 6, 1, 2 } };
 
 	for (size_t k = 0; k < sizeof(dims) / sizeof(dims[0]); k++)
 		for (uint64_t p = 1; p < dims[k][0]; p += 1 + dims[k][0] / 3)
@@ -312,8 +333,10 @@ START_TEST(test_decode_grid)
 
 				ck_assert_int_eq(ps_attention_init(&att, &par, &err), 0);
 				for (uint64_t M = ps_strategy_min_memory(s, &att);
-				     M <= ps_strategy_min_memory(s, &att) + att.r * att.nb + 2; M++)
+				     M <= ps_strategy_min_memory(s, &att) + att.r * att.nb + 2; M++) {
 					check_run(&att, s, M);
+					check_peak_exact(&att, s, M);
+				}
 				pb.M = ps_strategy_min_memory(s, &att) - 1;
 				ck_assert_int_eq(ps_strategy_plan(s, &pb, &plan, &err), PS_EINPUT);
 				pb.M = 1 << 20;
