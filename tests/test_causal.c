@@ -950,6 +950,34 @@ START_TEST(test_decode_frontier)
 	HAS(test_out, "bound <= 0.01 at every step");
 	HAS(test_out, "simulated: best ");
 	HAS(test_out, " per token ");
+	/* the CSV is sweep's with its decode columns, per token; the plot
+	 * draws I/O per generated token against n */
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "8", "-n", "9:16", "-d", "4",
+				  "-M", "64", "--epsilon", "1e-2", "--entry-bound", "0.5", "--csv", "-", NULL), 0);
+	HAS(test_out, ",decode,tokens,io_per_token,");
+	HAS(test_out, ",flash-decode,");
+	HAS(test_out, ",8,8,");
+	{
+		char dir[] = "/tmp/pebblesim-causal-XXXXXX", gp[64], dat[64];
+		FILE *f;
+
+		ck_assert_ptr_nonnull(mkdtemp(dir));
+		snprintf(gp, sizeof(gp), "%s/f.gp", dir);
+		snprintf(dat, sizeof(dat), "%s/f.dat", dir);
+		ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "8", "-n", "9:16", "-d", "4",
+					  "-M", "64", "--epsilon", "1e-2", "--entry-bound", "0.5",
+					  "--plot-script", gp, NULL), 0);
+		f = fopen(gp, "r");
+		ck_assert_ptr_nonnull(f);
+		test_slurp(f, test_out, sizeof(test_out));
+		HAS(test_out, "set ylabel 'I/O per generated token ((loads + saves) / (n - P))'");
+		HAS(test_out, "decoding: P = 8, d = 4, g = 3, M = 64");
+		HAS(test_out, "best at the least g whose a-priori bound per step is <= 0.01");
+		HAS(test_out, "title 'flash-decode'");
+		unlink(gp);
+		unlink(dat);
+		ck_assert_int_eq(rmdir(dir), 0);
+	}
 
 	/* measured: per step, on a prompt of min(P, 4096) rows, within the
 	 * a-priori bound of the same g (entries in [-B, B], the stand-in's
