@@ -754,8 +754,8 @@ static void accuracy_print(FILE *out, const struct choice *ch, double epsilon)
 /* Decoding's points: I/O in total and per generated token, n - P. */
 static void points_print_decode(FILE *out, const struct ps_sweep_row *rows, size_t count, unsigned g)
 {
-	fprintf(out, "%12s %8s %3s  %-16s %14s %12s %14s %12s %8s\n", "n", "tokens", "g", "best", "I/O",
-		"per token", "flash-decode", "per token", "ratio");
+	fprintf(out, "%12s %8s %3s  %-16s %14s %12s %14s %12s %10s\n", "n", "tokens", "g", "best", "I/O",
+		"per token", "flash-decode", "per token", "best/exact");
 	for (size_t k = 0; k + 1 < count; k += 2) {
 		const struct ps_sweep_row *best = &rows[k], *flash = &rows[k + 1];
 		const double tokens = (double)(best->n - best->decode);
@@ -765,7 +765,7 @@ static void points_print_decode(FILE *out, const struct ps_sweep_row *rows, size
 				(unsigned long long)(best->n - best->decode), g, best->ran ? flash->why : best->why);
 			continue;
 		}
-		fprintf(out, "%12llu %8llu %3u  %-16s %14llu %12.2f %14llu %12.2f %8.4f\n",
+		fprintf(out, "%12llu %8llu %3u  %-16s %14llu %12.2f %14llu %12.2f %10.4g\n",
 			(unsigned long long)best->n, (unsigned long long)(best->n - best->decode), g,
 			best->strategy, (unsigned long long)best->io, (double)best->io / tokens,
 			(unsigned long long)flash->io, (double)flash->io / tokens,
@@ -777,12 +777,13 @@ static void points_print_decode(FILE *out, const struct ps_sweep_row *rows, size
 static int check_inputs(const struct cli_command *cmd, const struct cli_args *a, bool measured,
 			FILE *errout)
 {
-	if (a->given[OPT_DECODE] && !a->causal) /* as run says it */
-		return cli_usage_error(cmd, errout, "decoding (--decode) is causal: it needs --causal");
 	static const struct {
 		enum cli_option_id id;
 		const char *name;
 	} only_measured[] = { { OPT_Q, "--q" }, { OPT_K, "--k" }, { OPT_V, "--v" }, { OPT_SEED, "--seed" } };
+
+	if (a->given[OPT_DECODE] && !a->causal) /* as run says it */
+		return cli_usage_error(cmd, errout, "decoding (--decode) is causal: it needs --causal");
 
 	for (size_t k = 0; k < sizeof(only_measured) / sizeof(only_measured[0]); k++)
 		if (!measured && a->given[only_measured[k].id])
@@ -964,16 +965,16 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	if (!ch.has_g && ch.measured) {
 		fprintf(out, "polynomial             %s on [-%g, %g]: no g up to %u gives a measured epsilon <= %g (at g = %u: %.3g)\n",
 			ps_polynomial_name(kind), ch.beta, ch.beta, ch.p.g, a->epsilon, ch.p.g, ch.epsilon);
-		fprintf(out, "answer: approximate attention does not reach epsilon <= %g on these inputs at any g up to %u, so it does not win at any n at this accuracy\n",
-			a->epsilon, ch.p.g);
+		fprintf(out, "answer: %s does not reach epsilon <= %g on these inputs at any g up to %u, so it does not win at any n at this accuracy\n",
+			approximate, a->epsilon, ch.p.g);
 		free(rows);
 		return PS_EXIT_VALID;
 	}
 	if (!ch.has_g) {
 		fprintf(out, "polynomial             %s on [-%g, %g] (entries in [-%g, %g]): no g up to %u gives 2 eta / (1 + sqrt(1 - eta^2)) B <= %g\n",
 			ps_polynomial_name(kind), ch.beta, ch.beta, B, B, ch.p.g, a->epsilon);
-		fprintf(out, "answer: approximate attention has no a-priori guarantee of epsilon <= %g here, so it does not win at any n at this accuracy\n",
-			a->epsilon);
+		fprintf(out, "answer: %s has no a-priori guarantee of epsilon <= %g here, so it does not win at any n at this accuracy\n",
+			approximate, a->epsilon);
 		free(rows);
 		return PS_EXIT_VALID;
 	}
@@ -992,11 +993,11 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 	if (ch.measured && ch.decode)
 		fprintf(out, "  drift                %.3g: max |A[t] - A_softmax[t]| over the %llu rows generated, each recurrence feeding its own outputs forward (reported, not used for g)\n",
 			ch.drift, (unsigned long long)ch.tokens);
-	if (a->decode) {
+	if (a->decode)
 		points_print_decode(out, rows, count, ch.p.g);
-	} else {
+	else
 		fprintf(out, "%12s  %3s  %-10s %16s %16s %10s\n", "n", "g", "best", "I/O", "flash I/O", "flash/best");
-	}
+	/* decoding's points are printed above */
 	for (size_t k = 0; !a->decode && k + 1 < count; k += 2) {
 		const struct ps_sweep_row *best = &rows[k], *flash = &rows[k + 1];
 
