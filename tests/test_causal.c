@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "pebblesim/bounds.h"
+#include "pebblesim/limits.h"
 #include "pebblesim/ops.h"
 #include "pebblesim/run.h"
 #include "pebblesim/strategy.h"
@@ -1003,6 +1004,14 @@ START_TEST(test_decode_frontier)
 	HAS(test_out, "64 rows generated");
 	HAS(test_out, "measured per-step epsilon");
 	HAS(test_out, "each recurrence feeding its own outputs forward (reported, not used for g)");
+	/* the measurement's memory (the stand-in's 3 d^2 at d = 1024: 24
+	 * MiB) is held to the limit before it is taken */
+	ps_memory_limit_cap(UINT64_C(8) << 20);
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "8", "-n", "9", "-d", "1024",
+				  "-M", "64k", "--epsilon", "1e-2", "--bound", "measured", NULL), 2);
+	ps_memory_limit_cap(0);
+	HAS(test_err, "the inputs and the direct evaluation of --bound measured needs about ");
+	HAS(test_err, "pebblesim's own cap is 8.0 MiB");
 
 	/* refused by name: each line a command (after "frontier", common
 	 * options "-d 4 -M 1k --epsilon 0.1"), then the message */

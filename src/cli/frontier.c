@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebblesim/limits.h"
 #include "pebblesim/npy.h"
 #include "pebblesim/polynomial.h"
 #include "pebblesim/plot.h"
@@ -597,6 +598,13 @@ static int least_measured_degree(enum ps_polynomial_kind kind, uint64_t d, doubl
 	}
 	if ((rc = ps_attention_init(&att, &params, err)))
 		return rc;
+	/* the inputs, the stand-in (decoding: 3 d^2) and the direct
+	 * evaluation's rows, within the memory limit; 3 d^2 wraps past 2^26 */
+	if ((rc = ps_memory_fits(d > (UINT64_C(1) << 26) ? UINT64_MAX : ps_values_bytes(&att, 0),
+				 "the inputs and the direct evaluation of --bound measured", err))) {
+		ps_attention_free(&att);
+		return rc;
+	}
 	if ((rc = ps_values_init(&vals, &att, in, err))) {
 		ps_attention_free(&att);
 		return rc;
