@@ -1002,6 +1002,10 @@ START_TEST(test_decode_frontier)
 				  "4", "-M", "256", "--epsilon", "1e-2", "--bound", "measured", NULL), 0);
 	HAS(test_out, "random prompt: 4096 rows (min(P, 4096)), not P,");
 	HAS(test_out, "64 rows generated");
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "64", "-n", "65", "-d", "4", "-M",
+				  "256", "--epsilon", "1e-2", "--bound", "measured", NULL), 0);
+	HAS(test_out, "; 1 row generated (");
+	HAS(test_out, "over the 1 row generated,");
 	HAS(test_out, "measured per-step epsilon");
 	HAS(test_out, "each recurrence feeding its own outputs forward (reported, not used for g)");
 	/* the measurement's memory (the stand-in's 3 d^2 at d = 1024: 24

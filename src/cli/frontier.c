@@ -960,10 +960,10 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		fprintf(out, "inputs                 Q, K, V from the files: n = %llu rows, largest |entry| of Q and K %g, max |V| %g\n",
 			(unsigned long long)ch.sample_n, ch.entry_bound, ch.max_v);
 	else if (ch.measured && ch.decode)
-		fprintf(out, "inputs                 random prompt: %llu rows (min(P, %d))%s, entries uniform in [-%g, %g], seed %llu; %llu rows generated (min(the largest n - P, %d)) by the stand-in B tanh(W a), W seeded seed ^ 0xD3C0DE\n",
+		fprintf(out, "inputs                 random prompt: %llu rows (min(P, %d))%s, entries uniform in [-%g, %g], seed %llu; %llu row%s generated (min(the largest n - P, %d)) by the stand-in B tanh(W a), W seeded seed ^ 0xD3C0DE\n",
 			(unsigned long long)ch.sample_n, FRONTIER_MEASURE_MAX_N,
 			ch.sample_n < ch.decode ? ", not P" : "", B, B, (unsigned long long)ch.seed,
-			(unsigned long long)ch.tokens, FRONTIER_MEASURE_MAX_TOKENS);
+			(unsigned long long)ch.tokens, ch.tokens == 1 ? "" : "s", FRONTIER_MEASURE_MAX_TOKENS);
 	else if (ch.measured)
 		fprintf(out, "inputs                 random: n = %llu rows, entries uniform in [-%g, %g], seed %llu\n",
 			(unsigned long long)ch.sample_n, B, B, (unsigned long long)ch.seed);
@@ -999,8 +999,8 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 			ps_polynomial_name(ch.p.made), ch.beta, ch.beta, B, B, ch.p.g, ch.p.eta,
 			ps_polynomial_bound(ch.p.eta, ch.half_range));
 	if (ch.measured && ch.decode)
-		fprintf(out, "  drift                %.3g: max |A[t] - A_softmax[t]| over the %llu rows generated, each recurrence feeding its own outputs forward (reported, not used for g)\n",
-			ch.drift, (unsigned long long)ch.tokens);
+		fprintf(out, "  drift                %.3g: max |A[t] - A_softmax[t]| over the %llu row%s generated, each recurrence feeding its own outputs forward (reported, not used for g)\n",
+			ch.drift, (unsigned long long)ch.tokens, ch.tokens == 1 ? "" : "s");
 	if (a->decode)
 		points_print_decode(out, rows, count, ch.p.g);
 	else
