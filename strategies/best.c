@@ -11,6 +11,7 @@
 #include "pebblesim/bounds.h"
 #include "pebblesim/limits.h"
 #include "pebblesim/strategy.h"
+#include "tiling.h"
 
 extern const struct ps_strategy ps_strategy_generic;
 extern const struct ps_strategy ps_strategy_case1;
@@ -38,6 +39,7 @@ struct kept_key {
 	uint64_t decode; /* MODEL.md section 8: the prompt's length, or 0 */
 	uint64_t limit; /* the memory limit: a plan may be refused by it */
 	bool normalize, exact, causal, element_only;
+	bool pruned; /* the same answers either way: kept apart for the tests */
 	char sizes[KEPT_TEXT], tiles[KEPT_TEXT], layout[KEPT_TEXT];
 };
 
@@ -79,6 +81,7 @@ static bool kept_key(const struct ps_strategy *s, const struct ps_attention *att
 	k->causal = att->causal;
 	k->decode = att->decode;
 	k->limit = ps_memory_limit(NULL);
+	k->pruned = ps_tiling_pruning();
 	if (pb) {
 		k->M = pb->M;
 		k->w = pb->w;
@@ -101,7 +104,7 @@ static bool kept_same(const struct kept_key *a, const struct kept_key *b)
 	return a->s == b->s && a->n == b->n && a->d == b->d && a->g == b->g && a->M == b->M &&
 	       a->w == b->w && a->limit == b->limit && a->normalize == b->normalize &&
 	       a->exact == b->exact && a->causal == b->causal && a->decode == b->decode &&
-	       a->element_only == b->element_only &&
+	       a->element_only == b->element_only && a->pruned == b->pruned &&
 	       !strcmp(a->sizes, b->sizes) && !strcmp(a->tiles, b->tiles) &&
 	       !strcmp(a->layout, b->layout);
 }

@@ -427,11 +427,18 @@ static uint64_t packer_fit_scan(struct cp_packer *pk, uint64_t b, uint64_t lo,
 	return best;
 }
 
-static int by_position(const void *a, const void *b)
+/* Sorts the positions x[0, count), increasing: at most d of them, most
+ * often a few, where qsort's calls through a comparison cost more than
+ * the moves of an insertion sort. */
+static void sort_positions(uint64_t *x, uint64_t count)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	for (uint64_t k = 1; k < count; k++) {
+		uint64_t v = x[k], j = k;
 
-	return (x > y) - (x < y);
+		for (; j > 0 && x[j - 1] > v; j--)
+			x[j] = x[j - 1];
+		x[j] = v;
+	}
 }
 
 /*
@@ -456,7 +463,7 @@ static uint64_t packer_fit(struct cp_packer *pk, uint64_t b, uint64_t lo,
 		for (uint64_t a = 0; a < att->d; a++)
 			if (!pk->mark[a] && (pk->first[count] = first_at(occ, a, lo)) < hi)
 				count++;
-	qsort(pk->first, count, sizeof(*pk->first), by_position);
+	sort_positions(pk->first, count);
 	fixed = packer_cost(pk, p->cells, pk->features, ncols,
 			    pk->finished_below_d, pk->finishes_d);
 	budget = fixed < pk->M ? pk->M - fixed : 0;

@@ -156,9 +156,6 @@ void ps_tiling_predict(const struct ps_tiling *t,
 int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
 		  struct ps_sink *sink, struct ps_error *err);
 
-/* The features of all tiles, added up. */
-uint64_t ps_tiling_gen_total(const struct ps_tiling *t);
-
 /*
  * --dry-run and the memory limit: the engine's state for pb's sequence
  * (plan.state_bytes). On the block path, a tiling's fused macs leave U1
@@ -217,7 +214,17 @@ enum {
 bool ps_tiling_tune(struct ps_tiling *t, const struct ps_attention *att,
 		    uint64_t M, unsigned vary);
 
-/* Sets up contiguous blocks of size monomials, with their loop structure. */
+/*
+ * The planners' pruning (ps_tiling_tune_blocks, and best's candidates for
+ * the report's cheapest): on by default. Each rule skips only what cannot
+ * cost less than what was found, so the answers are the same without it;
+ * the tests turn it off to check that they are.
+ */
+void ps_tiling_set_pruning(bool on);
+bool ps_tiling_pruning(void);
+
+/* Sets up contiguous blocks of size monomials, with their loop structure:
+ * the same loops (U stored or not) for every size. */
 typedef int (*ps_tiling_setup_fn)(const struct ps_attention *att, uint64_t M,
 				  uint64_t size, struct ps_tiling *t,
 				  struct ps_error *err);
