@@ -271,6 +271,66 @@ int ps_best_candidates(const struct ps_problem *pb, struct ps_candidate *best,
 	return best->s ? PS_OK : PS_EINPUT;
 }
 
+/* The least I/O c's cost model can predict on pb (with its sizes), from
+ * what its planner knows before it searches; 0 where none is known. */
+static uint64_t candidate_floor(const struct ps_candidate *c, const struct ps_problem *pb)
+{
+	if (c->s == &ps_strategy_generic)
+		return ps_generic_io_floor(pb);
+	if (c->s == &ps_strategy_keylemma)
+		return ps_keylemma_io_floor(pb);
+	if (c->s == &ps_strategy_subtile)
+		return ps_subtile_io_floor(pb);
+	if (c->s == &ps_strategy_matmul)
+		return ps_matmul_io_floor(pb);
+	return 0;
+}
+
+/*
+ * ps_best_candidates' cheapest without its runner-up, planning fewer
+ * candidates. The cheapest is the least (I/O, place in the list) among
+ * the candidates that plan (rank keeps the earlier of a tie). Candidates
+ * are planned by increasing floor, and one is skipped when its floor is
+ * above the cheapest's I/O so far, or equal to it from a later place: its
+ * (I/O, place) is then above the cheapest's, and the cheapest only gets
+ * cheaper. So the answer is the same, and only its runner-up is lost.
+ */
+int ps_best_cheapest(const struct ps_problem *pb, struct ps_candidate *best)
+{
+	struct ps_candidate all[PS_BEST_MAX_CANDIDATES];
+	uint64_t floor[PS_BEST_MAX_CANDIDATES];
+	size_t order[PS_BEST_MAX_CANDIDATES], at = 0;
+	size_t count = ps_best_candidate_list(all, PS_BEST_MAX_CANDIDATES);
+
+	memset(best, 0, sizeof(*best));
+	for (size_t k = 0; k < count; k++) {
+		struct ps_problem with_sizes = *pb;
+		size_t j = k;
+
+		with_sizes.sizes = all[k].sizes;
+		floor[k] = candidate_floor(&all[k], &with_sizes);
+		/* insertion by floor, a stable order */
+		for (; j > 0 && floor[order[j - 1]] > floor[k]; j--)
+			order[j] = order[j - 1];
+		order[j] = k;
+	}
+	for (size_t q = 0; q < count; q++) {
+		size_t k = order[q];
+		struct ps_problem with_sizes = *pb;
+
+		if (best->s && (floor[k] > best->io || (floor[k] == best->io && k > at)))
+			continue;
+		with_sizes.sizes = all[k].sizes;
+		if (!predicted_io(all[k].s, &with_sizes, &all[k].io))
+			continue;
+		if (!best->s || all[k].io < best->io || (all[k].io == best->io && k < at)) {
+			*best = all[k];
+			at = k;
+		}
+	}
+	return best->s ? PS_OK : PS_EINPUT;
+}
+
 static int best_pick(const struct ps_problem *pb, struct ps_candidate *best,
 		     struct ps_candidate *second, struct ps_error *err)
 {

@@ -89,6 +89,9 @@ struct cp_schedule {
 	uint64_t w, f, c;     /* rect-dup: w; tail: f and c */
 	uint64_t *order;      /* the monomials in rank order */
 	uint64_t *head_order; /* tail: the head's monomials, then the rest */
+	/* while the search builds it, order and head_order are the plan's
+	 * (struct cp_orders), not its own: the kept one takes copies */
+	bool shared;
 	uint64_t head;        /* tail: how many the head has */
 	const struct cp_occurrences *occ;      /* of order (not owned) */
 	const struct cp_occurrences *head_occ; /* tail: of head_order (not owned) */
@@ -104,6 +107,7 @@ struct cp_schedule {
 /* The orders a plan's layouts share, each with its index: the rank
  * order, and the tail's order for the last f it was made for. */
 struct cp_orders {
+	uint64_t *identity; /* the rank order itself */
 	struct cp_occurrences rank;
 	bool has_tail;
 	uint64_t f, head;
@@ -120,6 +124,7 @@ static void occurrences_free(struct cp_occurrences *occ)
 
 static void orders_free(struct cp_orders *o)
 {
+	free(o->identity);
 	occurrences_free(&o->rank);
 	free(o->tail);
 	occurrences_free(&o->tail_occ);
@@ -128,8 +133,10 @@ static void orders_free(struct cp_orders *o)
 
 static void schedule_free(struct cp_schedule *s)
 {
-	free(s->order);
-	free(s->head_order);
+	if (!s->shared) {
+		free(s->order);
+		free(s->head_order);
+	}
 	free(s->segs);
 	free(s->passes);
 	free(s->feats);
@@ -286,6 +293,50 @@ static int occurrences_build(const struct ps_attention *att, const uint64_t *ord
 	return PS_OK;
 }
 
+/*
+ * The index of order[0, r), a stable split of the rank order (the head's
+ * head monomials, then the rest), from the rank order's: each feature
+ * occurs as often, and its rank positions, taken in turn, give its head
+ * positions increasing, then its rest positions increasing (the split
+ * keeps the order within each part). The same index as occurrences_build
+ * would make, without reading the supports again.
+ */
+static int occurrences_split(const struct ps_attention *att, const struct cp_occurrences *rank,
+			     const uint64_t *order, uint64_t head,
+			     struct cp_occurrences *occ, struct ps_error *err)
+{
+	uint64_t total = rank->start[att->d];
+	uint32_t *pos;
+
+	memset(occ, 0, sizeof(*occ));
+	if (ps_memory_fits(total * sizeof(uint32_t), "colpass's index of features", err))
+		return PS_ENOMEM;
+	occ->start = malloc((att->d + 1) * sizeof(uint64_t));
+	occ->at = malloc((total ? total : 1) * sizeof(uint32_t));
+	pos = malloc((att->r ? att->r : 1) * sizeof(uint32_t));
+	if (!occ->start || !occ->at || !pos) {
+		free(pos);
+		occurrences_free(occ);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's index of features");
+	}
+	memcpy(occ->start, rank->start, (att->d + 1) * sizeof(uint64_t));
+	for (uint64_t x = 0; x < att->r; x++)
+		pos[order[x]] = (uint32_t)x;
+	for (uint64_t a = 0; a < att->d; a++) {
+		uint64_t w = occ->start[a];
+
+		for (int part = 0; part < 2; part++)
+			for (uint64_t q = rank->start[a]; q < rank->start[a + 1]; q++) {
+				uint32_t p = pos[rank->at[q]];
+
+				if ((p >= head) == part)
+					occ->at[w++] = p;
+			}
+	}
+	free(pos);
+	return PS_OK;
+}
+
 /* The first position >= lo where feature a occurs, UINT64_MAX if none. */
 static uint64_t first_at(const struct cp_occurrences *occ, uint64_t a, uint64_t lo)
 {
@@ -331,6 +382,17 @@ static void mark_range(const struct ps_attention *att, const struct cp_schedule 
 
 	if (hi <= lo || *count == all)
 		return;
+	/* a range of the rank order: its features from its ends, O(g) */
+	if (!head_first && att->d <= 64 && features_how == PS_COLPASS_FEATURES_AUTO) {
+		uint64_t m = ps_rank_range_mask(&att->mono, lo, hi);
+
+		for (uint64_t a = 0; a < att->d; a++)
+			if (m >> a & 1 && !mark[a]) {
+				mark[a] = 1;
+				++*count;
+			}
+		return;
+	}
 	if (!use_index(att, hi - lo)) {
 		mark_range_scan(att, s, head_first, lo, hi, mark, count, all);
 		return;
@@ -555,19 +617,21 @@ static int rank_order(const struct ps_attention *att, uint64_t **order,
 	return PS_OK;
 }
 
-static int order_identity(struct cp_schedule *s, const struct ps_attention *att,
-			  struct ps_error *err)
+/* The schedule's rank order: the plan's, shared while it searches. */
+static void order_identity(struct cp_schedule *s, struct cp_orders *orders)
 {
-	return rank_order(att, &s->order, err);
+	s->order = orders->identity;
+	s->shared = true;
 }
 
 /* rect-dup: all monomials by w value columns a pass, the ones column in
  * every pass. */
 static int layout_rect_dup(struct cp_schedule *s, const struct ps_attention *att,
-			   uint64_t w, struct ps_error *err)
+			   uint64_t w, struct cp_orders *orders, struct ps_error *err)
 {
-	int rc = order_identity(s, att, err);
+	int rc = PS_OK;
 
+	order_identity(s, orders);
 	s->layout = CP_RECT_DUP;
 	s->w = w;
 	for (uint64_t k = 0; !rc && k < ps_block_count(att->d, w); k++) {
@@ -607,13 +671,14 @@ static void packer_free(struct cp_packer *pk)
 /* rect-save: whole columns, the ones column first, as many a pass as M
  * allows. */
 static int layout_rect_save(struct cp_schedule *s, const struct ps_attention *att,
-			    uint64_t M, struct ps_error *err)
+			    uint64_t M, struct cp_orders *orders, struct ps_error *err)
 {
 	struct cp_packer pk;
-	int rc = order_identity(s, att, err);
+	int rc;
 
+	order_identity(s, orders);
 	s->layout = CP_RECT_SAVE;
-	if (rc || (rc = packer_init(&pk, att, s, M, err)))
+	if ((rc = packer_init(&pk, att, s, M, err)))
 		return rc;
 	if (att->normalize)
 		rc = packer_piece(&pk, att->d, 0, att->r, false, err);
@@ -664,7 +729,7 @@ static int tail_order(const struct ps_attention *att, uint64_t f,
 		if (size && sup[size - 1] >= f)
 			o->tail[rest++] = m;
 	}
-	if (occurrences_build(att, o->tail, &o->tail_occ, err))
+	if (occurrences_split(att, &o->rank, o->tail, head, &o->tail_occ, err))
 		return PS_ENOMEM;
 	o->f = f;
 	o->has_tail = true;
@@ -677,17 +742,15 @@ static int layout_tail(struct cp_schedule *s, const struct ps_attention *att,
 {
 	struct cp_packer pk;
 	uint64_t head;
-	int rc = order_identity(s, att, err);
+	int rc;
 
+	order_identity(s, orders);
 	s->layout = CP_TAIL;
 	s->f = f;
 	s->c = c;
-	if (rc || (rc = tail_order(att, f, orders, err)))
+	if ((rc = tail_order(att, f, orders, err)))
 		return rc;
-	s->head_order = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
-	if (!s->head_order)
-		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
-	memcpy(s->head_order, orders->tail, att->r * sizeof(uint64_t));
+	s->head_order = orders->tail;
 	head = s->head = orders->head;
 	s->head_occ = &orders->tail_occ;
 	if ((rc = packer_init(&pk, att, s, M, err)))
@@ -1005,9 +1068,9 @@ static int build(const struct ps_attention *att, struct cp_orders *orders,
 	memset(s, 0, sizeof(*s));
 	s->occ = &orders->rank;
 	if (layout == CP_RECT_DUP)
-		rc = layout_rect_dup(s, att, p1, err);
+		rc = layout_rect_dup(s, att, p1, orders, err);
 	else if (layout == CP_RECT_SAVE)
-		rc = layout_rect_save(s, att, M, err);
+		rc = layout_rect_save(s, att, M, orders, err);
 	else
 		rc = layout_tail(s, att, M, p1, p2, orders, err);
 	if (!rc)
@@ -1019,18 +1082,36 @@ static int build(const struct ps_attention *att, struct cp_orders *orders,
 	return rc;
 }
 
-/* Keeps s as *best when it costs less; frees the other. */
-static void keep_cheaper(struct cp_schedule *best, bool *found,
-			 struct cp_schedule *s)
+/* Keeps s as *best when it costs less, with orders of its own (those it
+ * shares change with the search); frees the other. */
+static int keep_cheaper(const struct ps_attention *att, struct cp_schedule *best,
+			bool *found, struct cp_schedule *s, struct ps_error *err)
 {
+	const size_t bytes = (att->r ? att->r : 1) * sizeof(uint64_t);
+	uint64_t *order, *head_order = NULL;
+
 	if (*found && s->loads + s->saves >= best->loads + best->saves) {
 		schedule_free(s);
-		return;
+		return PS_OK;
 	}
+	order = malloc(bytes);
+	if (s->head_order && (head_order = malloc(bytes)))
+		memcpy(head_order, s->head_order, bytes);
+	if (!order || (s->head_order && !head_order)) {
+		free(order);
+		free(head_order);
+		schedule_free(s);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
+	}
+	memcpy(order, s->order, bytes);
+	s->order = order;
+	s->head_order = head_order;
+	s->shared = false;
 	if (*found)
 		schedule_free(best);
 	*best = *s;
 	*found = true;
+	return PS_OK;
 }
 
 static int layout_from_name(const char *name, enum cp_layout *out,
@@ -1072,7 +1153,7 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 	const struct ps_attention *att = pb->att;
 	enum cp_layout forced = CP_LAYOUTS;
 	bool found = false;
-	uint64_t least, fewest, stride, built = 0, *order;
+	uint64_t least, fewest, stride, built = 0;
 	struct cp_orders orders = { 0 };
 	int rc;
 
@@ -1092,13 +1173,13 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 				    (unsigned long long)fewest, (unsigned long long)pb->M,
 				    (unsigned long long)CP_PASSES_MAX);
 	stride = ps_max_u64(1, fewest * (att->d + 1) * TAIL_COLUMNS_MAX / CP_SEARCH_PASSES);
-	/* where each feature occurs in the rank order, for every layout */
-	if ((rc = rank_order(att, &order, err)))
+	/* the rank order and where each feature occurs in it, for every
+	 * layout */
+	if ((rc = rank_order(att, &orders.identity, err)) ||
+	    (rc = occurrences_build(att, orders.identity, &orders.rank, err))) {
+		orders_free(&orders);
 		return rc;
-	rc = occurrences_build(att, order, &orders.rank, err);
-	free(order);
-	if (rc)
-		return rc;
+	}
 	for (int l = 0; l < CP_LAYOUTS; l++) {
 		uint64_t p1_lo = 0, p1_hi = 0, p2_hi = 0, tried = 0;
 
@@ -1129,7 +1210,13 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 				}
 				if (!rc) {
 					built += s.pass_count;
-					keep_cheaper(best, &found, &s);
+					rc = keep_cheaper(att, best, &found, &s, err);
+				}
+				if (rc < 0) {
+					if (found)
+						schedule_free(best);
+					orders_free(&orders);
+					return rc;
 				}
 			}
 	}

@@ -159,9 +159,7 @@ static uint64_t features_between(const uint32_t *u, const uint32_t *v,
 	return m;
 }
 
-/* The features of the ranks [lo, hi) as a mask (lo < hi, d <= 64), in
- * time O(g). */
-static uint64_t rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
+uint64_t ps_rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
 				uint64_t hi)
 {
 	uint32_t low = mono->degree[lo], high = mono->degree[hi - 1];
@@ -188,7 +186,7 @@ static uint64_t rank_range_count(const struct ps_monomials *mono, uint64_t lo,
 		return ps_rank_range_union(mono, lo, hi, cols, mark);
 	if (hi <= lo)
 		return 0;
-	for (m = rank_range_mask(mono, lo, hi); m; m &= m - 1)
+	for (m = ps_rank_range_mask(mono, lo, hi); m; m &= m - 1)
 		count++;
 	return count;
 }
@@ -202,7 +200,7 @@ uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
 	if (hi <= lo)
 		return 0;
 	if (mono->d <= 64) {
-		uint64_t m = rank_range_mask(mono, lo, hi);
+		uint64_t m = ps_rank_range_mask(mono, lo, hi);
 
 		for (uint32_t a = 0; a < mono->d; a++)
 			if (m >> a & 1)
@@ -273,9 +271,7 @@ void ps_tiling_free(struct ps_tiling *t)
 /* ps_attention_plan_bytes counts four words a tile */
 _Static_assert(sizeof(struct ps_agg_tile) == 32, "a tile is four words");
 
-/* Whether a tiling of count tiles fits in the memory limit, before any of
- * it is allocated. */
-static int tiling_fits(const struct ps_attention *att, uint64_t count,
+int ps_tiling_fits(const struct ps_attention *att, uint64_t count,
 		       struct ps_error *err)
 {
 	char what[128];
@@ -398,7 +394,7 @@ int ps_tiling_blocks(struct ps_tiling *t, const struct ps_attention *att,
 	uint64_t count = ps_block_count(att->r, size);
 
 	memset(t, 0, sizeof(*t));
-	if (tiling_fits(att, count, err))
+	if (ps_tiling_fits(att, count, err))
 		return PS_ENOMEM;
 	/* the order is the rank order itself (order NULL): a plan that tries
 	 * many sizes takes time in the tiles, not in the r monomials */
@@ -428,7 +424,7 @@ int ps_tiling_partition(struct ps_tiling *t, const struct ps_attention *att,
 	uint64_t kept = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (tiling_fits(att, tile_count, err))
+	if (ps_tiling_fits(att, tile_count, err))
 		return PS_ENOMEM;
 	start = calloc(tile_count + 1, sizeof(uint64_t));
 	t->order = malloc(att->r * sizeof(uint64_t));
@@ -529,7 +525,7 @@ int ps_tiling_groups(struct ps_tiling *t, const struct ps_attention *att,
 
 	if (ps_binom(groups, k, &count) || count > att->r)
 		return ps_error_set(err, PS_ENOMEM, "too many aggregation tiles");
-	if (tiling_fits(att, count, err))
+	if (ps_tiling_fits(att, count, err))
 		return PS_ENOMEM;
 	tile_of = malloc(att->r * sizeof(uint64_t));
 	if (!tile_of)
@@ -1077,6 +1073,14 @@ static uint64_t io_floor(const struct ps_attention *att, uint64_t count, bool st
 	       2 * att->r * att->nb + n * (att->normalize ? att->d : att->nb);
 }
 
+uint64_t ps_tiling_io_floor(const struct ps_attention *att, uint64_t count, bool stored)
+{
+	/* a tiling has at most r tiles: io_exact's bound */
+	if (!pruning || att->causal || att->exact || !io_exact(att))
+		return 0;
+	return io_floor(att, ps_min_u64(count, att->r), stored);
+}
+
 int ps_tiling_tune_blocks(const struct ps_attention *att, uint64_t M,
 			  ps_tiling_setup_fn setup, unsigned vary,
 			  struct ps_cheapest *c, struct ps_error *err)
@@ -1109,7 +1113,7 @@ int ps_tiling_tune_blocks(const struct ps_attention *att, uint64_t M,
 		    io_floor(att, count, stored) >= c->plan.loads + c->plan.saves)
 			pruned = true;
 		if (pruned) {
-			if (tiling_fits(att, count, err))
+			if (ps_tiling_fits(att, count, err))
 				return PS_ENOMEM;
 			continue;
 		}

@@ -53,6 +53,11 @@ uint64_t ps_support_union(const struct ps_monomials *mono,
 uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
 			     uint64_t hi, uint64_t *cols, uint8_t *mark);
 
+/* The features of the ranks [lo, hi) as a mask (lo < hi, d <= 64), in
+ * time O(g), from the first and last tuples. */
+uint64_t ps_rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
+			    uint64_t hi);
+
 /* Emits load, save, delete or compute of kind over c0 x c1. */
 int ps_emit(struct ps_sink *sink, enum ps_opcode code, enum ps_kind kind,
 	    struct ps_coordset c0, struct ps_coordset c1, struct ps_error *err);
@@ -109,6 +114,11 @@ struct ps_tiling {
 	uint64_t all_count;
 	uint64_t *all;
 };
+
+/* Whether a tiling of count tiles fits in the memory limit, before any of
+ * it is allocated: PS_OK, or PS_ENOMEM and why. */
+int ps_tiling_fits(const struct ps_attention *att, uint64_t count,
+		   struct ps_error *err);
 
 /* Contiguous blocks of size monomials, each with the size of its support
  * union (order and gen NULL). */
@@ -222,6 +232,19 @@ bool ps_tiling_tune(struct ps_tiling *t, const struct ps_attention *att,
  */
 void ps_tiling_set_pruning(bool on);
 bool ps_tiling_pruning(void);
+
+/*
+ * Floors of the cost models, for best's pruning: the least I/O a tiling of
+ * count tiles can predict whatever its sizes (U stored or not), and the
+ * least each strategy's plan on pb can predict, from its tile counts; 0
+ * where none is known (pruning off, a causal or exact DAG, a cost model
+ * that could wrap 2^64).
+ */
+uint64_t ps_tiling_io_floor(const struct ps_attention *att, uint64_t count, bool stored);
+uint64_t ps_generic_io_floor(const struct ps_problem *pb);
+uint64_t ps_keylemma_io_floor(const struct ps_problem *pb);
+uint64_t ps_subtile_io_floor(const struct ps_problem *pb);
+uint64_t ps_matmul_io_floor(const struct ps_problem *pb);
 
 /* Sets up contiguous blocks of size monomials, with their loop structure:
  * the same loops (U stored or not) for every size. */

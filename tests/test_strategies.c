@@ -539,9 +539,53 @@ static void check_same_unpruned(const struct ps_strategy *s, const struct ps_pro
 	ck_assert(!memcmp(with.by_array, without.by_array, sizeof(with.by_array)));
 }
 
+/* Each floor best prunes by is at most the I/O its strategy plans, with
+ * either sizes, and best's cheapest with the pruning is ps_best_candidates'
+ * without it. */
+static void check_floors(const struct ps_attention *att, uint64_t M, const char *what)
+{
+	static const struct {
+		const char *name;
+		uint64_t (*floor)(const struct ps_problem *pb);
+	} floors[] = {
+		{ "generic", ps_generic_io_floor }, { "keylemma", ps_keylemma_io_floor },
+		{ "subtile", ps_subtile_io_floor }, { "matmul", ps_matmul_io_floor },
+	};
+	static const char *const sizes[] = { NULL, "tuned" };
+	struct ps_problem pb = { .att = att, .M = M };
+	struct ps_candidate all, second, cheapest;
+	int rc;
+
+	for (size_t k = 0; k < sizeof(floors) / sizeof(floors[0]); k++)
+		for (size_t z = 0; z < 2; z++) {
+			struct ps_problem with = { .att = att, .M = M, .sizes = sizes[z] };
+			struct ps_plan plan;
+			struct ps_error err;
+			uint64_t floor = floors[k].floor(&with);
+
+			if (ps_strategy_plan(find(floors[k].name), &with, &plan, &err) || !plan.predicted)
+				continue;
+			ck_assert_msg(floor <= plan.loads + plan.saves, "%s%s %s: floor %llu above %llu",
+				      floors[k].name, z ? " tuned" : "", what,
+				      (unsigned long long)floor,
+				      (unsigned long long)(plan.loads + plan.saves));
+		}
+	rc = ps_best_cheapest(&pb, &cheapest);
+	ps_tiling_set_pruning(false);
+	ck_assert_int_eq(ps_best_candidates(&pb, &all, &second), rc);
+	ps_tiling_set_pruning(true);
+	if (rc)
+		return;
+	ck_assert_msg(all.s == cheapest.s && all.sizes == cheapest.sizes && all.io == cheapest.io,
+		      "%s: %s%s %llu unpruned, %s%s %llu pruned", what, all.s->name,
+		      all.sizes ? " tuned" : "", (unsigned long long)all.io, cheapest.s->name,
+		      cheapest.sizes ? " tuned" : "", (unsigned long long)cheapest.io);
+}
+
 /*
- * The tuned block heights (generic, matmul) and best's choice, with the
- * pruning and without, on a grid of random parameters: n up to 5000, d up
+ * The tuned block heights (generic, matmul), best's choice and the
+ * report's cheapest (ps_best_cheapest), with the pruning and without, and
+ * the floors below the plans, on a grid of random parameters: n up to 5000, d up
  * to 20, g up to 4 (r at most 3000), M from 8 to 2^15.
  */
 START_TEST(test_pruned_search_same)
@@ -572,6 +616,7 @@ START_TEST(test_pruned_search_same)
 				pb.sizes = NULL;
 			check_same_unpruned(find(names[k]), &pb, what);
 		}
+		check_floors(&att, M, what);
 		ps_attention_free(&att);
 		done++;
 	}
