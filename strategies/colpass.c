@@ -322,16 +322,25 @@ static int occurrences_split(const struct ps_attention *att, const struct cp_occ
 	memcpy(occ->start, rank->start, (att->d + 1) * sizeof(uint64_t));
 	for (uint64_t x = 0; x < att->r; x++)
 		pos[order[x]] = (uint32_t)x;
+	/* the head's positions from the front, the rest's from the back
+	 * (decreasing), then turned round */
 	for (uint64_t a = 0; a < att->d; a++) {
-		uint64_t w = occ->start[a];
+		uint64_t w = occ->start[a], back = occ->start[a + 1];
 
-		for (int part = 0; part < 2; part++)
-			for (uint64_t q = rank->start[a]; q < rank->start[a + 1]; q++) {
-				uint32_t p = pos[rank->at[q]];
+		for (uint64_t q = rank->start[a]; q < rank->start[a + 1]; q++) {
+			uint32_t p = pos[rank->at[q]];
 
-				if ((p >= head) == part)
-					occ->at[w++] = p;
-			}
+			if (p < head)
+				occ->at[w++] = p;
+			else
+				occ->at[--back] = p;
+		}
+		for (uint64_t e = occ->start[a + 1]; back + 1 < e; back++, e--) {
+			uint32_t t = occ->at[back];
+
+			occ->at[back] = occ->at[e - 1];
+			occ->at[e - 1] = t;
+		}
 	}
 	free(pos);
 	return PS_OK;
@@ -382,16 +391,26 @@ static void mark_range(const struct ps_attention *att, const struct cp_schedule 
 
 	if (hi <= lo || *count == all)
 		return;
-	/* a range of the rank order: its features from its ends, O(g) */
-	if (!head_first && att->d <= 64 && features_how == PS_COLPASS_FEATURES_AUTO) {
-		uint64_t m = ps_rank_range_mask(&att->mono, lo, hi);
+	/*
+	 * A range of the rank order, or of the tail's head (the rank order of
+	 * the monomials of the first f features): its features from its
+	 * ends, in time O(g); the part of a range past the head as below.
+	 */
+	if (att->d <= 64 && features_how == PS_COLPASS_FEATURES_AUTO &&
+	    (!head_first || lo < s->head)) {
+		uint64_t end = head_first ? ps_min_u64(hi, s->head) : hi;
+		uint64_t m = head_first ? ps_tuple_range_mask(&att->mono, s->head_order[lo],
+							      s->head_order[end - 1], (uint32_t)s->f)
+					: ps_rank_range_mask(&att->mono, lo, hi);
 
 		for (uint64_t a = 0; a < att->d; a++)
 			if (m >> a & 1 && !mark[a]) {
 				mark[a] = 1;
 				++*count;
 			}
-		return;
+		if (end == hi || *count == all)
+			return;
+		lo = end;
 	}
 	if (!use_index(att, hi - lo)) {
 		mark_range_scan(att, s, head_first, lo, hi, mark, count, all);

@@ -159,21 +159,27 @@ static uint64_t features_between(const uint32_t *u, const uint32_t *v,
 	return m;
 }
 
-uint64_t ps_rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
-				uint64_t hi)
+uint64_t ps_tuple_range_mask(const struct ps_monomials *mono, uint64_t first_m,
+			     uint64_t last_m, uint32_t d)
 {
-	uint32_t low = mono->degree[lo], high = mono->degree[hi - 1];
+	uint32_t low = mono->degree[first_m], high = mono->degree[last_m];
 	uint32_t first[64] = { 0 }, last[64];
 
 	if (high > low + 1) /* a whole degree l >= 1: every feature */
-		return features_from(0, mono->d);
+		return features_from(0, d);
 	if (high == low)
-		return features_between(ps_monomial_indices(mono, lo),
-					ps_monomial_indices(mono, hi - 1), low, mono->d);
+		return features_between(ps_monomial_indices(mono, first_m),
+					ps_monomial_indices(mono, last_m), low, d);
 	for (uint32_t p = 0; p < low; p++)
-		last[p] = mono->d - 1;
-	return features_between(ps_monomial_indices(mono, lo), last, low, mono->d) |
-	       features_between(first, ps_monomial_indices(mono, hi - 1), high, mono->d);
+		last[p] = d - 1;
+	return features_between(ps_monomial_indices(mono, first_m), last, low, d) |
+	       features_between(first, ps_monomial_indices(mono, last_m), high, d);
+}
+
+uint64_t ps_rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
+			    uint64_t hi)
+{
+	return ps_tuple_range_mask(mono, lo, hi - 1, mono->d);
 }
 
 /* How many features the ranks [lo, hi) read. */
@@ -329,7 +335,9 @@ static void count_rank_features(struct ps_tiling *t,
 		struct ps_agg_tile *tile = &t->tiles[k];
 
 		tile->gen_first = used;
-		tile->gen_count = rank_range_count(&att->mono, tile->first,
+		/* one monomial reads its support, distinct features */
+		tile->gen_count = tile->count == 1 ? att->mono.support_size[tile->first] :
+				  rank_range_count(&att->mono, tile->first,
 						   tile->first + tile->count, cols, mark);
 		used += tile->gen_count;
 	}

@@ -58,6 +58,14 @@ uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
 uint64_t ps_rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
 			    uint64_t hi);
 
+/* The same over the features [0, d) alone (d <= 64): the features of the
+ * monomials of those features from first_m to last_m in the rank order
+ * (both of them of those features, first_m <= last_m). The rank order of
+ * the monomials of the first d features is the rank order of the table of
+ * d features; ps_rank_range_mask is the case of every feature. */
+uint64_t ps_tuple_range_mask(const struct ps_monomials *mono, uint64_t first_m,
+			     uint64_t last_m, uint32_t d);
+
 /* Emits load, save, delete or compute of kind over c0 x c1. */
 int ps_emit(struct ps_sink *sink, enum ps_opcode code, enum ps_kind kind,
 	    struct ps_coordset c0, struct ps_coordset c1, struct ps_error *err);
