@@ -388,6 +388,7 @@ static void mark_range(const struct ps_attention *att, const struct cp_schedule 
 		       uint64_t *count, uint64_t all)
 {
 	const struct cp_occurrences *occ = seg_occurrences(s, head_first);
+	uint64_t searched = att->d; /* the features the index is asked for */
 
 	if (hi <= lo || *count == all)
 		return;
@@ -416,7 +417,21 @@ static void mark_range(const struct ps_attention *att, const struct cp_schedule 
 		mark_range_scan(att, s, head_first, lo, hi, mark, count, all);
 		return;
 	}
-	for (uint64_t a = 0; a < att->d; a++)
+	/* past the tail's head: the rank order's monomials between the ends
+	 * that read a feature a >= f are the rest's between them, so those
+	 * features come from the ends too; the index answers for the others */
+	if (att->d <= 64 && features_how == PS_COLPASS_FEATURES_AUTO && head_first) {
+		uint64_t m = ps_rank_range_mask(&att->mono, s->head_order[lo],
+						s->head_order[hi - 1] + 1);
+
+		for (uint64_t a = s->f; a < att->d; a++)
+			if (m >> a & 1 && !mark[a]) {
+				mark[a] = 1;
+				++*count;
+			}
+		searched = s->f;
+	}
+	for (uint64_t a = 0; a < searched; a++)
 		if (!mark[a] && first_at(occ, a, lo) < hi) {
 			mark[a] = 1;
 			++*count;

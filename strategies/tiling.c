@@ -280,12 +280,15 @@ _Static_assert(sizeof(struct ps_agg_tile) == 32, "a tile is four words");
 int ps_tiling_fits(const struct ps_attention *att, uint64_t count,
 		       struct ps_error *err)
 {
+	const uint64_t bytes = ps_attention_plan_bytes(att->d, att->r, att->g, count);
 	char what[128];
 
+	/* the message only for a refusal: the searches ask often */
+	if (!ps_memory_fits(bytes, "", NULL))
+		return PS_OK;
 	snprintf(what, sizeof(what), "the plan's tiles for d = %llu and r = %llu monomials",
 		 (unsigned long long)att->d, (unsigned long long)att->r);
-	return ps_memory_fits(ps_attention_plan_bytes(att->d, att->r, att->g, count),
-			      what, err);
+	return ps_memory_fits(bytes, what, err);
 }
 
 /* Each tile's features into gen, from order and tiles (both set); cols
