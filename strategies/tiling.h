@@ -263,7 +263,8 @@ typedef int (*ps_tiling_setup_fn)(const struct ps_attention *att, uint64_t M,
 /*
  * --sizes tuned over block heights: for every count T of tiles, blocks of
  * ceil(r/T) monomials (the evenest cut into T) set up and tuned, each
- * offered to c.
+ * offered to c; once ps_tiling_io_floor of the next count reaches c's
+ * cheapest, the rest are not set up (none of them could be kept).
  */
 int ps_tiling_tune_blocks(const struct ps_attention *att, uint64_t M,
 			  ps_tiling_setup_fn setup, unsigned vary,
