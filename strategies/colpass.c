@@ -92,6 +92,7 @@ struct cp_schedule {
 	/* while the search builds it, order and head_order are the plan's
 	 * (struct cp_orders), not its own: the kept one takes copies */
 	bool shared;
+	uint64_t index_from; /* use_index's threshold, of the DAG */
 	uint64_t head;        /* tail: how many the head has */
 	const struct cp_occurrences *occ;      /* of order (not owned) */
 	const struct cp_occurrences *head_occ; /* tail: of head_order (not owned) */
@@ -364,15 +365,22 @@ static uint64_t first_at(const struct cp_occurrences *occ, uint64_t a, uint64_t 
 
 /* Whether a range of length positions is cheaper to answer from the
  * index (a search for each of the d features) than by reading it. */
-static bool use_index(const struct ps_attention *att, uint64_t length)
+static bool use_index(const struct ps_attention *att, const struct cp_schedule *s,
+		      uint64_t length)
+{
+	if (features_how != PS_COLPASS_FEATURES_AUTO)
+		return features_how == PS_COLPASS_FEATURES_INDEX;
+	return length / att->d >= s->index_from;
+}
+
+/* use_index's threshold: a search's steps over a monomial's features */
+static uint64_t index_from(const struct ps_attention *att)
 {
 	uint64_t search = 1, per_monomial = att->g ? att->g : 1;
 
-	if (features_how != PS_COLPASS_FEATURES_AUTO)
-		return features_how == PS_COLPASS_FEATURES_INDEX;
 	for (uint64_t r = att->r; r > 1; r /= 2)
 		search++;
-	return length / att->d >= search / per_monomial;
+	return search / per_monomial;
 }
 
 static const struct cp_occurrences *seg_occurrences(const struct cp_schedule *s,
@@ -413,7 +421,7 @@ static void mark_range(const struct ps_attention *att, const struct cp_schedule 
 			return;
 		lo = end;
 	}
-	if (!use_index(att, hi - lo)) {
+	if (!use_index(att, s, hi - lo)) {
 		mark_range_scan(att, s, head_first, lo, hi, mark, count, all);
 		return;
 	}
@@ -553,7 +561,7 @@ static uint64_t packer_fit(struct cp_packer *pk, uint64_t b, uint64_t lo,
 	bool finishes = hi == att->r, is_d = att->normalize && b == att->d;
 	uint64_t ncols = p->ncols + 1, fixed, budget, best, count = 0, k;
 
-	if (!use_index(att, ps_min_u64(hi - lo, pk->M)))
+	if (!use_index(att, pk->s, ps_min_u64(hi - lo, pk->M)))
 		return packer_fit_scan(pk, b, lo, hi);
 	if (pk->features < pk->all)
 		for (uint64_t a = 0; a < att->d; a++)
@@ -747,21 +755,24 @@ static int tail_order(const struct ps_attention *att, uint64_t f,
 	o->tail = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
 	if (!o->tail)
 		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
-	/* a stable split of the rank order: the head's monomials, the rest */
+	/* a stable split of the rank order: the head's monomials from the
+	 * front, the rest's from the back, then turned round */
+	rest = att->r;
 	for (uint64_t m = 0; m < att->r; m++) {
 		const uint32_t *sup = ps_monomial_support(&att->mono, m);
 		uint8_t size = att->mono.support_size[m];
 
 		if (!size || sup[size - 1] < f)
 			o->tail[head++] = m;
+		else
+			o->tail[--rest] = m;
 	}
-	rest = o->head = head;
-	for (uint64_t m = 0; m < att->r; m++) {
-		const uint32_t *sup = ps_monomial_support(&att->mono, m);
-		uint8_t size = att->mono.support_size[m];
+	o->head = head;
+	for (uint64_t lo = head, hi = att->r; lo + 1 < hi; lo++, hi--) {
+		uint64_t m = o->tail[lo];
 
-		if (size && sup[size - 1] >= f)
-			o->tail[rest++] = m;
+		o->tail[lo] = o->tail[hi - 1];
+		o->tail[hi - 1] = m;
 	}
 	if (occurrences_split(att, &o->rank, o->tail, head, &o->tail_occ, err))
 		return PS_ENOMEM;
@@ -1101,6 +1112,7 @@ static int build(const struct ps_attention *att, struct cp_orders *orders,
 
 	memset(s, 0, sizeof(*s));
 	s->occ = &orders->rank;
+	s->index_from = index_from(att);
 	if (layout == CP_RECT_DUP)
 		rc = layout_rect_dup(s, att, p1, orders, err);
 	else if (layout == CP_RECT_SAVE)

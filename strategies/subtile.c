@@ -46,11 +46,12 @@ static int subtile_groups(const struct ps_attention *att, struct ps_tiling *t,
 static int subtile_tiling(const struct ps_attention *att, uint64_t M,
 			  struct ps_tiling *t, struct ps_error *err)
 {
-	uint64_t h = ps_max_u64(M / (4 * att->g), 1);
-	int rc = subtile_groups(att, t, err);
+	int rc = subtile_groups(att, t, err); /* refuses g = 0 first */
+	uint64_t h;
 
 	if (rc)
 		return rc;
+	h = ps_max_u64(M / (4 * att->g), 1);
 	t->h_width = ps_min_u64(att->g, att->nb);
 	t->n_width = ps_min_u64(att->g, att->nb);
 	set_height(t, att, h);
