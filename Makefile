@@ -398,7 +398,10 @@ docs-view: $(BIN) | browser-deps
 # with that binary, in the same rounds (bench/bench.c)
 BENCH_RUNS ?= 5
 # beside it: jq parsing the headline's trace, NumPy evaluating its values,
-# and an empty dynamically linked program starting; every table stamped
+# and an empty dynamically linked program starting; valgrind's callgrind
+# counting the instructions of the headline's "cheaper strategy" line
+# (alone: PS_BENCH_VALGRIND=$(command -v valgrind) build/pebblesim-bench
+# --report-cost build/pebblesim); every table stamped
 # with the commit measured (-dirty: with changes not committed)
 BENCH_EMPTY := $(BUILD)/bench-empty
 BENCH_COMMIT = $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
@@ -407,6 +410,7 @@ $(BENCH_EMPTY): bench/empty.c | $(BUILD)
 bench: $(BIN) $(BENCH) $(BENCH_EMPTY)
 	PS_BENCH_COMMIT='$(BENCH_COMMIT)' PS_BENCH_JQ='$(shell command -v jq)' \
 	PS_BENCH_PYTHON=/usr/bin/python3 PS_BENCH_EMPTY='$(abspath $(BENCH_EMPTY))' \
+	PS_BENCH_VALGRIND='$(shell command -v valgrind)' \
 	./$(BENCH) $(abspath $(BIN)) $(BUILD)/bench.json $(BENCH_RUNS) $(BASELINE)
 
 # pebblesim.pc: libdir and includedir relative to prefix where they lie under it

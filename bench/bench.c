@@ -8,6 +8,7 @@
  *   pebblesim-bench --startup [-r RUNS] PEBBLESIM_BINARY [OTHER_BINARY...]
  *       (the start-up table alone, other binaries side by side)
  *   pebblesim-bench --dry-run-check PEBBLESIM_BINARY   (the memory check alone)
+ *   pebblesim-bench --report-cost PEBBLESIM_BINARY   (the cheaper strategy line alone)
  *
  * Rows: the headline run (Case II) with the block path and move by move
  * (their ratio is the block path's speed-up); replaying the headline's
@@ -33,7 +34,10 @@
  * time). Then the memory check: each strategy once on a grid of n from
  * 4096 to 131072 (DRY_RUN_GRID), its --dry-run estimate against the peak
  * resident set its run reached (teardown included), failing the bench
- * when one is off by more than 20%. Last, the start-up: `--version`, two
+ * when one is off by more than 20%. Then the headline's "cheaper strategy"
+ * line: callgrind's instructions inside ps_report_cheapest over the rest
+ * of the run's, failing the bench above 5% (with valgrind,
+ * PS_BENCH_VALGRIND). Last, the start-up: `--version`, two
  * small runs of the approximate DAG and one of exact attention, and a
  * small explicit DAG (which opens igraph), STARTUP_RUNS times each, in
  * turn, with the median wall time and the median processor time (user
@@ -449,6 +453,93 @@ static int dry_run_check(const char *bin, json_t *rows)
 	return off;
 }
 
+/*
+ * The headline's "cheaper strategy" line: the instructions inside
+ * ps_report_cheapest (callgrind --toggle-collect) over those of the rest of
+ * the run, by callgrind's counts (exact, unlike times on a shared
+ * machine). Fails the bench above 5%. Needs valgrind (PS_BENCH_VALGRIND);
+ * the row is skipped without it. 1 when above, 0 when within, -1 when a
+ * run failed.
+ */
+#define REPORT_COST_MAX 0.05
+#define CALLGRIND_OUT "build/bench-callgrind.out"
+
+/* The instructions callgrind counts running bin with args (those inside
+ * function alone if not NULL), or 0 when it fails. */
+static unsigned long long callgrind_count(const char *valgrind, const char *bin,
+					  const char *function, const char *const *args)
+{
+	char toggle[96], *argv[32];
+	unsigned long long count = 0;
+	int argc = 0, status;
+	char line[256];
+	FILE *f;
+	pid_t pid;
+
+	argv[argc++] = (char *)valgrind;
+	argv[argc++] = "--tool=callgrind";
+	argv[argc++] = "--callgrind-out-file=" CALLGRIND_OUT;
+	if (function) {
+		snprintf(toggle, sizeof(toggle), "--toggle-collect=%s", function);
+		argv[argc++] = toggle;
+	}
+	argv[argc++] = (char *)bin;
+	for (int k = 0; args[k] && argc < 31; k++)
+		argv[argc++] = (char *)args[k];
+	argv[argc] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execv(valgrind, argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 0;
+	if (!(f = fopen(CALLGRIND_OUT, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "summary: %llu", &count) == 1)
+			break;
+	fclose(f);
+	remove(CALLGRIND_OUT);
+	return count;
+}
+
+static int report_cost(const char *bin, json_t *rows)
+{
+	static const char *const headline[] = {
+		"--case", "II", "-n", "4096", "-d", "16", "-g", "3", "-M", "8192", NULL
+	};
+	const char *valgrind = tool("PS_BENCH_VALGRIND");
+	unsigned long long total, line;
+	double ratio;
+
+	printf("the headline's cheaper strategy line, callgrind's instructions, commit %s\n",
+	       commit());
+	if (!valgrind) {
+		printf("  skipped: no valgrind (PS_BENCH_VALGRIND)\n");
+		return 0;
+	}
+	total = callgrind_count(valgrind, bin, NULL, headline);
+	line = callgrind_count(valgrind, bin, "ps_report_cheapest", headline);
+	if (!total || !line || line >= total) {
+		fprintf(stderr, "pebblesim-bench: callgrind of the headline failed\n");
+		return -1;
+	}
+	ratio = (double)line / (double)(total - line);
+	printf("  run %llu, of which the line %llu: %.2f%% of the run without it (at most %.0f%%)%s\n",
+	       total, line, 100.0 * ratio, 100.0 * REPORT_COST_MAX,
+	       ratio > REPORT_COST_MAX ? "  beyond" : "");
+	json_object_set_new(rows, "total_instructions", json_integer((json_int_t)total));
+	json_object_set_new(rows, "line_instructions", json_integer((json_int_t)line));
+	json_object_set_new(rows, "ratio", json_real(ratio));
+	return ratio > REPORT_COST_MAX;
+}
+
 #define STARTUP_RUNS 101
 #define STARTUP_MAX_RUNS 1001
 #define STARTUP_BINARIES 8
@@ -638,7 +729,8 @@ int main(int argc, char **argv)
 	double estimate[JOBS] = { 0 }, median[JOBS], sweep_seconds;
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
 	json_t *table = json_array(), *startup_rows = json_array(), *dry_rows = json_array(), *doc;
-	int dry_off;
+	json_t *cost = json_object();
+	int dry_off, cost_over = 0;
 	const char *jq = tool("PS_BENCH_JQ"), *python = tool("PS_BENCH_PYTHON");
 	static const char *const jq_args[] = { "empty", TRACE_PATH, NULL };
 	static const char *const numpy_args[] = { "bench/values_numpy.py", "4096", "16", "3", NULL };
@@ -665,6 +757,16 @@ int main(int argc, char **argv)
 		json_decref(startup_rows);
 		json_decref(table);
 		return off ? 1 : 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--report-cost")) {
+		json_t *cost = json_object();
+		int over = report_cost(argv[2], cost);
+
+		json_decref(cost);
+		json_decref(dry_rows);
+		json_decref(startup_rows);
+		json_decref(table);
+		return over ? 1 : 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "--startup")) {
 		json_decref(dry_rows);
@@ -862,11 +964,13 @@ int main(int argc, char **argv)
 		const char *bins[2] = { argv[1], tool("PS_BENCH_EMPTY") };
 
 		if ((dry_off = dry_run_check(argv[1], dry_rows)) < 0 ||
+		    (cost_over = report_cost(argv[1], cost)) < 0 ||
 		    startup(bins, bins[1] ? 2 : 1, STARTUP_RUNS, startup_rows))
 			return 1;
 	}
-	doc = json_pack("{s:s, s:o, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "commit",
-			commit(), "rows", table, "dry_run", dry_rows, "startup", startup_rows,
+	doc = json_pack("{s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "commit",
+			commit(), "rows", table, "dry_run", dry_rows, "report_cost", cost,
+			"startup", startup_rows,
 			"validate_over_jq", validate_over_jq, "values_over_numpy", values_over_numpy,
 			"block_speedup",
 			median[1] / median[0], "validate_over_run", median[2] / median[0],
@@ -888,6 +992,10 @@ int main(int argc, char **argv)
 	if (dry_off) {
 		fprintf(stderr, "pebblesim-bench: %d --dry-run estimates off by more than 20%% (above)\n",
 			dry_off);
+		return 1;
+	}
+	if (cost_over) {
+		fprintf(stderr, "pebblesim-bench: the cheaper strategy line costs more than 5%% of the headline (above)\n");
 		return 1;
 	}
 	return 0;

@@ -1,8 +1,27 @@
 #include "pebblesim/monomial.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static uint64_t binom_table[PS_BINOM_ROWS][PS_BINOM_ROWS];
+static pthread_once_t binom_once = PTHREAD_ONCE_INIT;
+
+static void binom_fill(void)
+{
+	for (unsigned n = 0; n < PS_BINOM_ROWS; n++) {
+		binom_table[n][0] = binom_table[n][n] = 1;
+		for (unsigned k = 1; k < n; k++)
+			binom_table[n][k] = binom_table[n - 1][k - 1] + binom_table[n - 1][k];
+	}
+}
+
+const uint64_t (*ps_binom_rows(void))[PS_BINOM_ROWS]
+{
+	pthread_once(&binom_once, binom_fill);
+	return (const uint64_t (*)[PS_BINOM_ROWS])binom_table;
+}
 
 int ps_binom(uint64_t n, uint64_t k, uint64_t *out)
 {
@@ -10,6 +29,10 @@ int ps_binom(uint64_t n, uint64_t k, uint64_t *out)
 
 	if (k > n) {
 		*out = 0;
+		return 0;
+	}
+	if (n < PS_BINOM_ROWS) {
+		*out = ps_binom_rows()[n][k];
 		return 0;
 	}
 	if (k > n - k)

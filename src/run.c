@@ -50,9 +50,10 @@ bool ps_exact_flash_io(const struct ps_attention *att, uint64_t M,
 void ps_report_cheapest(struct ps_report *rep)
 {
 	struct ps_problem pb = { .att = rep->att, .M = rep->M };
-	struct ps_candidate best, second;
+	struct ps_candidate best;
 
-	if (!rep->att || rep->att->exact || ps_best_candidates(&pb, &best, &second))
+	/* the line names the cheapest and its I/O, not the runner-up */
+	if (!rep->att || rep->att->exact || ps_best_cheapest(&pb, &best))
 		return;
 	ps_candidate_name(&best, rep->cheapest, sizeof(rep->cheapest));
 	rep->cheapest_io = best.io;

@@ -11,6 +11,7 @@
 #include "pebblesim/bounds.h"
 #include "pebblesim/limits.h"
 #include "pebblesim/strategy.h"
+#include "tiling.h"
 
 extern const struct ps_strategy ps_strategy_generic;
 extern const struct ps_strategy ps_strategy_case1;
@@ -38,6 +39,7 @@ struct kept_key {
 	uint64_t decode; /* MODEL.md section 8: the prompt's length, or 0 */
 	uint64_t limit; /* the memory limit: a plan may be refused by it */
 	bool normalize, exact, causal, element_only;
+	bool pruned; /* the same answers either way: kept apart for the tests */
 	char sizes[KEPT_TEXT], tiles[KEPT_TEXT], layout[KEPT_TEXT];
 };
 
@@ -79,6 +81,7 @@ static bool kept_key(const struct ps_strategy *s, const struct ps_attention *att
 	k->causal = att->causal;
 	k->decode = att->decode;
 	k->limit = ps_memory_limit(NULL);
+	k->pruned = ps_tiling_pruning();
 	if (pb) {
 		k->M = pb->M;
 		k->w = pb->w;
@@ -101,7 +104,7 @@ static bool kept_same(const struct kept_key *a, const struct kept_key *b)
 	return a->s == b->s && a->n == b->n && a->d == b->d && a->g == b->g && a->M == b->M &&
 	       a->w == b->w && a->limit == b->limit && a->normalize == b->normalize &&
 	       a->exact == b->exact && a->causal == b->causal && a->decode == b->decode &&
-	       a->element_only == b->element_only &&
+	       a->element_only == b->element_only && a->pruned == b->pruned &&
 	       !strcmp(a->sizes, b->sizes) && !strcmp(a->tiles, b->tiles) &&
 	       !strcmp(a->layout, b->layout);
 }
@@ -264,6 +267,66 @@ int ps_best_candidates(const struct ps_problem *pb, struct ps_candidate *best,
 		with_sizes.sizes = all[k].sizes;
 		if (predicted_io(all[k].s, &with_sizes, &all[k].io))
 			rank(&all[k], best, second);
+	}
+	return best->s ? PS_OK : PS_EINPUT;
+}
+
+/* The least I/O c's cost model can predict on pb (with its sizes), from
+ * what its planner knows before it searches; 0 where none is known. */
+static uint64_t candidate_floor(const struct ps_candidate *c, const struct ps_problem *pb)
+{
+	if (c->s == &ps_strategy_generic)
+		return ps_generic_io_floor(pb);
+	if (c->s == &ps_strategy_keylemma)
+		return ps_keylemma_io_floor(pb);
+	if (c->s == &ps_strategy_subtile)
+		return ps_subtile_io_floor(pb);
+	if (c->s == &ps_strategy_matmul)
+		return ps_matmul_io_floor(pb);
+	return 0;
+}
+
+/*
+ * ps_best_candidates' cheapest without its runner-up, planning fewer
+ * candidates. The cheapest is the least (I/O, place in the list) among
+ * the candidates that plan (rank keeps the earlier of a tie). Candidates
+ * are planned by increasing floor, and one is skipped when its floor is
+ * above the cheapest's I/O so far, or equal to it from a later place: its
+ * (I/O, place) is then above the cheapest's, and the cheapest only gets
+ * cheaper. So the answer is the same, and only its runner-up is lost.
+ */
+int ps_best_cheapest(const struct ps_problem *pb, struct ps_candidate *best)
+{
+	struct ps_candidate all[PS_BEST_MAX_CANDIDATES];
+	uint64_t floor[PS_BEST_MAX_CANDIDATES];
+	size_t order[PS_BEST_MAX_CANDIDATES], at = 0;
+	size_t count = ps_best_candidate_list(all, PS_BEST_MAX_CANDIDATES);
+
+	memset(best, 0, sizeof(*best));
+	for (size_t k = 0; k < count; k++) {
+		struct ps_problem with_sizes = *pb;
+		size_t j = k;
+
+		with_sizes.sizes = all[k].sizes;
+		floor[k] = candidate_floor(&all[k], &with_sizes);
+		/* insertion by floor, a stable order */
+		for (; j > 0 && floor[order[j - 1]] > floor[k]; j--)
+			order[j] = order[j - 1];
+		order[j] = k;
+	}
+	for (size_t q = 0; q < count; q++) {
+		size_t k = order[q];
+		struct ps_problem with_sizes = *pb;
+
+		if (best->s && (floor[k] > best->io || (floor[k] == best->io && k > at)))
+			continue;
+		with_sizes.sizes = all[k].sizes;
+		if (!predicted_io(all[k].s, &with_sizes, &all[k].io))
+			continue;
+		if (!best->s || all[k].io < best->io || (all[k].io == best->io && k < at)) {
+			*best = all[k];
+			at = k;
+		}
 	}
 	return best->s ? PS_OK : PS_EINPUT;
 }

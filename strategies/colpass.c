@@ -89,6 +89,10 @@ struct cp_schedule {
 	uint64_t w, f, c;     /* rect-dup: w; tail: f and c */
 	uint64_t *order;      /* the monomials in rank order */
 	uint64_t *head_order; /* tail: the head's monomials, then the rest */
+	/* while the search builds it, order and head_order are the plan's
+	 * (struct cp_orders), not its own: the kept one takes copies */
+	bool shared;
+	uint64_t index_from; /* use_index's threshold, of the DAG */
 	uint64_t head;        /* tail: how many the head has */
 	const struct cp_occurrences *occ;      /* of order (not owned) */
 	const struct cp_occurrences *head_occ; /* tail: of head_order (not owned) */
@@ -104,6 +108,7 @@ struct cp_schedule {
 /* The orders a plan's layouts share, each with its index: the rank
  * order, and the tail's order for the last f it was made for. */
 struct cp_orders {
+	uint64_t *identity; /* the rank order itself */
 	struct cp_occurrences rank;
 	bool has_tail;
 	uint64_t f, head;
@@ -120,6 +125,7 @@ static void occurrences_free(struct cp_occurrences *occ)
 
 static void orders_free(struct cp_orders *o)
 {
+	free(o->identity);
 	occurrences_free(&o->rank);
 	free(o->tail);
 	occurrences_free(&o->tail_occ);
@@ -128,8 +134,10 @@ static void orders_free(struct cp_orders *o)
 
 static void schedule_free(struct cp_schedule *s)
 {
-	free(s->order);
-	free(s->head_order);
+	if (!s->shared) {
+		free(s->order);
+		free(s->head_order);
+	}
 	free(s->segs);
 	free(s->passes);
 	free(s->feats);
@@ -286,6 +294,59 @@ static int occurrences_build(const struct ps_attention *att, const uint64_t *ord
 	return PS_OK;
 }
 
+/*
+ * The index of order[0, r), a stable split of the rank order (the head's
+ * head monomials, then the rest), from the rank order's: each feature
+ * occurs as often, and its rank positions, taken in turn, give its head
+ * positions increasing, then its rest positions increasing (the split
+ * keeps the order within each part). The same index as occurrences_build
+ * would make, without reading the supports again.
+ */
+static int occurrences_split(const struct ps_attention *att, const struct cp_occurrences *rank,
+			     const uint64_t *order, uint64_t head,
+			     struct cp_occurrences *occ, struct ps_error *err)
+{
+	uint64_t total = rank->start[att->d];
+	uint32_t *pos;
+
+	memset(occ, 0, sizeof(*occ));
+	if (ps_memory_fits(total * sizeof(uint32_t), "colpass's index of features", err))
+		return PS_ENOMEM;
+	occ->start = malloc((att->d + 1) * sizeof(uint64_t));
+	occ->at = malloc((total ? total : 1) * sizeof(uint32_t));
+	pos = malloc((att->r ? att->r : 1) * sizeof(uint32_t));
+	if (!occ->start || !occ->at || !pos) {
+		free(pos);
+		occurrences_free(occ);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's index of features");
+	}
+	memcpy(occ->start, rank->start, (att->d + 1) * sizeof(uint64_t));
+	for (uint64_t x = 0; x < att->r; x++)
+		pos[order[x]] = (uint32_t)x;
+	/* the head's positions from the front, the rest's from the back
+	 * (decreasing), then turned round */
+	for (uint64_t a = 0; a < att->d; a++) {
+		uint64_t w = occ->start[a], back = occ->start[a + 1];
+
+		for (uint64_t q = rank->start[a]; q < rank->start[a + 1]; q++) {
+			uint32_t p = pos[rank->at[q]];
+
+			if (p < head)
+				occ->at[w++] = p;
+			else
+				occ->at[--back] = p;
+		}
+		for (uint64_t e = occ->start[a + 1]; back + 1 < e; back++, e--) {
+			uint32_t t = occ->at[back];
+
+			occ->at[back] = occ->at[e - 1];
+			occ->at[e - 1] = t;
+		}
+	}
+	free(pos);
+	return PS_OK;
+}
+
 /* The first position >= lo where feature a occurs, UINT64_MAX if none. */
 static uint64_t first_at(const struct cp_occurrences *occ, uint64_t a, uint64_t lo)
 {
@@ -304,15 +365,22 @@ static uint64_t first_at(const struct cp_occurrences *occ, uint64_t a, uint64_t 
 
 /* Whether a range of length positions is cheaper to answer from the
  * index (a search for each of the d features) than by reading it. */
-static bool use_index(const struct ps_attention *att, uint64_t length)
+static bool use_index(const struct ps_attention *att, const struct cp_schedule *s,
+		      uint64_t length)
+{
+	if (features_how != PS_COLPASS_FEATURES_AUTO)
+		return features_how == PS_COLPASS_FEATURES_INDEX;
+	return length / att->d >= s->index_from;
+}
+
+/* use_index's threshold: a search's steps over a monomial's features */
+static uint64_t index_from(const struct ps_attention *att)
 {
 	uint64_t search = 1, per_monomial = att->g ? att->g : 1;
 
-	if (features_how != PS_COLPASS_FEATURES_AUTO)
-		return features_how == PS_COLPASS_FEATURES_INDEX;
 	for (uint64_t r = att->r; r > 1; r /= 2)
 		search++;
-	return length / att->d >= search / per_monomial;
+	return search / per_monomial;
 }
 
 static const struct cp_occurrences *seg_occurrences(const struct cp_schedule *s,
@@ -328,14 +396,50 @@ static void mark_range(const struct ps_attention *att, const struct cp_schedule 
 		       uint64_t *count, uint64_t all)
 {
 	const struct cp_occurrences *occ = seg_occurrences(s, head_first);
+	uint64_t searched = att->d; /* the features the index is asked for */
 
 	if (hi <= lo || *count == all)
 		return;
-	if (!use_index(att, hi - lo)) {
+	/*
+	 * A range of the rank order, or of the tail's head (the rank order of
+	 * the monomials of the first f features): its features from its
+	 * ends, in time O(g); the part of a range past the head as below.
+	 */
+	if (att->d <= 64 && features_how == PS_COLPASS_FEATURES_AUTO &&
+	    (!head_first || lo < s->head)) {
+		uint64_t end = head_first ? ps_min_u64(hi, s->head) : hi;
+		uint64_t m = head_first ? ps_tuple_range_mask(&att->mono, s->head_order[lo],
+							      s->head_order[end - 1], (uint32_t)s->f)
+					: ps_rank_range_mask(&att->mono, lo, hi);
+
+		for (uint64_t a = 0; a < att->d; a++)
+			if (m >> a & 1 && !mark[a]) {
+				mark[a] = 1;
+				++*count;
+			}
+		if (end == hi || *count == all)
+			return;
+		lo = end;
+	}
+	if (!use_index(att, s, hi - lo)) {
 		mark_range_scan(att, s, head_first, lo, hi, mark, count, all);
 		return;
 	}
-	for (uint64_t a = 0; a < att->d; a++)
+	/* past the tail's head: the rank order's monomials between the ends
+	 * that read a feature a >= f are the rest's between them, so those
+	 * features come from the ends too; the index answers for the others */
+	if (att->d <= 64 && features_how == PS_COLPASS_FEATURES_AUTO && head_first) {
+		uint64_t m = ps_rank_range_mask(&att->mono, s->head_order[lo],
+						s->head_order[hi - 1] + 1);
+
+		for (uint64_t a = s->f; a < att->d; a++)
+			if (m >> a & 1 && !mark[a]) {
+				mark[a] = 1;
+				++*count;
+			}
+		searched = s->f;
+	}
+	for (uint64_t a = 0; a < searched; a++)
 		if (!mark[a] && first_at(occ, a, lo) < hi) {
 			mark[a] = 1;
 			++*count;
@@ -427,11 +531,18 @@ static uint64_t packer_fit_scan(struct cp_packer *pk, uint64_t b, uint64_t lo,
 	return best;
 }
 
-static int by_position(const void *a, const void *b)
+/* Sorts the positions x[0, count), increasing: at most d of them, most
+ * often a few, where qsort's calls through a comparison cost more than
+ * the moves of an insertion sort. */
+static void sort_positions(uint64_t *x, uint64_t count)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	for (uint64_t k = 1; k < count; k++) {
+		uint64_t v = x[k], j = k;
 
-	return (x > y) - (x < y);
+		for (; j > 0 && x[j - 1] > v; j--)
+			x[j] = x[j - 1];
+		x[j] = v;
+	}
 }
 
 /*
@@ -450,13 +561,13 @@ static uint64_t packer_fit(struct cp_packer *pk, uint64_t b, uint64_t lo,
 	bool finishes = hi == att->r, is_d = att->normalize && b == att->d;
 	uint64_t ncols = p->ncols + 1, fixed, budget, best, count = 0, k;
 
-	if (!use_index(att, ps_min_u64(hi - lo, pk->M)))
+	if (!use_index(att, pk->s, ps_min_u64(hi - lo, pk->M)))
 		return packer_fit_scan(pk, b, lo, hi);
 	if (pk->features < pk->all)
 		for (uint64_t a = 0; a < att->d; a++)
 			if (!pk->mark[a] && (pk->first[count] = first_at(occ, a, lo)) < hi)
 				count++;
-	qsort(pk->first, count, sizeof(*pk->first), by_position);
+	sort_positions(pk->first, count);
 	fixed = packer_cost(pk, p->cells, pk->features, ncols,
 			    pk->finished_below_d, pk->finishes_d);
 	budget = fixed < pk->M ? pk->M - fixed : 0;
@@ -548,19 +659,21 @@ static int rank_order(const struct ps_attention *att, uint64_t **order,
 	return PS_OK;
 }
 
-static int order_identity(struct cp_schedule *s, const struct ps_attention *att,
-			  struct ps_error *err)
+/* The schedule's rank order: the plan's, shared while it searches. */
+static void order_identity(struct cp_schedule *s, struct cp_orders *orders)
 {
-	return rank_order(att, &s->order, err);
+	s->order = orders->identity;
+	s->shared = true;
 }
 
 /* rect-dup: all monomials by w value columns a pass, the ones column in
  * every pass. */
 static int layout_rect_dup(struct cp_schedule *s, const struct ps_attention *att,
-			   uint64_t w, struct ps_error *err)
+			   uint64_t w, struct cp_orders *orders, struct ps_error *err)
 {
-	int rc = order_identity(s, att, err);
+	int rc = PS_OK;
 
+	order_identity(s, orders);
 	s->layout = CP_RECT_DUP;
 	s->w = w;
 	for (uint64_t k = 0; !rc && k < ps_block_count(att->d, w); k++) {
@@ -600,13 +713,14 @@ static void packer_free(struct cp_packer *pk)
 /* rect-save: whole columns, the ones column first, as many a pass as M
  * allows. */
 static int layout_rect_save(struct cp_schedule *s, const struct ps_attention *att,
-			    uint64_t M, struct ps_error *err)
+			    uint64_t M, struct cp_orders *orders, struct ps_error *err)
 {
 	struct cp_packer pk;
-	int rc = order_identity(s, att, err);
+	int rc;
 
+	order_identity(s, orders);
 	s->layout = CP_RECT_SAVE;
-	if (rc || (rc = packer_init(&pk, att, s, M, err)))
+	if ((rc = packer_init(&pk, att, s, M, err)))
 		return rc;
 	if (att->normalize)
 		rc = packer_piece(&pk, att->d, 0, att->r, false, err);
@@ -641,23 +755,26 @@ static int tail_order(const struct ps_attention *att, uint64_t f,
 	o->tail = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
 	if (!o->tail)
 		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
-	/* a stable split of the rank order: the head's monomials, the rest */
+	/* a stable split of the rank order: the head's monomials from the
+	 * front, the rest's from the back, then turned round */
+	rest = att->r;
 	for (uint64_t m = 0; m < att->r; m++) {
 		const uint32_t *sup = ps_monomial_support(&att->mono, m);
 		uint8_t size = att->mono.support_size[m];
 
 		if (!size || sup[size - 1] < f)
 			o->tail[head++] = m;
+		else
+			o->tail[--rest] = m;
 	}
-	rest = o->head = head;
-	for (uint64_t m = 0; m < att->r; m++) {
-		const uint32_t *sup = ps_monomial_support(&att->mono, m);
-		uint8_t size = att->mono.support_size[m];
+	o->head = head;
+	for (uint64_t lo = head, hi = att->r; lo + 1 < hi; lo++, hi--) {
+		uint64_t m = o->tail[lo];
 
-		if (size && sup[size - 1] >= f)
-			o->tail[rest++] = m;
+		o->tail[lo] = o->tail[hi - 1];
+		o->tail[hi - 1] = m;
 	}
-	if (occurrences_build(att, o->tail, &o->tail_occ, err))
+	if (occurrences_split(att, &o->rank, o->tail, head, &o->tail_occ, err))
 		return PS_ENOMEM;
 	o->f = f;
 	o->has_tail = true;
@@ -670,17 +787,15 @@ static int layout_tail(struct cp_schedule *s, const struct ps_attention *att,
 {
 	struct cp_packer pk;
 	uint64_t head;
-	int rc = order_identity(s, att, err);
+	int rc;
 
+	order_identity(s, orders);
 	s->layout = CP_TAIL;
 	s->f = f;
 	s->c = c;
-	if (rc || (rc = tail_order(att, f, orders, err)))
+	if ((rc = tail_order(att, f, orders, err)))
 		return rc;
-	s->head_order = malloc((att->r ? att->r : 1) * sizeof(uint64_t));
-	if (!s->head_order)
-		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
-	memcpy(s->head_order, orders->tail, att->r * sizeof(uint64_t));
+	s->head_order = orders->tail;
 	head = s->head = orders->head;
 	s->head_occ = &orders->tail_occ;
 	if ((rc = packer_init(&pk, att, s, M, err)))
@@ -997,10 +1112,11 @@ static int build(const struct ps_attention *att, struct cp_orders *orders,
 
 	memset(s, 0, sizeof(*s));
 	s->occ = &orders->rank;
+	s->index_from = index_from(att);
 	if (layout == CP_RECT_DUP)
-		rc = layout_rect_dup(s, att, p1, err);
+		rc = layout_rect_dup(s, att, p1, orders, err);
 	else if (layout == CP_RECT_SAVE)
-		rc = layout_rect_save(s, att, M, err);
+		rc = layout_rect_save(s, att, M, orders, err);
 	else
 		rc = layout_tail(s, att, M, p1, p2, orders, err);
 	if (!rc)
@@ -1012,18 +1128,36 @@ static int build(const struct ps_attention *att, struct cp_orders *orders,
 	return rc;
 }
 
-/* Keeps s as *best when it costs less; frees the other. */
-static void keep_cheaper(struct cp_schedule *best, bool *found,
-			 struct cp_schedule *s)
+/* Keeps s as *best when it costs less, with orders of its own (those it
+ * shares change with the search); frees the other. */
+static int keep_cheaper(const struct ps_attention *att, struct cp_schedule *best,
+			bool *found, struct cp_schedule *s, struct ps_error *err)
 {
+	const size_t bytes = (att->r ? att->r : 1) * sizeof(uint64_t);
+	uint64_t *order, *head_order = NULL;
+
 	if (*found && s->loads + s->saves >= best->loads + best->saves) {
 		schedule_free(s);
-		return;
+		return PS_OK;
 	}
+	order = malloc(bytes);
+	if (s->head_order && (head_order = malloc(bytes)))
+		memcpy(head_order, s->head_order, bytes);
+	if (!order || (s->head_order && !head_order)) {
+		free(order);
+		free(head_order);
+		schedule_free(s);
+		return ps_error_set(err, PS_ENOMEM, "out of memory for colpass's order");
+	}
+	memcpy(order, s->order, bytes);
+	s->order = order;
+	s->head_order = head_order;
+	s->shared = false;
 	if (*found)
 		schedule_free(best);
 	*best = *s;
 	*found = true;
+	return PS_OK;
 }
 
 static int layout_from_name(const char *name, enum cp_layout *out,
@@ -1065,7 +1199,7 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 	const struct ps_attention *att = pb->att;
 	enum cp_layout forced = CP_LAYOUTS;
 	bool found = false;
-	uint64_t least, fewest, stride, built = 0, *order;
+	uint64_t least, fewest, stride, built = 0;
 	struct cp_orders orders = { 0 };
 	int rc;
 
@@ -1085,13 +1219,13 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 				    (unsigned long long)fewest, (unsigned long long)pb->M,
 				    (unsigned long long)CP_PASSES_MAX);
 	stride = ps_max_u64(1, fewest * (att->d + 1) * TAIL_COLUMNS_MAX / CP_SEARCH_PASSES);
-	/* where each feature occurs in the rank order, for every layout */
-	if ((rc = rank_order(att, &order, err)))
+	/* the rank order and where each feature occurs in it, for every
+	 * layout */
+	if ((rc = rank_order(att, &orders.identity, err)) ||
+	    (rc = occurrences_build(att, orders.identity, &orders.rank, err))) {
+		orders_free(&orders);
 		return rc;
-	rc = occurrences_build(att, order, &orders.rank, err);
-	free(order);
-	if (rc)
-		return rc;
+	}
 	for (int l = 0; l < CP_LAYOUTS; l++) {
 		uint64_t p1_lo = 0, p1_hi = 0, p2_hi = 0, tried = 0;
 
@@ -1122,7 +1256,13 @@ static int choose(const struct ps_problem *pb, struct cp_schedule *best,
 				}
 				if (!rc) {
 					built += s.pass_count;
-					keep_cheaper(best, &found, &s);
+					rc = keep_cheaper(att, best, &found, &s, err);
+				}
+				if (rc < 0) {
+					if (found)
+						schedule_free(best);
+					orders_free(&orders);
+					return rc;
 				}
 			}
 	}

@@ -34,18 +34,26 @@ static const char *const shape_names[SHAPE_COUNT] = {
 	[SHAPE_UNIT] = "unit",
 };
 
-static int shape_tiling(const struct ps_attention *att, uint64_t M,
-			enum generic_shape shape, struct ps_tiling *t,
-			struct ps_error *err)
+/* The shape's side: its blocks' height before it is cut at r. */
+static uint64_t shape_side(const struct ps_attention *att, uint64_t M,
+			   enum generic_shape shape)
 {
-	uint64_t side = 1, width;
-	int rc;
+	uint64_t side = 1;
 
 	if (shape == SHAPE_SQUARE)
 		side = ps_isqrt(M / 4);
 	else if (shape == SHAPE_TALL)
 		side = M / (4 * att->nb);
-	side = ps_max_u64(side, 1);
+	return ps_max_u64(side, 1);
+}
+
+static int shape_tiling(const struct ps_attention *att, uint64_t M,
+			enum generic_shape shape, struct ps_tiling *t,
+			struct ps_error *err)
+{
+	uint64_t side = shape_side(att, M, shape), width;
+	int rc;
+
 	width = shape == SHAPE_TALL ? att->nb : ps_min_u64(side, att->nb);
 	rc = ps_tiling_blocks(t, att, ps_min_u64(side, att->r), err);
 	if (rc)
@@ -108,10 +116,24 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 	}
 	ps_cheapest_init(&c);
 	for (int shape = 0; shape < SHAPE_COUNT; shape++) {
+		uint64_t count = ps_block_count(att->r, ps_min_u64(shape_side(att, pb->M,
+									     (enum generic_shape)shape),
+								  att->r));
+		uint64_t floor = ps_tiling_io_floor(att, count, false);
 		struct ps_tiling t;
 
 		if (forced >= 0 && shape != forced)
 			continue;
+		/* pruning: a shape whose floor reaches the cheapest found would
+		 * not be kept (ps_cheapest_offer keeps a cheaper one only);
+		 * only the memory check of its tiles is left of it */
+		if (c.found && floor && floor >= c.plan.loads + c.plan.saves) {
+			if ((rc = ps_tiling_fits(att, count, err))) {
+				ps_tiling_free(&c.best);
+				return rc;
+			}
+			continue;
+		}
 		if ((rc = shape_tiling(att, pb->M, (enum generic_shape)shape, &t, err))) {
 			if (c.found)
 				ps_tiling_free(&c.best);
@@ -141,6 +163,27 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 	*best = c.best;
 	*plan = c.plan;
 	return PS_OK;
+}
+
+/* The least a plan can predict: the proof's shapes (or the one --tiles
+ * names) each cut r into blocks of their side, whose count ps_tiling_io_floor
+ * takes; tuned sizes may take any height, down to one block. */
+uint64_t ps_generic_io_floor(const struct ps_problem *pb)
+{
+	const struct ps_attention *att = pb->att;
+	uint64_t least = UINT64_MAX;
+
+	if (pb->sizes && !strcmp(pb->sizes, "tuned"))
+		return ps_tiling_io_floor(att, 1, false);
+	for (int shape = 0; shape < SHAPE_COUNT; shape++) {
+		uint64_t size = ps_min_u64(shape_side(att, pb->M, (enum generic_shape)shape), att->r);
+
+		if (!pb->tiles || !strcmp(pb->tiles, shape_names[shape]))
+			least = ps_min_u64(least, ps_tiling_io_floor(att, ps_block_count(att->r, size),
+								     false));
+	}
+	/* an unknown --tiles: the plan says so */
+	return least == UINT64_MAX ? 0 : least;
 }
 
 static int generic_plan(const struct ps_problem *pb, struct ps_plan *plan,

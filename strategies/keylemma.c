@@ -24,6 +24,7 @@
  * lemma's bound is then not claimed.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "pebblesim/strategy.h"
 #include "tiling.h"
@@ -149,6 +150,32 @@ static int choose(const struct ps_problem *pb, struct ps_tiling *best,
 	*best = c.best;
 	*plan = c.plan;
 	return PS_OK;
+}
+
+/*
+ * The least a plan can predict: the least over the w it tries of
+ * ps_tiling_io_floor for C(G, k) tiles, G = ceil(d / (w/g)) groups, k =
+ * min(g, G). No tile of the partition is empty, none dropped: the k-subset
+ * S of groups is the first tile of the monomial of one feature from each
+ * group of S (degree k <= g), whose groups are S itself.
+ */
+uint64_t ps_keylemma_io_floor(const struct ps_problem *pb)
+{
+	const struct ps_attention *att = pb->att;
+	bool tuned = pb->sizes && !strcmp(pb->sizes, "tuned");
+	uint64_t lo = pb->w ? pb->w : w_lowest(att), least = UINT64_MAX;
+	uint64_t hi = pb->w ? pb->w : tuned ? att->d : ps_keylemma_w_max(att, pb->M);
+
+	for (uint64_t w = lo; w <= hi && w <= att->d; w++) {
+		uint64_t groups = ps_ceil_div(att->d, group_size(att, w)), count;
+
+		if (group_size(att, w) == 0 ||
+		    ps_binom(groups, ps_min_u64(att->g, groups), &count))
+			return 0;
+		least = ps_min_u64(least, ps_tiling_io_floor(att, count, false));
+	}
+	/* no w to try: the plan says why */
+	return least == UINT64_MAX ? 0 : least;
 }
 
 static int keylemma_plan(const struct ps_problem *pb, struct ps_plan *plan,

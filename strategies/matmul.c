@@ -98,6 +98,12 @@ static uint64_t matmul_min_memory(const struct ps_attention *att)
 	return ps_tiling_least_memory(att, least_tiling);
 }
 
+/* The least a plan can predict: U stored, at least one block. */
+uint64_t ps_matmul_io_floor(const struct ps_problem *pb)
+{
+	return ps_tiling_io_floor(pb->att, 1, true);
+}
+
 static int matmul_plan(const struct ps_problem *pb, struct ps_plan *plan,
 		       struct ps_error *err)
 {

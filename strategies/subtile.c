@@ -46,11 +46,12 @@ static int subtile_groups(const struct ps_attention *att, struct ps_tiling *t,
 static int subtile_tiling(const struct ps_attention *att, uint64_t M,
 			  struct ps_tiling *t, struct ps_error *err)
 {
-	uint64_t h = ps_max_u64(M / (4 * att->g), 1);
-	int rc = subtile_groups(att, t, err);
+	int rc = subtile_groups(att, t, err); /* refuses g = 0 first */
+	uint64_t h;
 
 	if (rc)
 		return rc;
+	h = ps_max_u64(M / (4 * att->g), 1);
 	t->h_width = ps_min_u64(att->g, att->nb);
 	t->n_width = ps_min_u64(att->g, att->nb);
 	set_height(t, att, h);
@@ -74,6 +75,19 @@ static int subtile_tuned(const struct ps_attention *att, uint64_t M,
 static uint64_t subtile_min_memory(const struct ps_attention *att)
 {
 	return att->g ? ps_tiling_least_memory(att, subtile_tiling) : UINT64_MAX;
+}
+
+/* The least a plan can predict: its C(d, g) tiles (C(d, d) = 1 when g >
+ * d), none of them empty (ps_keylemma_io_floor's argument, groups of one
+ * feature), whatever the sub-tiles and sizes. */
+uint64_t ps_subtile_io_floor(const struct ps_problem *pb)
+{
+	const struct ps_attention *att = pb->att;
+	uint64_t count;
+
+	if (att->g == 0 || ps_binom(att->d, ps_min_u64(att->g, att->d), &count))
+		return 0;
+	return ps_tiling_io_floor(att, count, false);
 }
 
 static int subtile_plan(const struct ps_problem *pb, struct ps_plan *plan,

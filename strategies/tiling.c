@@ -159,23 +159,27 @@ static uint64_t features_between(const uint32_t *u, const uint32_t *v,
 	return m;
 }
 
-/* The features of the ranks [lo, hi) as a mask (lo < hi, d <= 64), in
- * time O(g). */
-static uint64_t rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
-				uint64_t hi)
+uint64_t ps_tuple_range_mask(const struct ps_monomials *mono, uint64_t first_m,
+			     uint64_t last_m, uint32_t d)
 {
-	uint32_t low = mono->degree[lo], high = mono->degree[hi - 1];
+	uint32_t low = mono->degree[first_m], high = mono->degree[last_m];
 	uint32_t first[64] = { 0 }, last[64];
 
 	if (high > low + 1) /* a whole degree l >= 1: every feature */
-		return features_from(0, mono->d);
+		return features_from(0, d);
 	if (high == low)
-		return features_between(ps_monomial_indices(mono, lo),
-					ps_monomial_indices(mono, hi - 1), low, mono->d);
+		return features_between(ps_monomial_indices(mono, first_m),
+					ps_monomial_indices(mono, last_m), low, d);
 	for (uint32_t p = 0; p < low; p++)
-		last[p] = mono->d - 1;
-	return features_between(ps_monomial_indices(mono, lo), last, low, mono->d) |
-	       features_between(first, ps_monomial_indices(mono, hi - 1), high, mono->d);
+		last[p] = d - 1;
+	return features_between(ps_monomial_indices(mono, first_m), last, low, d) |
+	       features_between(first, ps_monomial_indices(mono, last_m), high, d);
+}
+
+uint64_t ps_rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
+			    uint64_t hi)
+{
+	return ps_tuple_range_mask(mono, lo, hi - 1, mono->d);
 }
 
 /* How many features the ranks [lo, hi) read. */
@@ -188,7 +192,7 @@ static uint64_t rank_range_count(const struct ps_monomials *mono, uint64_t lo,
 		return ps_rank_range_union(mono, lo, hi, cols, mark);
 	if (hi <= lo)
 		return 0;
-	for (m = rank_range_mask(mono, lo, hi); m; m &= m - 1)
+	for (m = ps_rank_range_mask(mono, lo, hi); m; m &= m - 1)
 		count++;
 	return count;
 }
@@ -202,7 +206,7 @@ uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
 	if (hi <= lo)
 		return 0;
 	if (mono->d <= 64) {
-		uint64_t m = rank_range_mask(mono, lo, hi);
+		uint64_t m = ps_rank_range_mask(mono, lo, hi);
 
 		for (uint32_t a = 0; a < mono->d; a++)
 			if (m >> a & 1)
@@ -273,17 +277,18 @@ void ps_tiling_free(struct ps_tiling *t)
 /* ps_attention_plan_bytes counts four words a tile */
 _Static_assert(sizeof(struct ps_agg_tile) == 32, "a tile is four words");
 
-/* Whether a tiling of count tiles fits in the memory limit, before any of
- * it is allocated. */
-static int tiling_fits(const struct ps_attention *att, uint64_t count,
+int ps_tiling_fits(const struct ps_attention *att, uint64_t count,
 		       struct ps_error *err)
 {
+	const uint64_t bytes = ps_attention_plan_bytes(att->d, att->r, att->g, count);
 	char what[128];
 
+	/* the message only for a refusal: the searches ask often */
+	if (!ps_memory_fits(bytes, "", NULL))
+		return PS_OK;
 	snprintf(what, sizeof(what), "the plan's tiles for d = %llu and r = %llu monomials",
 		 (unsigned long long)att->d, (unsigned long long)att->r);
-	return ps_memory_fits(ps_attention_plan_bytes(att->d, att->r, att->g, count),
-			      what, err);
+	return ps_memory_fits(bytes, what, err);
 }
 
 /* Each tile's features into gen, from order and tiles (both set); cols
@@ -333,7 +338,9 @@ static void count_rank_features(struct ps_tiling *t,
 		struct ps_agg_tile *tile = &t->tiles[k];
 
 		tile->gen_first = used;
-		tile->gen_count = rank_range_count(&att->mono, tile->first,
+		/* one monomial reads its support, distinct features */
+		tile->gen_count = tile->count == 1 ? att->mono.support_size[tile->first] :
+				  rank_range_count(&att->mono, tile->first,
 						   tile->first + tile->count, cols, mark);
 		used += tile->gen_count;
 	}
@@ -398,7 +405,7 @@ int ps_tiling_blocks(struct ps_tiling *t, const struct ps_attention *att,
 	uint64_t count = ps_block_count(att->r, size);
 
 	memset(t, 0, sizeof(*t));
-	if (tiling_fits(att, count, err))
+	if (ps_tiling_fits(att, count, err))
 		return PS_ENOMEM;
 	/* the order is the rank order itself (order NULL): a plan that tries
 	 * many sizes takes time in the tiles, not in the r monomials */
@@ -428,7 +435,7 @@ int ps_tiling_partition(struct ps_tiling *t, const struct ps_attention *att,
 	uint64_t kept = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (tiling_fits(att, tile_count, err))
+	if (ps_tiling_fits(att, tile_count, err))
 		return PS_ENOMEM;
 	start = calloc(tile_count + 1, sizeof(uint64_t));
 	t->order = malloc(att->r * sizeof(uint64_t));
@@ -463,14 +470,29 @@ int ps_tiling_partition(struct ps_tiling *t, const struct ps_attention *att,
 
 uint64_t ps_subset_rank(const uint64_t *subset, uint64_t k, uint64_t n)
 {
-	uint64_t rank = 0, next = 0, c;
+	uint64_t rank = 0, next = 0, from, to;
 
-	/* subsets that agree before position i and have a smaller entry there */
-	for (uint64_t i = 0; i < k; i++) {
-		for (uint64_t v = next; v < subset[i]; v++) {
-			ps_binom(n - 1 - v, k - 1 - i, &c);
-			rank += c;
+	/*
+	 * The subsets that agree before position i and have a smaller entry
+	 * v there, next <= v < subset[i]: C(n - 1 - v, k - 1 - i) of each v.
+	 * By the hockey stick, sum_{j < J} C(j, m) = C(J, m + 1), so they are
+	 * C(n - next, k - i) - C(n - subset[i], k - i), two binomials a
+	 * position instead of one a skipped value. Neither overflows: as
+	 * next >= i, C(n - next, k - i) <= C(n - i, k - i) <= C(n, k).
+	 */
+	if (n < PS_BINOM_ROWS) {
+		const uint64_t (*c)[PS_BINOM_ROWS] = ps_binom_rows();
+
+		for (uint64_t i = 0; i < k; i++) {
+			rank += c[n - next][k - i] - c[n - subset[i]][k - i];
+			next = subset[i] + 1;
 		}
+		return rank;
+	}
+	for (uint64_t i = 0; i < k; i++) {
+		ps_binom(n - next, k - i, &from);
+		ps_binom(n - subset[i], k - i, &to);
+		rank += from - to;
 		next = subset[i] + 1;
 	}
 	return rank;
@@ -514,7 +536,7 @@ int ps_tiling_groups(struct ps_tiling *t, const struct ps_attention *att,
 
 	if (ps_binom(groups, k, &count) || count > att->r)
 		return ps_error_set(err, PS_ENOMEM, "too many aggregation tiles");
-	if (tiling_fits(att, count, err))
+	if (ps_tiling_fits(att, count, err))
 		return PS_ENOMEM;
 	tile_of = malloc(att->r * sizeof(uint64_t));
 	if (!tile_of)
@@ -526,15 +548,6 @@ int ps_tiling_groups(struct ps_tiling *t, const struct ps_attention *att,
 	free(tile_of);
 	*tiles = count;
 	return rc;
-}
-
-uint64_t ps_tiling_gen_total(const struct ps_tiling *t)
-{
-	uint64_t total = 0;
-
-	for (uint64_t k = 0; k < t->tile_count; k++)
-		total += t->tiles[k].gen_count;
-	return total;
 }
 
 /* ---- the bound on red pebbles ---------------------------------------- */
@@ -599,10 +612,41 @@ uint64_t ps_tiling_peak(const struct ps_tiling *t,
 
 /* ---- the cost model -------------------------------------------------- */
 
+/*
+ * What the cost model reads of the tiles: their count and four sums. Each
+ * tile's term is a product of the loop sizes by one of its own figures,
+ * so the sums give the same totals (also modulo 2^64: multiplication
+ * distributes over a wrapping sum), and ps_tiling_tune, which changes the
+ * sizes alone, costs a candidate in O(1) instead of O(tiles).
+ */
+struct tile_sums {
+	uint64_t tiles;
+	uint64_t src;   /* phase 1's source per row: monomials (stored) or features */
+	uint64_t whole; /* monomials of the tiles of one chunk */
+	uint64_t cut;   /* monomials of the tiles cut into sub-tiles */
+	uint64_t gen;   /* the features of all tiles */
+};
+
+static void tile_sums(const struct ps_tiling *t, struct tile_sums *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->tiles = t->tile_count;
+	for (uint64_t k = 0; k < t->tile_count; k++) {
+		const struct ps_agg_tile *tile = &t->tiles[k];
+
+		s->src += t->stored ? tile->count : tile->gen_count;
+		if (tile->count <= t->chunk)
+			s->whole += tile->count;
+		else
+			s->cut += tile->count;
+		s->gen += tile->gen_count;
+	}
+}
+
 /* Phases 0 and 1 of the cost model: U stored, then H tile by tile; added
  * into io by array (the kinds). */
-static void predict_h(const struct ps_tiling *t, const struct ps_attention *att,
-		      struct ps_array_io *io)
+static void predict_h(const struct ps_tiling *t, const struct tile_sums *s,
+		      const struct ps_attention *att, struct ps_array_io *io)
 {
 	const uint64_t n = att->n, d = att->d, r = att->r, nb = att->nb;
 	const uint64_t row_steps = ps_block_count(n, t->h_rows);
@@ -617,27 +661,20 @@ static void predict_h(const struct ps_tiling *t, const struct ps_attention *att,
 		io[PS_KIND_U2].saves += n * r;
 		io[PS_KIND_U1].saves += n * r;
 	}
-	/* phase 1, tile by tile; over the column blocks V's columns sum to d
-	 * and H's to |B| */
-	for (uint64_t k = 0; k < t->tile_count; k++) {
-		const struct ps_agg_tile *tile = &t->tiles[k];
-
-		src->loads += h_blocks * n * (t->stored ? tile->count : tile->gen_count);
-		io[PS_KIND_V].loads += n * d;
-		if (tile->count <= t->chunk) {
-			io[PS_KIND_H].saves += tile->count * nb;
-		} else {
-			/* sub-tiles of H: reloaded after the first rows, saved
-			 * after every step */
-			io[PS_KIND_H].loads += (row_steps - 1) * tile->count * nb;
-			io[PS_KIND_H].saves += row_steps * tile->count * nb;
-		}
-	}
+	/* phase 1, tile by tile (the sums of struct tile_sums); over the
+	 * column blocks V's columns sum to d and H's to |B| */
+	src->loads += h_blocks * n * s->src;
+	io[PS_KIND_V].loads += s->tiles * n * d;
+	io[PS_KIND_H].saves += s->whole * nb;
+	/* sub-tiles of H: reloaded after the first rows, saved after every
+	 * step */
+	io[PS_KIND_H].loads += (row_steps - 1) * s->cut * nb;
+	io[PS_KIND_H].saves += row_steps * s->cut * nb;
 }
 
 /* Phase 2 of the cost model: N and A, added into io. */
-static void predict_n(const struct ps_tiling *t, const struct ps_attention *att,
-		      struct ps_array_io *io)
+static void predict_n(const struct ps_tiling *t, const struct tile_sums *s,
+		      const struct ps_attention *att, struct ps_array_io *io)
 {
 	const uint64_t n = att->n, d = att->d, r = att->r, nb = att->nb;
 	const uint64_t row_blocks = ps_block_count(n, t->n_height);
@@ -647,7 +684,7 @@ static void predict_n(const struct ps_tiling *t, const struct ps_attention *att,
 	if (t->keep_q)
 		io[PS_KIND_Q].loads += n * t->all_count;
 	else if (!t->stored)
-		io[PS_KIND_Q].loads += n_blocks * n * ps_tiling_gen_total(t);
+		io[PS_KIND_Q].loads += n_blocks * n * s->gen;
 	io[PS_KIND_H].loads += row_blocks * r * nb;
 	if (t->stored)
 		io[PS_KIND_U1].loads += n_blocks * n * r;
@@ -660,9 +697,12 @@ static void predict_n(const struct ps_tiling *t, const struct ps_attention *att,
 void ps_tiling_predict(const struct ps_tiling *t,
 		       const struct ps_attention *att, struct ps_array_io *by_array)
 {
+	struct tile_sums s;
+
+	tile_sums(t, &s);
 	memset(by_array, 0, PS_ARRAY_MAX * sizeof(*by_array));
-	predict_h(t, att, by_array);
-	predict_n(t, att, by_array);
+	predict_h(t, &s, att, by_array);
+	predict_n(t, &s, att, by_array);
 }
 
 uint64_t ps_tiling_state_bytes(const struct ps_problem *pb, bool stored)
@@ -758,16 +798,16 @@ static void phase_set(struct ps_tiling *t, enum phase ph, uint64_t width,
 	}
 }
 
-static uint64_t phase_io(const struct ps_tiling *t,
+static uint64_t phase_io(const struct ps_tiling *t, const struct tile_sums *s,
 			 const struct ps_attention *att, enum phase ph)
 {
 	struct ps_array_io io[PS_ARRAY_MAX] = { { 0, 0 } };
 	uint64_t loads, saves;
 
 	if (ph == PHASE_H)
-		predict_h(t, att, io);
+		predict_h(t, s, att, io);
 	else
-		predict_n(t, att, io);
+		predict_n(t, s, att, io);
 	ps_array_io_total(io, &loads, &saves);
 	return loads + saves;
 }
@@ -805,7 +845,10 @@ static uint64_t tune_phase(struct ps_tiling *t, struct ps_tiling *bound,
 			   enum phase ph)
 {
 	uint64_t best = UINT64_MAX, best_width = 1, best_rows = 1;
+	struct tile_sums s;
 
+	/* the sizes change, the tiles and the chunk do not */
+	tile_sums(t, &s);
 	for (uint64_t w = 1; w <= att->nb; w++) {
 		uint64_t rows = most_rows(bound, att, M, ph, w), io;
 
@@ -813,7 +856,7 @@ static uint64_t tune_phase(struct ps_tiling *t, struct ps_tiling *bound,
 		if (!rows)
 			break;
 		phase_set(t, ph, w, rows);
-		io = phase_io(t, att, ph);
+		io = phase_io(t, &s, att, ph);
 		if (io < best) {
 			best = io;
 			best_width = w;
@@ -995,14 +1038,69 @@ bool ps_tiling_tune(struct ps_tiling *t, const struct ps_attention *att,
 	return true;
 }
 
+static bool pruning = true;
+
+void ps_tiling_set_pruning(bool on)
+{
+	pruning = on;
+}
+
+bool ps_tiling_pruning(void)
+{
+	return pruning;
+}
+
+/*
+ * Whether no tiling of att's monomials (at most r tiles, each of at most
+ * d features) can make the cost model wrap: with every size at least 1,
+ * each term of predict_h and predict_n is at most n |B| r times its
+ * factor (the sources (d + 1), Q d, V, H's whole tiles 1, cut ones 2,
+ * phase 2's H 1, U1 1, phase 0 2 + 2, the outputs 1), 2d + 12 in all.
+ */
+static bool io_exact(const struct ps_attention *att)
+{
+	uint64_t cap;
+
+	return !ps_mul_u64(att->n, att->nb, &cap) && !ps_mul_u64(cap, att->r, &cap) &&
+	       !ps_mul_u64(cap, 2 * (uint64_t)att->d + 12, &cap);
+}
+
+/*
+ * The least I/O the cost model can give a tiling of att's r monomials in
+ * count tiles, U stored or not, whatever its sizes (every block count at
+ * least 1): V[., columns below d] loaded once a tile, count n d; the
+ * features every tile reads, at least the all_count any monomial reads,
+ * loaded from K in phase 1 and Q in phase 2 (the strip or per tile), or
+ * stored, K and Q read once in phase 0: 2 n all_count either way; stored,
+ * U1 and U2 saved once (2 n r) and loaded at least once (2 n r); H's r |B|
+ * saved at least once and loaded at least once in phase 2; the outputs.
+ * With io_exact, nothing here or in the model wraps.
+ */
+static uint64_t io_floor(const struct ps_attention *att, uint64_t count, bool stored)
+{
+	const uint64_t n = att->n, all = att->g ? att->d : 0;
+
+	return count * n * att->d + 2 * n * all + (stored ? 4 * n * att->r : 0) +
+	       2 * att->r * att->nb + n * (att->normalize ? att->d : att->nb);
+}
+
+uint64_t ps_tiling_io_floor(const struct ps_attention *att, uint64_t count, bool stored)
+{
+	/* a tiling has at most r tiles: io_exact's bound */
+	if (!pruning || att->causal || att->exact || !io_exact(att))
+		return 0;
+	return io_floor(att, ps_min_u64(count, att->r), stored);
+}
+
 int ps_tiling_tune_blocks(const struct ps_attention *att, uint64_t M,
 			  ps_tiling_setup_fn setup, unsigned vary,
 			  struct ps_cheapest *c, struct ps_error *err)
 {
 	uint64_t last = 0;
+	bool exact = pruning && io_exact(att), pruned = false, set_up = false, stored = false;
 
 	for (uint64_t tiles = 1; tiles <= att->r; tiles++) {
-		uint64_t size = ps_ceil_div(att->r, tiles);
+		uint64_t size = ps_ceil_div(att->r, tiles), count;
 		struct ps_tiling t;
 		int rc;
 
@@ -1010,8 +1108,30 @@ int ps_tiling_tune_blocks(const struct ps_attention *att, uint64_t M,
 		if (size == last || size > M)
 			continue;
 		last = size;
+		count = ps_block_count(att->r, size);
+		/*
+		 * Pruning. The tilings from here on have sizes no larger and
+		 * tile counts no smaller, and io_floor grows with the count:
+		 * once the floor reaches the cheapest I/O found, no later
+		 * tiling costs less, and ps_cheapest_offer keeps only one that
+		 * costs less. The floor needs the loops (stored or not), the
+		 * same for every size of one setup: it is taken from the first
+		 * tiling set up. What the skipped setups could still do is
+		 * refuse their tiles for memory: that check alone is kept, so
+		 * that the search fails where it failed unpruned.
+		 */
+		if (!pruned && exact && set_up && c->found &&
+		    io_floor(att, count, stored) >= c->plan.loads + c->plan.saves)
+			pruned = true;
+		if (pruned) {
+			if (ps_tiling_fits(att, count, err))
+				return PS_ENOMEM;
+			continue;
+		}
 		if ((rc = setup(att, M, size, &t, err)))
 			return rc;
+		set_up = true;
+		stored = t.stored;
 		ps_tiling_tune(&t, att, M, vary);
 		ps_cheapest_offer(c, &t, att, M);
 	}

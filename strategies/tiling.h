@@ -53,6 +53,19 @@ uint64_t ps_support_union(const struct ps_monomials *mono,
 uint64_t ps_rank_range_union(const struct ps_monomials *mono, uint64_t lo,
 			     uint64_t hi, uint64_t *cols, uint8_t *mark);
 
+/* The features of the ranks [lo, hi) as a mask (lo < hi, d <= 64), in
+ * time O(g), from the first and last tuples. */
+uint64_t ps_rank_range_mask(const struct ps_monomials *mono, uint64_t lo,
+			    uint64_t hi);
+
+/* The same over the features [0, d) alone (d <= 64): the features of the
+ * monomials of those features from first_m to last_m in the rank order
+ * (both of them of those features, first_m <= last_m). The rank order of
+ * the monomials of the first d features is the rank order of the table of
+ * d features; ps_rank_range_mask is the case of every feature. */
+uint64_t ps_tuple_range_mask(const struct ps_monomials *mono, uint64_t first_m,
+			     uint64_t last_m, uint32_t d);
+
 /* Emits load, save, delete or compute of kind over c0 x c1. */
 int ps_emit(struct ps_sink *sink, enum ps_opcode code, enum ps_kind kind,
 	    struct ps_coordset c0, struct ps_coordset c1, struct ps_error *err);
@@ -110,6 +123,11 @@ struct ps_tiling {
 	uint64_t *all;
 };
 
+/* Whether a tiling of count tiles fits in the memory limit, before any of
+ * it is allocated: PS_OK, or PS_ENOMEM and why. */
+int ps_tiling_fits(const struct ps_attention *att, uint64_t count,
+		   struct ps_error *err);
+
 /* Contiguous blocks of size monomials, each with the size of its support
  * union (order and gen NULL). */
 int ps_tiling_blocks(struct ps_tiling *t, const struct ps_attention *att,
@@ -155,9 +173,6 @@ void ps_tiling_predict(const struct ps_tiling *t,
 /* Emits the whole pebbling: (U1, U2 when stored), H, then N and A. */
 int ps_tiling_run(const struct ps_tiling *t, const struct ps_attention *att,
 		  struct ps_sink *sink, struct ps_error *err);
-
-/* The features of all tiles, added up. */
-uint64_t ps_tiling_gen_total(const struct ps_tiling *t);
 
 /*
  * --dry-run and the memory limit: the engine's state for pb's sequence
@@ -217,7 +232,30 @@ enum {
 bool ps_tiling_tune(struct ps_tiling *t, const struct ps_attention *att,
 		    uint64_t M, unsigned vary);
 
-/* Sets up contiguous blocks of size monomials, with their loop structure. */
+/*
+ * The planners' pruning (ps_tiling_tune_blocks, and best's candidates for
+ * the report's cheapest): on by default. Each rule skips only what cannot
+ * cost less than what was found, so the answers are the same without it;
+ * the tests turn it off to check that they are.
+ */
+void ps_tiling_set_pruning(bool on);
+bool ps_tiling_pruning(void);
+
+/*
+ * Floors of the cost models, for best's pruning: the least I/O a tiling of
+ * count tiles can predict whatever its sizes (U stored or not), and the
+ * least each strategy's plan on pb can predict, from its tile counts; 0
+ * where none is known (pruning off, a causal or exact DAG, a cost model
+ * that could wrap 2^64).
+ */
+uint64_t ps_tiling_io_floor(const struct ps_attention *att, uint64_t count, bool stored);
+uint64_t ps_generic_io_floor(const struct ps_problem *pb);
+uint64_t ps_keylemma_io_floor(const struct ps_problem *pb);
+uint64_t ps_subtile_io_floor(const struct ps_problem *pb);
+uint64_t ps_matmul_io_floor(const struct ps_problem *pb);
+
+/* Sets up contiguous blocks of size monomials, with their loop structure:
+ * the same loops (U stored or not) for every size. */
 typedef int (*ps_tiling_setup_fn)(const struct ps_attention *att, uint64_t M,
 				  uint64_t size, struct ps_tiling *t,
 				  struct ps_error *err);
@@ -225,7 +263,8 @@ typedef int (*ps_tiling_setup_fn)(const struct ps_attention *att, uint64_t M,
 /*
  * --sizes tuned over block heights: for every count T of tiles, blocks of
  * ceil(r/T) monomials (the evenest cut into T) set up and tuned, each
- * offered to c.
+ * offered to c; once ps_tiling_io_floor of the next count reaches c's
+ * cheapest, the rest are not set up (none of them could be kept).
  */
 int ps_tiling_tune_blocks(const struct ps_attention *att, uint64_t M,
 			  ps_tiling_setup_fn setup, unsigned vary,

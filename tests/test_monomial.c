@@ -92,6 +92,24 @@ START_TEST(test_binom_and_tau)
 	ck_assert_int_eq(ps_binom(62, 31, &v), 0);
 	ck_assert_uint_eq(v, UINT64_C(465428353255261088));
 	ck_assert_int_eq(ps_binom(68, 34, &v), -1); /* 2.8e19 > 2^64 */
+	ck_assert_int_eq(ps_binom(67, 33, &v), 0);
+	ck_assert_uint_eq(v, UINT64_C(14226520737620288370)); /* the table's largest */
+	/* Pascal's rule across the table's last row and the product formula
+	 * beyond it, where nothing overflows */
+	for (uint64_t n = 1; n <= 80; n++)
+		for (uint64_t k = 1; k <= n; k++) {
+			uint64_t here, left, up;
+
+			if (ps_binom(n, k, &here) || ps_binom(n - 1, k - 1, &left) ||
+			    ps_binom(n - 1, k, &up))
+				continue;
+			ck_assert_msg(here == left + up, "C(%llu, %llu)", (unsigned long long)n,
+				      (unsigned long long)k);
+		}
+	ck_assert_int_eq(ps_binom(80, 2, &v), 0);
+	ck_assert_uint_eq(v, 3160);
+	ck_assert_int_eq(ps_binom(70, 69, &v), 0);
+	ck_assert_uint_eq(v, 70);
 	ck_assert_int_eq(ps_tau(9, 3, &v), 0);
 	ck_assert_uint_eq(v, 220);
 	ck_assert_int_eq(ps_tau(0, 4, &v), 0);

@@ -520,6 +520,132 @@ START_TEST(test_tuned_headline)
 }
 END_TEST
 
+/* ---- pruning ----------------------------------------------------------- */
+
+/* A small deterministic generator for the random grids. */
+static uint64_t next_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* s planned on pb with the planners' pruning and without: the same
+ * answer, field by field. */
+static void check_same_unpruned(const struct ps_strategy *s, const struct ps_problem *pb,
+				const char *what)
+{
+	struct ps_plan with, without;
+	struct ps_error e1, e2;
+	int rc1, rc2;
+
+	memset(&with, 0, sizeof(with));
+	memset(&without, 0, sizeof(without));
+	ps_error_clear(&e1);
+	ps_error_clear(&e2);
+	rc1 = ps_strategy_plan(s, pb, &with, &e1);
+	ps_tiling_set_pruning(false);
+	rc2 = ps_strategy_plan(s, pb, &without, &e2);
+	ps_tiling_set_pruning(true);
+	ck_assert_msg(rc1 == rc2, "%s %s: rc %d pruned, %d not", s->name, what, rc1, rc2);
+	if (rc1) {
+		ck_assert_str_eq(e1.msg, e2.msg);
+		return;
+	}
+	ck_assert_msg(with.loads == without.loads && with.saves == without.saves,
+		      "%s %s: %llu+%llu pruned, %llu+%llu not", s->name, what,
+		      (unsigned long long)with.loads, (unsigned long long)with.saves,
+		      (unsigned long long)without.loads, (unsigned long long)without.saves);
+	ck_assert_str_eq(with.summary, without.summary);
+	ck_assert_uint_eq(with.peak_red, without.peak_red);
+	ck_assert(!memcmp(with.by_array, without.by_array, sizeof(with.by_array)));
+}
+
+/* Each floor best prunes by is at most the I/O its strategy plans, with
+ * either sizes, and best's cheapest with the pruning is ps_best_candidates'
+ * without it. */
+static void check_floors(const struct ps_attention *att, uint64_t M, const char *what)
+{
+	static const struct {
+		const char *name;
+		uint64_t (*floor)(const struct ps_problem *pb);
+	} floors[] = {
+		{ "generic", ps_generic_io_floor }, { "keylemma", ps_keylemma_io_floor },
+		{ "subtile", ps_subtile_io_floor }, { "matmul", ps_matmul_io_floor },
+	};
+	static const char *const sizes[] = { NULL, "tuned" };
+	struct ps_problem pb = { .att = att, .M = M };
+	struct ps_candidate all, second, cheapest;
+	int rc;
+
+	for (size_t k = 0; k < sizeof(floors) / sizeof(floors[0]); k++)
+		for (size_t z = 0; z < 2; z++) {
+			struct ps_problem with = { .att = att, .M = M, .sizes = sizes[z] };
+			struct ps_plan plan;
+			struct ps_error err;
+			uint64_t floor = floors[k].floor(&with);
+
+			if (ps_strategy_plan(find(floors[k].name), &with, &plan, &err) || !plan.predicted)
+				continue;
+			ck_assert_msg(floor <= plan.loads + plan.saves, "%s%s %s: floor %llu above %llu",
+				      floors[k].name, z ? " tuned" : "", what,
+				      (unsigned long long)floor,
+				      (unsigned long long)(plan.loads + plan.saves));
+		}
+	rc = ps_best_cheapest(&pb, &cheapest);
+	ps_tiling_set_pruning(false);
+	ck_assert_int_eq(ps_best_candidates(&pb, &all, &second), rc);
+	ps_tiling_set_pruning(true);
+	if (rc)
+		return;
+	ck_assert_msg(all.s == cheapest.s && all.sizes == cheapest.sizes && all.io == cheapest.io,
+		      "%s: %s%s %llu unpruned, %s%s %llu pruned", what, all.s->name,
+		      all.sizes ? " tuned" : "", (unsigned long long)all.io, cheapest.s->name,
+		      cheapest.sizes ? " tuned" : "", (unsigned long long)cheapest.io);
+}
+
+/*
+ * The tuned block heights (generic, matmul), best's choice and the
+ * report's cheapest (ps_best_cheapest), with the pruning and without, and
+ * the floors below the plans, on a grid of random parameters: n up to 5000, d up
+ * to 20, g up to 4 (r at most 3000), M from 8 to 2^15.
+ */
+START_TEST(test_pruned_search_same)
+{
+	static const char *const names[] = { "generic", "matmul", "caseI", "best" };
+	uint64_t state = 0x9e3779b97f4a7c15u;
+	unsigned points = test_grid_small() ? 24 : 80, done = 0;
+
+	while (done < points) {
+		uint64_t n = 1 + next_random(&state) % 5000, d = 1 + next_random(&state) % 20;
+		uint64_t g = next_random(&state) % 5, r;
+		uint64_t M = UINT64_C(8) << next_random(&state) % 13;
+		int normalize = (int)(next_random(&state) % 2);
+		struct ps_attention att;
+		char what[96];
+
+		M += next_random(&state) % M;
+		if (ps_binom(d + g, g, &r) || r > 3000)
+			continue;
+		test_attention(&att, n, d, g, normalize);
+		snprintf(what, sizeof(what), "n=%llu d=%llu g=%llu M=%llu%s",
+			 (unsigned long long)n, (unsigned long long)d, (unsigned long long)g,
+			 (unsigned long long)M, normalize ? "" : " unnormalised");
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			struct ps_problem pb = { .att = &att, .M = M, .sizes = "tuned" };
+
+			if (!strcmp(names[k], "best"))
+				pb.sizes = NULL;
+			check_same_unpruned(find(names[k]), &pb, what);
+		}
+		check_floors(&att, M, what);
+		ps_attention_free(&att);
+		done++;
+	}
+}
+END_TEST
+
 /* ---- the Key Lemma's tiles -------------------------------------------- */
 
 START_TEST(test_subset_rank)
@@ -873,6 +999,7 @@ Suite *strategies_suite(void)
 	tcase_add_test(each, test_cases_classified);
 	tcase_add_test(each, test_tuned_grid);
 	tcase_add_test(each, test_tuned_headline);
+	tcase_add_test(each, test_pruned_search_same);
 	tcase_add_test(each, test_sizes_proof_is_default);
 	tcase_add_test(each, test_colpass_layouts);
 	tcase_add_test(each, test_colpass_targets);

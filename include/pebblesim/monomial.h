@@ -31,6 +31,13 @@ struct ps_monomials {
 /* C(n, k) into *out; -1 when it overflows 64 bits. */
 int ps_binom(uint64_t n, uint64_t k, uint64_t *out);
 
+/* Pascal's triangle to the last row whose every entry fits 64 bits
+ * (C(67, 33) < 2^64 < C(68, 34)): ps_binom_rows()[n][k] = C(n, k) for
+ * n < PS_BINOM_ROWS (0 for k > n), for the planners' inner loops. Filled
+ * once, by the first caller of either function. */
+#define PS_BINOM_ROWS 68
+const uint64_t (*ps_binom_rows(void))[PS_BINOM_ROWS];
+
 /* tau(w) = C(w + g, g); -1 on overflow. */
 int ps_tau(uint64_t w, uint64_t g, uint64_t *out);
 

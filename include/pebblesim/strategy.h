@@ -207,6 +207,10 @@ struct ps_candidate {
 int ps_best_candidates(const struct ps_problem *pb, struct ps_candidate *best,
 		       struct ps_candidate *second);
 
+/* The same cheapest as ps_best_candidates, without the runner-up, which
+ * lets it skip the candidates whose cost models cannot go below it. */
+int ps_best_cheapest(const struct ps_problem *pb, struct ps_candidate *best);
+
 /* best's candidates in the order it plans them, at most max: each
  * strategy it considers, one that takes --sizes also with "tuned";
  * returns how many. */
