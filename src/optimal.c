@@ -38,6 +38,8 @@ struct graph {
 	uint32_t *stack, *seen, stamp;
 	uint32_t *stopped, *claimed, *reached, *via, *path_stack, claim_stamp, reach_mark;
 	int32_t *chain_a, *chain_c; /* separations(): the longest chains */
+	uint32_t *on_path, path_mark; /* separations(): the value's path */
+	uint32_t *kept, kept_stamp;   /* the paths of values counted */
 	uint64_t *reads_mask, *anc_mask, *desc_mask; /* crowding(): inputs */
 	uint64_t M;                 /* capacity, for the separations */
 	/* the uses of each node, for rule R5: the nodes that read it (a
@@ -68,6 +70,8 @@ static void graph_free(struct graph *gr)
 	free(gr->path_stack);
 	free(gr->chain_a);
 	free(gr->chain_c);
+	free(gr->on_path);
+	free(gr->kept);
 	free(gr->reads_mask);
 	free(gr->anc_mask);
 	free(gr->desc_mask);
@@ -241,6 +245,8 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	gr->path_stack = calloc(S + 1, sizeof(uint32_t));
 	gr->chain_a = calloc(S + 1, sizeof(int32_t));
 	gr->chain_c = calloc(S + 1, sizeof(int32_t));
+	gr->on_path = calloc(S + 1, sizeof(uint32_t));
+	gr->kept = calloc(S + 1, sizeof(uint32_t));
 	gr->reads_mask = calloc(S + 1, sizeof(uint64_t));
 	gr->anc_mask = calloc(S + 1, sizeof(uint64_t));
 	gr->desc_mask = calloc(S + 1, sizeof(uint64_t));
@@ -248,6 +254,7 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	    !gr->edge_par_count || !gr->edge_transient || !gr->edge_product ||
 	    !gr->outputs || !gr->stack || !gr->seen || !gr->stopped || !gr->claimed ||
 	    !gr->reached || !gr->via || !gr->path_stack || !gr->chain_a || !gr->chain_c ||
+	    !gr->on_path || !gr->kept ||
 	    !gr->reads_mask || !gr->anc_mask || !gr->desc_mask) {
 		graph_free(gr);
 		return ps_error_set(err, PS_ENOMEM, "out of memory");
@@ -435,18 +442,40 @@ static bool reads(const struct graph *gr, uint32_t v, uint32_t i)
 	return false;
 }
 
+/* Any parent of v on the path of the value separations() follows. */
+static bool reads_path(const struct graph *gr, uint32_t v)
+{
+	for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
+		if (gr->on_path[gr->par[p]] == gr->path_mark)
+			return true;
+	return false;
+}
+
+/* A fresh mark for one of the heuristic's stamped arrays. */
+static uint32_t new_mark(uint32_t *mark, uint32_t *marks, uint32_t n)
+{
+	if (++*mark == 0) {
+		memset(marks, 0, n * sizeof(uint32_t));
+		*mark = 1;
+	}
+	return *mark;
+}
+
 /*
- * Reloads of input i that capacity forces (docs/OPTIMAL.md, "The
- * heuristic", term 5). A plain node c with M - 1 parents fills fast
- * memory when it is computed: nothing else is red then. When a bare node
- * a reading i leads to c through bare nodes, and c to a bare node b
- * reading i, and c does not read i, then i is red at a's first compute,
- * not red at c's first, and red again at b's first, after c's: a load of
- * i lies between c's first compute and b's. Along a chain a0 -> c1 -> a1
- * -> ... -> cm -> am, those loads are m distinct ones, after the first
- * load of i. The longest such chain, by a pass in topological order.
+ * Reloads that capacity forces along a value's path (docs/OPTIMAL.md,
+ * "The heuristic", term 5). The value x is an input, or a bare node; its
+ * path (on_path, marked path_mark) is x alone for an input, else x and
+ * bare nodes up to an input. A plain node c with M - 1 parents fills
+ * fast memory when it is computed: nothing else is red then. When a bare
+ * node a reading x leads to c through bare nodes, and c to a bare node b
+ * reading x, and c reads no node of the path, then x is red at a's first
+ * compute, no node of the path is red at c's first, and x is red again
+ * at b's first, after c's: a load of a node of the path lies between c's
+ * first compute and b's. Along a chain a0 -> c1 -> a1 -> ... -> cm ->
+ * am, those loads are m distinct ones, after the path's input was first
+ * red. The longest such chain, by a pass in topological order.
  */
-static uint32_t separations(struct graph *gr, const uint64_t *s, uint32_t i)
+static uint32_t separations(struct graph *gr, const uint64_t *s, uint32_t x)
 {
 	int32_t best = 0;
 
@@ -465,9 +494,9 @@ static uint32_t separations(struct graph *gr, const uint64_t *s, uint32_t i)
 				in_c = in_c > gr->chain_c[u] ? in_c : gr->chain_c[u];
 			}
 		}
-		reader = reads(gr, v, i);
+		reader = reads(gr, v, x);
 		/* chain_a, chain_c: the longest chain ending at v or before it on
-		 * a bare path, at a reader of i and at a separator */
+		 * a bare path, at a reader of x and at a separator */
 		gr->chain_a[v] = in_a;
 		gr->chain_c[v] = in_c;
 		if (reader) {
@@ -476,10 +505,86 @@ static uint32_t separations(struct graph *gr, const uint64_t *s, uint32_t i)
 			gr->chain_a[v] = gr->chain_a[v] > a ? gr->chain_a[v] : a;
 			best = best > a ? best : a;
 		}
-		if (!reader && in_a >= 0 && (uint64_t)(gr->end[v] - gr->first[v]) + 1 == gr->M)
+		if (!reads_path(gr, v) && in_a >= 0 &&
+		    (uint64_t)(gr->end[v] - gr->first[v]) + 1 == gr->M)
 			gr->chain_c[v] = gr->chain_c[v] > in_a + 1 ? gr->chain_c[v] : in_a + 1;
 	}
 	return (uint32_t)best;
+}
+
+/*
+ * The path of term 5 for a bare node x: x, then bare nodes, each a
+ * parent of the one before, up to an input; none of them kept by a value
+ * counted before. Marks it on_path and returns its input, or UINT32_MAX
+ * when there is none (via[] links it back to x).
+ */
+static uint32_t value_path(struct graph *gr, const uint64_t *s, uint32_t x)
+{
+	uint32_t top = 0, mark = new_mark(&gr->reach_mark, gr->reached, gr->nodes);
+
+	gr->reached[x] = mark;
+	gr->via[x] = UINT32_MAX;
+	gr->path_stack[top++] = x;
+	while (top) {
+		uint32_t v = gr->path_stack[--top];
+
+		if (gr->role[v] == PS_ROLE_INPUT) {
+			new_mark(&gr->path_mark, gr->on_path, gr->nodes);
+			for (uint32_t w = v; w != UINT32_MAX; w = gr->via[w])
+				gr->on_path[w] = gr->path_mark;
+			return v;
+		}
+		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++) {
+			uint32_t q = gr->par[p];
+
+			if (gr->reached[q] == mark || gr->kept[q] == gr->kept_stamp ||
+			    (gr->role[q] != PS_ROLE_INPUT && !bare(gr, s, q)))
+				continue;
+			gr->reached[q] = mark;
+			gr->via[q] = v;
+			gr->path_stack[top++] = q;
+		}
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * Term 5 summed over values whose paths share no node: first each input
+ * that two or more nodes read, its path itself; then each bare node that
+ * two or more nodes read, in topological order, along a path that no
+ * value counted before keeps. A value whose chain counts keeps its path.
+ */
+static uint32_t all_separations(struct graph *gr, const uint64_t *s)
+{
+	uint32_t total = 0;
+
+	new_mark(&gr->kept_stamp, gr->kept, gr->nodes);
+	for (uint32_t v = 0; v < gr->nodes; v++) {
+		uint32_t c;
+
+		if (gr->role[v] != PS_ROLE_INPUT || gr->seen[v] != gr->stamp ||
+		    gr->use_start[v + 1] - gr->use_start[v] < 2)
+			continue;
+		new_mark(&gr->path_mark, gr->on_path, gr->nodes);
+		gr->on_path[v] = gr->path_mark;
+		if ((c = separations(gr, s, v))) {
+			gr->kept[v] = gr->kept_stamp;
+			total += c;
+		}
+	}
+	for (uint32_t k = 0; k < gr->nodes; k++) {
+		uint32_t x = gr->order[k], end, c;
+
+		if (!bare(gr, s, x) || gr->use_start[x + 1] - gr->use_start[x] < 2 ||
+		    (end = value_path(gr, s, x)) == UINT32_MAX)
+			continue;
+		if ((c = separations(gr, s, x))) {
+			for (uint32_t w = end; w != UINT32_MAX; w = gr->via[w])
+				gr->kept[w] = gr->kept_stamp;
+			total += c;
+		}
+	}
+	return total;
 }
 
 /*
@@ -617,12 +722,9 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 	}
 	/* terms 5 and 6 count reloads after a first load: the larger */
 	{
-		uint32_t chains = 0, crowd = gr->M ? crowding(gr, s) : 0;
+		uint32_t chains = gr->M ? all_separations(gr, s) : 0;
+		uint32_t crowd = gr->M ? crowding(gr, s) : 0;
 
-		for (uint32_t v = 0; v < gr->nodes && gr->M; v++)
-			if (gr->role[v] == PS_ROLE_INPUT && gr->seen[v] == gr->stamp &&
-			    gr->use_start[v + 1] - gr->use_start[v] > 1)
-				chains += separations(gr, s, v);
 		h += chains > crowd ? chains : crowd;
 	}
 	return h;
