@@ -177,6 +177,17 @@ static uint64_t exhaustive(const struct ps_dag *dag, uint64_t M)
 			uint64_t key;
 			size_t slot;
 
+			/* the moves MODEL.md forbids on the node's flags alone are
+			 * not copied in to be refused (it only saves time) */
+			if (!mac) {
+				uint8_t f = ps_engine_flags(&cur.e, v);
+				bool red = f & PS_ST_RED, blue = f & PS_ST_BLUE;
+
+				if ((move == PS_MOVE_LOAD && (red || !blue)) ||
+				    ((move == PS_MOVE_SAVE || move == PS_MOVE_DELETE) && !red) ||
+				    (move == PS_MOVE_COMPUTE && red))
+					continue;
+			}
 			ck_assert_int_eq(ps_engine_copy(&scratch, &cur.e), 0);
 			if (ps_engine_apply(&scratch, move, v))
 				continue;
@@ -292,14 +303,17 @@ static void random_plain_dag(struct ps_explicit *x)
 }
 
 /* The search against the exhaustive one on dag under M; its sequence
- * replayed in the engine. Returns the start's heuristic. */
-static uint64_t agree(const struct ps_dag *dag, uint64_t M, unsigned trial)
+ * replayed in the engine. Returns the start's heuristic; *optimum, when
+ * not NULL, gets the exhaustive optimum. */
+static uint64_t agree(const struct ps_dag *dag, uint64_t M, unsigned trial, uint64_t *optimum)
 {
 	struct ps_optimal_limits lim = { 0, 0, PS_OPTIMAL_NONE };
 	struct ps_optimal_result res;
 	struct ps_error err;
 	uint64_t want = exhaustive(dag, M);
 
+	if (optimum)
+		*optimum = want;
 	ps_error_clear(&err);
 	ck_assert_msg(ps_optimal_search(dag, M, &lim, &res, &err) == 0, "%s", err.msg);
 	if (want == UINT64_MAX) {
@@ -339,9 +353,9 @@ START_TEST(test_random_dags_agree)
 		struct ps_error err;
 
 		random_dag(&x);
-		agree(&x.dag, M, t);
+		agree(&x.dag, M, t, NULL);
 		slot_dag_init(&slots, &x);
-		agree(&slots.dag, M + 1, t);
+		agree(&slots.dag, M + 1, t, NULL);
 		ck_assert_int_eq(ps_optimal_search(&x.dag, M, &lim, &res, &err), 0);
 		feasible += res.status == PS_OPTIMAL_FOUND;
 		ps_optimal_result_free(&res);
@@ -358,7 +372,7 @@ END_TEST
  * or below the exhaustive optimum and the search finds that optimum. */
 START_TEST(test_random_plain_dags_agree)
 {
-	unsigned trials = test_grid_small() ? 40 : 160, above = 0;
+	unsigned trials = test_grid_small() ? 12 : 24, above = 0;
 
 	rng_state = 39;
 	for (unsigned t = 0; t < trials; t++) {
@@ -367,7 +381,7 @@ START_TEST(test_random_plain_dags_agree)
 
 		random_plain_dag(&x);
 		/* the reload terms raise the start above the trivial bound */
-		above += agree(&x.dag, M, 1000 + t) > x.inputs + x.dag.output_count;
+		above += agree(&x.dag, M, 1000 + t, NULL) > x.inputs + x.dag.output_count;
 		ps_explicit_free(&x);
 	}
 	ck_assert_msg(above >= trials / 10, "the reload terms count in %u of %u DAGs", above, trials);
@@ -408,10 +422,11 @@ START_TEST(test_value_paths)
 
 	for (unsigned k = 0; k < sizeof(dags) / sizeof(dags[0]); k++) {
 		struct ps_explicit x;
+		uint64_t optimum;
 
 		make_dag(&x, dags[k].n, dags[k].pairs, dags[k].edges, false);
-		ck_assert_uint_eq(exhaustive(&x.dag, dags[k].M), dags[k].optimum);
-		ck_assert_uint_eq(agree(&x.dag, dags[k].M, 2000 + k), dags[k].start);
+		ck_assert_uint_eq(agree(&x.dag, dags[k].M, 2000 + k, &optimum), dags[k].start);
+		ck_assert_uint_eq(optimum, dags[k].optimum);
 		ps_explicit_free(&x);
 	}
 }
