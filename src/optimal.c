@@ -40,6 +40,8 @@ struct graph {
 	int32_t *chain_a, *chain_c; /* separations(): the longest chains */
 	uint32_t *on_path, path_mark; /* separations(): the value's path */
 	uint32_t *kept, kept_stamp;   /* the paths of values counted */
+	uint8_t *is_bare;             /* bare(), for terms 5 and 6 */
+	uint32_t *pos;                /* each node's place in order[] */
 	uint64_t *reads_mask, *anc_mask, *desc_mask; /* crowding(): inputs */
 	uint64_t M;                 /* capacity, for the separations */
 	/* the uses of each node, for rule R5: the nodes that read it (a
@@ -72,6 +74,8 @@ static void graph_free(struct graph *gr)
 	free(gr->chain_c);
 	free(gr->on_path);
 	free(gr->kept);
+	free(gr->is_bare);
+	free(gr->pos);
 	free(gr->reads_mask);
 	free(gr->anc_mask);
 	free(gr->desc_mask);
@@ -176,6 +180,8 @@ static int graph_uses(struct graph *gr, struct ps_error *err)
 	}
 	if (tail != S)
 		rc = ps_error_set(err, PS_EINPUT, "the DAG has a cycle");
+	for (uint32_t k = 0; k < tail; k++)
+		gr->pos[gr->order[k]] = k;
 	for (uint32_t k = 0; k < gr->output_count; k++)
 		gr->is_output[gr->outputs[k]] = 1;
 	/* the first 64 inputs by id, a bit each, in the masks of their
@@ -247,6 +253,8 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	gr->chain_c = calloc(S + 1, sizeof(int32_t));
 	gr->on_path = calloc(S + 1, sizeof(uint32_t));
 	gr->kept = calloc(S + 1, sizeof(uint32_t));
+	gr->is_bare = calloc(S + 1, 1);
+	gr->pos = calloc(S + 1, sizeof(uint32_t));
 	gr->reads_mask = calloc(S + 1, sizeof(uint64_t));
 	gr->anc_mask = calloc(S + 1, sizeof(uint64_t));
 	gr->desc_mask = calloc(S + 1, sizeof(uint64_t));
@@ -254,7 +262,7 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	    !gr->edge_par_count || !gr->edge_transient || !gr->edge_product ||
 	    !gr->outputs || !gr->stack || !gr->seen || !gr->stopped || !gr->claimed ||
 	    !gr->reached || !gr->via || !gr->path_stack || !gr->chain_a || !gr->chain_c ||
-	    !gr->on_path || !gr->kept ||
+	    !gr->on_path || !gr->kept || !gr->is_bare || !gr->pos ||
 	    !gr->reads_mask || !gr->anc_mask || !gr->desc_mask) {
 		graph_free(gr);
 		return ps_error_set(err, PS_ENOMEM, "out of memory");
@@ -475,21 +483,36 @@ static uint32_t new_mark(uint32_t *mark, uint32_t *marks, uint32_t n)
  * am, those loads are m distinct ones, after the path's input was first
  * red. The longest such chain, by a pass in topological order.
  */
-static uint32_t separations(struct graph *gr, const uint64_t *s, uint32_t x)
+static uint32_t separations(struct graph *gr, uint32_t x)
 {
 	int32_t best = 0;
+	uint32_t lo = UINT32_MAX, hi = 0, readers = 0;
 
-	for (uint32_t k = 0; k < gr->nodes; k++) {
+	/* a chain runs from a bare reader of x to another: only the nodes
+	 * between the first and the last in order[] can be on one, and those
+	 * before the first have no chain (-1) */
+	for (uint32_t k = gr->use_start[x]; k < gr->use_start[x + 1]; k++) {
+		uint32_t c = gr->use[k];
+
+		if (gr->is_bare[c]) {
+			readers++;
+			lo = lo < gr->pos[c] ? lo : gr->pos[c];
+			hi = hi > gr->pos[c] ? hi : gr->pos[c];
+		}
+	}
+	if (readers < 2)
+		return 0;
+	for (uint32_t k = lo; k <= hi; k++) {
 		uint32_t v = gr->order[k];
 		int32_t in_a = -1, in_c = -1;
 		bool reader;
 
-		if (!bare(gr, s, v))
+		if (!gr->is_bare[v])
 			continue;
 		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++) {
 			uint32_t u = gr->par[p];
 
-			if (bare(gr, s, u)) {
+			if (gr->is_bare[u] && gr->pos[u] >= lo) {
 				in_a = in_a > gr->chain_a[u] ? in_a : gr->chain_a[u];
 				in_c = in_c > gr->chain_c[u] ? in_c : gr->chain_c[u];
 			}
@@ -518,7 +541,7 @@ static uint32_t separations(struct graph *gr, const uint64_t *s, uint32_t x)
  * counted before. Marks it on_path and returns its input, or UINT32_MAX
  * when there is none (via[] links it back to x).
  */
-static uint32_t value_path(struct graph *gr, const uint64_t *s, uint32_t x)
+static uint32_t value_path(struct graph *gr, uint32_t x)
 {
 	uint32_t top = 0, mark = new_mark(&gr->reach_mark, gr->reached, gr->nodes);
 
@@ -538,7 +561,7 @@ static uint32_t value_path(struct graph *gr, const uint64_t *s, uint32_t x)
 			uint32_t q = gr->par[p];
 
 			if (gr->reached[q] == mark || gr->kept[q] == gr->kept_stamp ||
-			    (gr->role[q] != PS_ROLE_INPUT && !bare(gr, s, q)))
+			    (gr->role[q] != PS_ROLE_INPUT && !gr->is_bare[q]))
 				continue;
 			gr->reached[q] = mark;
 			gr->via[q] = v;
@@ -554,7 +577,7 @@ static uint32_t value_path(struct graph *gr, const uint64_t *s, uint32_t x)
  * two or more nodes read, in topological order, along a path that no
  * value counted before keeps. A value whose chain counts keeps its path.
  */
-static uint32_t all_separations(struct graph *gr, const uint64_t *s)
+static uint32_t all_separations(struct graph *gr)
 {
 	uint32_t total = 0;
 
@@ -567,7 +590,7 @@ static uint32_t all_separations(struct graph *gr, const uint64_t *s)
 			continue;
 		new_mark(&gr->path_mark, gr->on_path, gr->nodes);
 		gr->on_path[v] = gr->path_mark;
-		if ((c = separations(gr, s, v))) {
+		if ((c = separations(gr, v))) {
 			gr->kept[v] = gr->kept_stamp;
 			total += c;
 		}
@@ -575,10 +598,10 @@ static uint32_t all_separations(struct graph *gr, const uint64_t *s)
 	for (uint32_t k = 0; k < gr->nodes; k++) {
 		uint32_t x = gr->order[k], end, c;
 
-		if (!bare(gr, s, x) || gr->use_start[x + 1] - gr->use_start[x] < 2 ||
-		    (end = value_path(gr, s, x)) == UINT32_MAX)
+		if (!gr->is_bare[x] || gr->use_start[x + 1] - gr->use_start[x] < 2 ||
+		    (end = value_path(gr, x)) == UINT32_MAX)
 			continue;
-		if ((c = separations(gr, s, x))) {
+		if ((c = separations(gr, x))) {
 			for (uint32_t w = end; w != UINT32_MAX; w = gr->via[w])
 				gr->kept[w] = gr->kept_stamp;
 			total += c;
@@ -596,7 +619,7 @@ static uint32_t all_separations(struct graph *gr, const uint64_t *s)
  * compute and after it: all but M - 1 - P of them are loaded again after
  * it. The most over every such c, for the first 64 inputs.
  */
-static uint32_t crowding(struct graph *gr, const uint64_t *s)
+static uint32_t crowding(struct graph *gr)
 {
 	uint32_t best = 0;
 
@@ -605,10 +628,10 @@ static uint32_t crowding(struct graph *gr, const uint64_t *s)
 		uint32_t v = gr->order[k];
 		uint64_t m = 0;
 
-		if (!bare(gr, s, v))
+		if (!gr->is_bare[v])
 			continue;
 		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
-			if (bare(gr, s, gr->par[p]))
+			if (gr->is_bare[gr->par[p]])
 				m |= gr->anc_mask[gr->par[p]];
 		gr->anc_mask[v] = m | gr->reads_mask[v];
 	}
@@ -617,14 +640,14 @@ static uint32_t crowding(struct graph *gr, const uint64_t *s)
 		uint32_t v = gr->order[k], parents = gr->end[v] - gr->first[v];
 		uint64_t before = 0, after = 0, live;
 
-		if (!bare(gr, s, v))
+		if (!gr->is_bare[v])
 			continue;
 		for (uint32_t u = gr->use_start[v]; u < gr->use_start[v + 1]; u++)
-			if (bare(gr, s, gr->use[u]))
+			if (gr->is_bare[gr->use[u]])
 				after |= gr->desc_mask[gr->use[u]];
 		gr->desc_mask[v] = after | gr->reads_mask[v];
 		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
-			if (bare(gr, s, gr->par[p]))
+			if (gr->is_bare[gr->par[p]])
 				before |= gr->anc_mask[gr->par[p]];
 		live = before & after & ~gr->reads_mask[v];
 		if (parents + 1 <= gr->M) {
@@ -722,8 +745,15 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 	}
 	/* terms 5 and 6 count reloads after a first load: the larger */
 	{
-		uint32_t chains = gr->M ? all_separations(gr, s) : 0;
-		uint32_t crowd = gr->M ? crowding(gr, s) : 0;
+		uint32_t chains, crowd;
+		bool separator = false;
+
+		for (uint32_t v = 0; v < gr->nodes; v++) {
+			gr->is_bare[v] = bare(gr, s, v);
+			separator |= gr->is_bare[v] && (uint64_t)(gr->end[v] - gr->first[v]) + 1 == gr->M;
+		}
+		chains = separator ? all_separations(gr) : 0;
+		crowd = gr->M ? crowding(gr) : 0;
 
 		h += chains > crowd ? chains : crowd;
 	}
