@@ -538,18 +538,21 @@ static uint32_t separations(struct graph *gr, uint32_t x)
 /*
  * The path of term 5 for a bare node x: x, then bare nodes, each a
  * parent of the one before, up to an input; none of them kept by a value
- * counted before. Marks it on_path and returns its input, or UINT32_MAX
- * when there is none (via[] links it back to x).
+ * counted before, and not ending at the input `other`; the shortest
+ * such. With `other` an input (the end of x's first path), the second
+ * path may share the nodes of the first, still marked on_path. Marks it on_path and returns its input, or UINT32_MAX when there
+ * is none (via[] links it back to x).
  */
-static uint32_t value_path(struct graph *gr, uint32_t x)
+static uint32_t value_path(struct graph *gr, uint32_t x, uint32_t other)
 {
-	uint32_t top = 0, mark = new_mark(&gr->reach_mark, gr->reached, gr->nodes);
+	uint32_t head = 0, tail = 0, mark = new_mark(&gr->reach_mark, gr->reached, gr->nodes);
 
+	/* breadth first: the shortest path, which the fewest separators read */
 	gr->reached[x] = mark;
 	gr->via[x] = UINT32_MAX;
-	gr->path_stack[top++] = x;
-	while (top) {
-		uint32_t v = gr->path_stack[--top];
+	gr->path_stack[tail++] = x;
+	while (head < tail) {
+		uint32_t v = gr->path_stack[head++];
 
 		if (gr->role[v] == PS_ROLE_INPUT) {
 			new_mark(&gr->path_mark, gr->on_path, gr->nodes);
@@ -560,12 +563,14 @@ static uint32_t value_path(struct graph *gr, uint32_t x)
 		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++) {
 			uint32_t q = gr->par[p];
 
-			if (gr->reached[q] == mark || gr->kept[q] == gr->kept_stamp ||
+			if (gr->reached[q] == mark || q == other ||
+			    (gr->kept[q] == gr->kept_stamp &&
+			     (other == UINT32_MAX || gr->on_path[q] != gr->path_mark)) ||
 			    (gr->role[q] != PS_ROLE_INPUT && !gr->is_bare[q]))
 				continue;
 			gr->reached[q] = mark;
 			gr->via[q] = v;
-			gr->path_stack[top++] = q;
+			gr->path_stack[tail++] = q;
 		}
 	}
 	return UINT32_MAX;
@@ -599,13 +604,21 @@ static uint32_t all_separations(struct graph *gr)
 		uint32_t x = gr->order[k], end, c;
 
 		if (!gr->is_bare[x] || gr->use_start[x + 1] - gr->use_start[x] < 2 ||
-		    (end = value_path(gr, x)) == UINT32_MAX)
+		    (end = value_path(gr, x, UINT32_MAX)) == UINT32_MAX)
 			continue;
-		if ((c = separations(gr, x))) {
+		if (!(c = separations(gr, x)))
+			continue;
+		/* x's path, kept; then a second path to another input, kept too
+		 * with one I/O more when a separator between x's readers reads
+		 * none of its nodes */
+		for (uint32_t w = end; w != UINT32_MAX; w = gr->via[w])
+			gr->kept[w] = gr->kept_stamp;
+		if ((end = value_path(gr, x, end)) != UINT32_MAX && separations(gr, x)) {
 			for (uint32_t w = end; w != UINT32_MAX; w = gr->via[w])
 				gr->kept[w] = gr->kept_stamp;
-			total += c;
+			c++;
 		}
+		total += c;
 	}
 	return total;
 }

@@ -418,6 +418,22 @@ START_TEST(test_value_paths)
 		 * would pass the optimum, 5 */
 		{ 10, 12, { 0, 3, 3, 4, 3, 5, 4, 6, 5, 6, 6, 7, 1, 7, 2, 7, 4, 8, 7, 8, 8, 9, 5, 9 },
 		  4, 5, 5 },
+		/* the second path: x = f(i, j) read by a = f(x, p) and, after
+		 * c = f(a, q), by b = f(c, x): x is loaded again (after a save)
+		 * or both i and j are: 2 beyond the 5 of inputs and output */
+		{ 8, 8, { 0, 4, 1, 4, 4, 5, 2, 5, 5, 6, 3, 6, 6, 7, 4, 7 }, 3, 7, 7 },
+		/* y = f(i), x = f(y, j), a = f(x), then c = f(a, y, q) fills
+		 * M = 4 reading y, a node of x's second path i, y, x: x is
+		 * computed again from the red y and a load of j. Counting the
+		 * second path there would pass the optimum, 5 */
+		{ 8, 9, { 0, 3, 3, 4, 1, 4, 4, 5, 5, 6, 3, 6, 2, 6, 6, 7, 4, 7 }, 4, 5, 5 },
+		/* z = f(j), x = f(i, j), a = f(x, z), c = f(a, p, q) fills
+		 * M = 4, b = f(x, c), d = f(b, z): z's path z, j is counted
+		 * first; x's first path is x, i, and its second would end at
+		 * j, whose load after c gives z back too. Counted, it would
+		 * pass the optimum, 7 */
+		{ 10, 12, { 1, 4, 0, 5, 1, 5, 5, 6, 4, 6, 6, 7, 2, 7, 3, 7, 7, 8, 5, 8, 8, 9, 4, 9 },
+		  4, 7, 7 },
 	};
 
 	for (unsigned k = 0; k < sizeof(dags) / sizeof(dags[0]); k++) {
