@@ -38,6 +38,10 @@ struct graph {
 	uint32_t *stack, *seen, stamp;
 	uint32_t *stopped, *claimed, *reached, *via, *path_stack, claim_stamp, reach_mark;
 	int32_t *chain_a, *chain_c; /* separations(): the longest chains */
+	uint32_t *on_path, path_mark; /* separations(): the value's path */
+	uint32_t *kept, kept_stamp;   /* the paths of values counted */
+	uint8_t *is_bare;             /* bare(), for terms 5 and 6 */
+	uint32_t *pos;                /* each node's place in order[] */
 	uint64_t *reads_mask, *anc_mask, *desc_mask; /* crowding(): inputs */
 	uint64_t M;                 /* capacity, for the separations */
 	/* the uses of each node, for rule R5: the nodes that read it (a
@@ -68,6 +72,10 @@ static void graph_free(struct graph *gr)
 	free(gr->path_stack);
 	free(gr->chain_a);
 	free(gr->chain_c);
+	free(gr->on_path);
+	free(gr->kept);
+	free(gr->is_bare);
+	free(gr->pos);
 	free(gr->reads_mask);
 	free(gr->anc_mask);
 	free(gr->desc_mask);
@@ -172,6 +180,8 @@ static int graph_uses(struct graph *gr, struct ps_error *err)
 	}
 	if (tail != S)
 		rc = ps_error_set(err, PS_EINPUT, "the DAG has a cycle");
+	for (uint32_t k = 0; k < tail; k++)
+		gr->pos[gr->order[k]] = k;
 	for (uint32_t k = 0; k < gr->output_count; k++)
 		gr->is_output[gr->outputs[k]] = 1;
 	/* the first 64 inputs by id, a bit each, in the masks of their
@@ -241,6 +251,10 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	gr->path_stack = calloc(S + 1, sizeof(uint32_t));
 	gr->chain_a = calloc(S + 1, sizeof(int32_t));
 	gr->chain_c = calloc(S + 1, sizeof(int32_t));
+	gr->on_path = calloc(S + 1, sizeof(uint32_t));
+	gr->kept = calloc(S + 1, sizeof(uint32_t));
+	gr->is_bare = calloc(S + 1, 1);
+	gr->pos = calloc(S + 1, sizeof(uint32_t));
 	gr->reads_mask = calloc(S + 1, sizeof(uint64_t));
 	gr->anc_mask = calloc(S + 1, sizeof(uint64_t));
 	gr->desc_mask = calloc(S + 1, sizeof(uint64_t));
@@ -248,6 +262,7 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	    !gr->edge_par_count || !gr->edge_transient || !gr->edge_product ||
 	    !gr->outputs || !gr->stack || !gr->seen || !gr->stopped || !gr->claimed ||
 	    !gr->reached || !gr->via || !gr->path_stack || !gr->chain_a || !gr->chain_c ||
+	    !gr->on_path || !gr->kept || !gr->is_bare || !gr->pos ||
 	    !gr->reads_mask || !gr->anc_mask || !gr->desc_mask) {
 		graph_free(gr);
 		return ps_error_set(err, PS_ENOMEM, "out of memory");
@@ -435,39 +450,76 @@ static bool reads(const struct graph *gr, uint32_t v, uint32_t i)
 	return false;
 }
 
+/* Any parent of v on the path of the value separations() follows. */
+static bool reads_path(const struct graph *gr, uint32_t v)
+{
+	for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
+		if (gr->on_path[gr->par[p]] == gr->path_mark)
+			return true;
+	return false;
+}
+
+/* A fresh mark for one of the heuristic's stamped arrays. */
+static uint32_t new_mark(uint32_t *mark, uint32_t *marks, uint32_t n)
+{
+	if (++*mark == 0) {
+		memset(marks, 0, n * sizeof(uint32_t));
+		*mark = 1;
+	}
+	return *mark;
+}
+
 /*
- * Reloads of input i that capacity forces (docs/OPTIMAL.md, "The
- * heuristic", term 5). A plain node c with M - 1 parents fills fast
- * memory when it is computed: nothing else is red then. When a bare node
- * a reading i leads to c through bare nodes, and c to a bare node b
- * reading i, and c does not read i, then i is red at a's first compute,
- * not red at c's first, and red again at b's first, after c's: a load of
- * i lies between c's first compute and b's. Along a chain a0 -> c1 -> a1
- * -> ... -> cm -> am, those loads are m distinct ones, after the first
- * load of i. The longest such chain, by a pass in topological order.
+ * Reloads that capacity forces along a value's path (docs/OPTIMAL.md,
+ * "The heuristic", term 5). The value x is an input, or a bare node; its
+ * path (on_path, marked path_mark) is x alone for an input, else x and
+ * bare nodes up to an input. A plain node c with M - 1 parents fills
+ * fast memory when it is computed: nothing else is red then. When a bare
+ * node a reading x leads to c through bare nodes, and c to a bare node b
+ * reading x, and c reads no node of the path, then x is red at a's first
+ * compute, no node of the path is red at c's first, and x is red again
+ * at b's first, after c's: a load of a node of the path lies between c's
+ * first compute and b's. Along a chain a0 -> c1 -> a1 -> ... -> cm ->
+ * am, those loads are m distinct ones, after the path's input was first
+ * red. The longest such chain, by a pass in topological order.
  */
-static uint32_t separations(struct graph *gr, const uint64_t *s, uint32_t i)
+static uint32_t separations(struct graph *gr, uint32_t x)
 {
 	int32_t best = 0;
+	uint32_t lo = UINT32_MAX, hi = 0, readers = 0;
 
-	for (uint32_t k = 0; k < gr->nodes; k++) {
+	/* a chain runs from a bare reader of x to another: only the nodes
+	 * between the first and the last in order[] can be on one, and those
+	 * before the first have no chain (-1) */
+	for (uint32_t k = gr->use_start[x]; k < gr->use_start[x + 1]; k++) {
+		uint32_t c = gr->use[k];
+
+		if (gr->is_bare[c]) {
+			readers++;
+			lo = lo < gr->pos[c] ? lo : gr->pos[c];
+			hi = hi > gr->pos[c] ? hi : gr->pos[c];
+		}
+	}
+	if (readers < 2)
+		return 0;
+	for (uint32_t k = lo; k <= hi; k++) {
 		uint32_t v = gr->order[k];
 		int32_t in_a = -1, in_c = -1;
 		bool reader;
 
-		if (!bare(gr, s, v))
+		if (!gr->is_bare[v])
 			continue;
 		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++) {
 			uint32_t u = gr->par[p];
 
-			if (bare(gr, s, u)) {
+			if (gr->is_bare[u] && gr->pos[u] >= lo) {
 				in_a = in_a > gr->chain_a[u] ? in_a : gr->chain_a[u];
 				in_c = in_c > gr->chain_c[u] ? in_c : gr->chain_c[u];
 			}
 		}
-		reader = reads(gr, v, i);
+		reader = reads(gr, v, x);
 		/* chain_a, chain_c: the longest chain ending at v or before it on
-		 * a bare path, at a reader of i and at a separator */
+		 * a bare path, at a reader of x and at a separator */
 		gr->chain_a[v] = in_a;
 		gr->chain_c[v] = in_c;
 		if (reader) {
@@ -476,10 +528,99 @@ static uint32_t separations(struct graph *gr, const uint64_t *s, uint32_t i)
 			gr->chain_a[v] = gr->chain_a[v] > a ? gr->chain_a[v] : a;
 			best = best > a ? best : a;
 		}
-		if (!reader && in_a >= 0 && (uint64_t)(gr->end[v] - gr->first[v]) + 1 == gr->M)
+		if (!reads_path(gr, v) && in_a >= 0 &&
+		    (uint64_t)(gr->end[v] - gr->first[v]) + 1 == gr->M)
 			gr->chain_c[v] = gr->chain_c[v] > in_a + 1 ? gr->chain_c[v] : in_a + 1;
 	}
 	return (uint32_t)best;
+}
+
+/*
+ * The path of term 5 for a bare node x: x, then bare nodes, each a
+ * parent of the one before, up to an input; none of them kept by a value
+ * counted before, and not ending at the input `other`; the shortest
+ * such. With `other` an input (the end of x's first path), the second
+ * path may share the nodes of the first, still marked on_path. Marks it on_path and returns its input, or UINT32_MAX when there
+ * is none (via[] links it back to x).
+ */
+static uint32_t value_path(struct graph *gr, uint32_t x, uint32_t other)
+{
+	uint32_t head = 0, tail = 0, mark = new_mark(&gr->reach_mark, gr->reached, gr->nodes);
+
+	/* breadth first: the shortest path, which the fewest separators read */
+	gr->reached[x] = mark;
+	gr->via[x] = UINT32_MAX;
+	gr->path_stack[tail++] = x;
+	while (head < tail) {
+		uint32_t v = gr->path_stack[head++];
+
+		if (gr->role[v] == PS_ROLE_INPUT) {
+			new_mark(&gr->path_mark, gr->on_path, gr->nodes);
+			for (uint32_t w = v; w != UINT32_MAX; w = gr->via[w])
+				gr->on_path[w] = gr->path_mark;
+			return v;
+		}
+		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++) {
+			uint32_t q = gr->par[p];
+
+			if (gr->reached[q] == mark || q == other ||
+			    (gr->kept[q] == gr->kept_stamp &&
+			     (other == UINT32_MAX || gr->on_path[q] != gr->path_mark)) ||
+			    (gr->role[q] != PS_ROLE_INPUT && !gr->is_bare[q]))
+				continue;
+			gr->reached[q] = mark;
+			gr->via[q] = v;
+			gr->path_stack[tail++] = q;
+		}
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * Term 5 summed over values whose paths share no node: first each input
+ * that two or more nodes read, its path itself; then each bare node that
+ * two or more nodes read, in topological order, along a path that no
+ * value counted before keeps. A value whose chain counts keeps its path.
+ */
+static uint32_t all_separations(struct graph *gr)
+{
+	uint32_t total = 0;
+
+	new_mark(&gr->kept_stamp, gr->kept, gr->nodes);
+	for (uint32_t v = 0; v < gr->nodes; v++) {
+		uint32_t c;
+
+		if (gr->role[v] != PS_ROLE_INPUT || gr->seen[v] != gr->stamp ||
+		    gr->use_start[v + 1] - gr->use_start[v] < 2)
+			continue;
+		new_mark(&gr->path_mark, gr->on_path, gr->nodes);
+		gr->on_path[v] = gr->path_mark;
+		if ((c = separations(gr, v))) {
+			gr->kept[v] = gr->kept_stamp;
+			total += c;
+		}
+	}
+	for (uint32_t k = 0; k < gr->nodes; k++) {
+		uint32_t x = gr->order[k], end, c;
+
+		if (!gr->is_bare[x] || gr->use_start[x + 1] - gr->use_start[x] < 2 ||
+		    (end = value_path(gr, x, UINT32_MAX)) == UINT32_MAX)
+			continue;
+		if (!(c = separations(gr, x)))
+			continue;
+		/* x's path, kept; then a second path to another input, kept too
+		 * with one I/O more when a separator between x's readers reads
+		 * none of its nodes */
+		for (uint32_t w = end; w != UINT32_MAX; w = gr->via[w])
+			gr->kept[w] = gr->kept_stamp;
+		if ((end = value_path(gr, x, end)) != UINT32_MAX && separations(gr, x)) {
+			for (uint32_t w = end; w != UINT32_MAX; w = gr->via[w])
+				gr->kept[w] = gr->kept_stamp;
+			c++;
+		}
+		total += c;
+	}
+	return total;
 }
 
 /*
@@ -491,7 +632,7 @@ static uint32_t separations(struct graph *gr, const uint64_t *s, uint32_t i)
  * compute and after it: all but M - 1 - P of them are loaded again after
  * it. The most over every such c, for the first 64 inputs.
  */
-static uint32_t crowding(struct graph *gr, const uint64_t *s)
+static uint32_t crowding(struct graph *gr)
 {
 	uint32_t best = 0;
 
@@ -500,10 +641,10 @@ static uint32_t crowding(struct graph *gr, const uint64_t *s)
 		uint32_t v = gr->order[k];
 		uint64_t m = 0;
 
-		if (!bare(gr, s, v))
+		if (!gr->is_bare[v])
 			continue;
 		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
-			if (bare(gr, s, gr->par[p]))
+			if (gr->is_bare[gr->par[p]])
 				m |= gr->anc_mask[gr->par[p]];
 		gr->anc_mask[v] = m | gr->reads_mask[v];
 	}
@@ -512,14 +653,14 @@ static uint32_t crowding(struct graph *gr, const uint64_t *s)
 		uint32_t v = gr->order[k], parents = gr->end[v] - gr->first[v];
 		uint64_t before = 0, after = 0, live;
 
-		if (!bare(gr, s, v))
+		if (!gr->is_bare[v])
 			continue;
 		for (uint32_t u = gr->use_start[v]; u < gr->use_start[v + 1]; u++)
-			if (bare(gr, s, gr->use[u]))
+			if (gr->is_bare[gr->use[u]])
 				after |= gr->desc_mask[gr->use[u]];
 		gr->desc_mask[v] = after | gr->reads_mask[v];
 		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
-			if (bare(gr, s, gr->par[p]))
+			if (gr->is_bare[gr->par[p]])
 				before |= gr->anc_mask[gr->par[p]];
 		live = before & after & ~gr->reads_mask[v];
 		if (parents + 1 <= gr->M) {
@@ -617,12 +758,16 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 	}
 	/* terms 5 and 6 count reloads after a first load: the larger */
 	{
-		uint32_t chains = 0, crowd = gr->M ? crowding(gr, s) : 0;
+		uint32_t chains, crowd;
+		bool separator = false;
 
-		for (uint32_t v = 0; v < gr->nodes && gr->M; v++)
-			if (gr->role[v] == PS_ROLE_INPUT && gr->seen[v] == gr->stamp &&
-			    gr->use_start[v + 1] - gr->use_start[v] > 1)
-				chains += separations(gr, s, v);
+		for (uint32_t v = 0; v < gr->nodes; v++) {
+			gr->is_bare[v] = bare(gr, s, v);
+			separator |= gr->is_bare[v] && (uint64_t)(gr->end[v] - gr->first[v]) + 1 == gr->M;
+		}
+		chains = separator ? all_separations(gr) : 0;
+		crowd = gr->M ? crowding(gr) : 0;
+
 		h += chains > crowd ? chains : crowd;
 	}
 	return h;
