@@ -173,6 +173,9 @@ uint64_t ps_generic_io_floor(const struct ps_problem *pb)
 	const struct ps_attention *att = pb->att;
 	uint64_t least = UINT64_MAX;
 
+	/* no monomials (exact attention's DAG): no tiling, no floor */
+	if (att->r == 0)
+		return 0;
 	if (pb->sizes && !strcmp(pb->sizes, "tuned"))
 		return ps_tiling_io_floor(att, 1, false);
 	for (int shape = 0; shape < SHAPE_COUNT; shape++) {

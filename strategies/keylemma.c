@@ -167,10 +167,13 @@ uint64_t ps_keylemma_io_floor(const struct ps_problem *pb)
 	uint64_t hi = pb->w ? pb->w : tuned ? att->d : ps_keylemma_w_max(att, pb->M);
 
 	for (uint64_t w = lo; w <= hi && w <= att->d; w++) {
-		uint64_t groups = ps_ceil_div(att->d, group_size(att, w)), count;
+		uint64_t size = group_size(att, w), groups, count;
 
-		if (group_size(att, w) == 0 ||
-		    ps_binom(groups, ps_min_u64(att->g, groups), &count))
+		/* a w below g (refused by the plan) has no groups */
+		if (size == 0)
+			return 0;
+		groups = ps_ceil_div(att->d, size);
+		if (ps_binom(groups, ps_min_u64(att->g, groups), &count))
 			return 0;
 		least = ps_min_u64(least, ps_tiling_io_floor(att, count, false));
 	}

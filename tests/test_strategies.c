@@ -646,6 +646,30 @@ START_TEST(test_pruned_search_same)
 }
 END_TEST
 
+/* Where best plans nothing, its cheapest says so as ps_best_candidates
+ * does, computing no floor that divides by nothing: exact attention's DAG
+ * (no monomials) and a --w below g (no groups). */
+START_TEST(test_cheapest_where_best_plans_nothing)
+{
+	struct ps_candidate cheapest, all, second;
+	struct ps_attention att;
+	struct ps_problem pb = { .att = &att, .M = 1024 };
+
+	test_exact_attention(&att, 64, 4, 1);
+	ck_assert_int_eq(ps_best_candidates(&pb, &all, &second), PS_EINPUT);
+	ck_assert_int_eq(ps_best_cheapest(&pb, &cheapest), PS_EINPUT);
+	ck_assert_ptr_null(cheapest.s);
+	ps_attention_free(&att);
+
+	test_attention(&att, 64, 4, 3, 1);
+	pb.w = 1;
+	ck_assert_int_eq(ps_best_cheapest(&pb, &cheapest), ps_best_candidates(&pb, &all, &second));
+	ck_assert_ptr_eq(cheapest.s, all.s);
+	ck_assert_uint_eq(cheapest.io, all.io);
+	ps_attention_free(&att);
+}
+END_TEST
+
 /* ---- the Key Lemma's tiles -------------------------------------------- */
 
 START_TEST(test_subset_rank)
@@ -1000,6 +1024,7 @@ Suite *strategies_suite(void)
 	tcase_add_test(each, test_tuned_grid);
 	tcase_add_test(each, test_tuned_headline);
 	tcase_add_test(each, test_pruned_search_same);
+	tcase_add_test(each, test_cheapest_where_best_plans_nothing);
 	tcase_add_test(each, test_sizes_proof_is_default);
 	tcase_add_test(each, test_colpass_layouts);
 	tcase_add_test(each, test_colpass_targets);
