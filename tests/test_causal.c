@@ -1002,12 +1002,22 @@ START_TEST(test_decode_frontier)
 				  "4", "-M", "256", "--epsilon", "1e-2", "--bound", "measured", NULL), 0);
 	HAS(test_out, "random prompt: 4096 rows (min(P, 4096)), not P,");
 	HAS(test_out, "64 rows generated");
+	HAS(test_out, "measured per-step epsilon");
+	HAS(test_out, "each recurrence feeding its own outputs forward (reported, not used for g)");
 	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "64", "-n", "65", "-d", "4", "-M",
 				  "256", "--epsilon", "1e-2", "--bound", "measured", NULL), 0);
 	HAS(test_out, "; 1 row generated (");
 	HAS(test_out, "over the 1 row generated,");
-	HAS(test_out, "measured per-step epsilon");
-	HAS(test_out, "each recurrence feeding its own outputs forward (reported, not used for g)");
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "1", "-n", "2", "-d", "4", "-M",
+				  "256", "--epsilon", "1e-2", "--bound", "measured", NULL), 0);
+	HAS(test_out, "random prompt: 1 row (min(P, 4096)),");
+	/* an interval narrower than B^2 sqrt d bounds only the scores within it */
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "100", "-n", "101:200", "-d", "16",
+				  "-M", "8k", "--epsilon", "1e-2", "--interval", "0.01", NULL), 0);
+	HAS(test_out, "at every step for inputs whose scores stay within the interval");
+	ck_assert_int_eq(test_cli("frontier", "--causal", "--decode", "100", "-n", "101:200", "-d", "16",
+				  "-M", "8k", "--epsilon", "1e-2", "--polynomial", "minimax", NULL), 0);
+	ck_assert_ptr_null(strstr(test_out, "stay within the interval"));
 	/* the measurement's memory (the stand-in's 3 d^2 at d = 1024: 24
 	 * MiB) is held to the limit before it is taken */
 	ps_memory_limit_cap(UINT64_C(8) << 20);

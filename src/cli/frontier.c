@@ -747,16 +747,20 @@ static void examined_print(FILE *out, const struct examined *ex, uint64_t lo, ui
 		ex->grid_above, ex->bisected);
 }
 
-/* "minimax, g = 3, bound <= 0.001" or "..., measured epsilon 4.1e-04 <= 0.001 on these inputs" */
-static void accuracy_print(FILE *out, const struct choice *ch, double epsilon)
+/* "minimax, g = 3, bound <= 0.001" or "..., measured epsilon 4.1e-04 <= 0.001 on these inputs";
+ * an --interval narrower than B^2 sqrt d bounds only the inputs whose
+ * scores stay within it, and the sentence says so. */
+static void accuracy_print(FILE *out, const struct choice *ch, double epsilon, uint64_t d)
 {
 	if (ch->measured)
 		fprintf(out, "%s, g = %u, measured %sepsilon %.2g <= %g on these inputs",
 			ps_polynomial_name(ch->p.made), ch->p.g, ch->decode ? "per-step " : "", ch->epsilon,
 			epsilon);
 	else
-		fprintf(out, "%s, g = %u, bound <= %g%s", ps_polynomial_name(ch->p.made), ch->p.g, epsilon,
-			ch->decode ? " at every step" : "");
+		fprintf(out, "%s, g = %u, bound <= %g%s%s", ps_polynomial_name(ch->p.made), ch->p.g, epsilon,
+			ch->decode ? " at every step" : "",
+			ch->beta < ps_polynomial_interval(ch->entry_bound, d) ?
+				" for inputs whose scores stay within the interval" : "");
 }
 
 /* Decoding's points: I/O in total and per generated token, n - P. */
@@ -960,8 +964,8 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 		fprintf(out, "inputs                 Q, K, V from the files: n = %llu rows, largest |entry| of Q and K %g, max |V| %g\n",
 			(unsigned long long)ch.sample_n, ch.entry_bound, ch.max_v);
 	else if (ch.measured && ch.decode)
-		fprintf(out, "inputs                 random prompt: %llu rows (min(P, %d))%s, entries uniform in [-%g, %g], seed %llu; %llu row%s generated (min(the largest n - P, %d)) by the stand-in B tanh(W a), W seeded seed ^ 0xD3C0DE\n",
-			(unsigned long long)ch.sample_n, FRONTIER_MEASURE_MAX_N,
+		fprintf(out, "inputs                 random prompt: %llu row%s (min(P, %d))%s, entries uniform in [-%g, %g], seed %llu; %llu row%s generated (min(the largest n - P, %d)) by the stand-in B tanh(W a), W seeded seed ^ 0xD3C0DE\n",
+			(unsigned long long)ch.sample_n, ch.sample_n == 1 ? "" : "s", FRONTIER_MEASURE_MAX_N,
 			ch.sample_n < ch.decode ? ", not P" : "", B, B, (unsigned long long)ch.seed,
 			(unsigned long long)ch.tokens, ch.tokens == 1 ? "" : "s", FRONTIER_MEASURE_MAX_TOKENS);
 	else if (ch.measured)
@@ -1019,7 +1023,7 @@ int cmd_frontier(const struct cli_command *cmd, const struct cli_args *a,
 			(double)flash->io / (double)best->io);
 	}
 	fprintf(out, "answer: %s (", approximate);
-	accuracy_print(out, &ch, a->epsilon);
+	accuracy_print(out, &ch, a->epsilon, a->d);
 	if (!any_best_ran(rows, count)) {
 		fprintf(out, ") is not planned at any n in [%llu, %llu]: %s\n",
 			(unsigned long long)spec.range.lo, (unsigned long long)spec.range.hi,
