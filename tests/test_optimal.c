@@ -367,7 +367,7 @@ START_TEST(test_random_dags_agree)
 }
 END_TEST
 
-/* Plain DAGs of 6 and 7 vertices at M = 3 (and 2 and 4): where the
+/* Plain DAGs of 8 vertices at M = 3 (and 2 and 4): where the
  * heuristic's reload terms count most, the start's heuristic stays at
  * or below the exhaustive optimum and the search finds that optimum. */
 START_TEST(test_random_plain_dags_agree)
