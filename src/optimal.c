@@ -4,7 +4,9 @@
  * every node that holds pebbles, then a bit for every in-edge of every
  * sum (in the sum's set or not). States are stored once, in an arena,
  * found again through an open-addressing hash table, and opened in
- * buckets by f = g + h, the last one pushed first within a bucket.
+ * buckets by f = g + h, the last one pushed first within a bucket. The
+ * search moves by the game's moves, or, on a DAG without sums, by compute
+ * steps: the evictions and loads one compute needs, then the compute.
  */
 #include "pebblesim/optimal.h"
 
@@ -45,10 +47,11 @@ struct graph {
 	uint32_t bare_words;
 	uint64_t *desc, *separators, *set_r, *set_c, *set_n, *set_a;
 	uint64_t *late; /* the bare nodes after some separator */
-	uint32_t *on_path, path_mark; /* separations(): the value's path */
+	uint8_t *before_sep; /* [nodes] a bare node before some separator */
 	uint32_t *kept, kept_stamp;   /* the paths of values counted */
 	uint32_t *owner;              /* the value whose path keeps a node */
-	uint32_t *path_nodes, path_len; /* the path on_path marks, input first */
+	uint32_t *path_nodes, path_len; /* separations(): the value's path,
+					 * its input first */
 	uint32_t path_eligible;         /* its first nodes that start a chain */
 	bool path_blue;                 /* a node of it but the input is blue */
 	const uint64_t *state;          /* the state the heuristic reads */
@@ -86,11 +89,11 @@ static void graph_free(struct graph *gr)
 	free(gr->desc);
 	free(gr->separators);
 	free(gr->late);
+	free(gr->before_sep);
 	free(gr->set_r);
 	free(gr->set_c);
 	free(gr->set_n);
 	free(gr->set_a);
-	free(gr->on_path);
 	free(gr->kept);
 	free(gr->owner);
 	free(gr->path_nodes);
@@ -275,11 +278,11 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	gr->desc = calloc((size_t)S * gr->bare_words + 1, 8);
 	gr->separators = calloc(gr->bare_words, 8);
 	gr->late = calloc(gr->bare_words, 8);
+	gr->before_sep = calloc(S + 1, 1);
 	gr->set_r = calloc(gr->bare_words, 8);
 	gr->set_c = calloc(gr->bare_words, 8);
 	gr->set_n = calloc(gr->bare_words, 8);
 	gr->set_a = calloc(gr->bare_words, 8);
-	gr->on_path = calloc(S + 1, sizeof(uint32_t));
 	gr->kept = calloc(S + 1, sizeof(uint32_t));
 	gr->owner = calloc(S + 1, sizeof(uint32_t));
 	gr->path_nodes = calloc(S + 1, sizeof(uint32_t));
@@ -293,9 +296,9 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	if (!gr->role || !gr->first || !gr->end || !gr->par || !gr->edge_sum || !gr->edge_par ||
 	    !gr->edge_par_count || !gr->edge_transient || !gr->edge_product ||
 	    !gr->outputs || !gr->stack || !gr->seen || !gr->stopped || !gr->claimed ||
-	    !gr->reached || !gr->via || !gr->path_stack || !gr->desc || !gr->separators || !gr->late ||
+	    !gr->reached || !gr->via || !gr->path_stack || !gr->desc || !gr->separators || !gr->late || !gr->before_sep ||
 	    !gr->set_r || !gr->set_c || !gr->set_n || !gr->set_a ||
-	    !gr->on_path || !gr->kept || !gr->owner || !gr->path_nodes || !gr->value_x || !gr->value_end ||
+	    !gr->kept || !gr->owner || !gr->path_nodes || !gr->value_x || !gr->value_end ||
 	    !gr->is_bare || !gr->pos ||
 	    !gr->reads_mask || !gr->anc_mask || !gr->desc_mask) {
 		graph_free(gr);
@@ -546,21 +549,21 @@ static uint32_t new_mark(uint32_t *mark, uint32_t *marks, uint32_t n)
 
 /*
  * Reloads that capacity forces along a value's path (docs/OPTIMAL.md,
- * "The heuristic", term 5). The path (path_nodes[0..path_len), marked
- * on_path) runs from an input j = path_nodes[0] down to the value x: an
- * input alone, or nodes in fast memory only or in neither memory. A
- * plain node c with M - 1 parents fills fast memory when it is computed:
- * nothing else is red then. When c reads no node of the path, none is
- * red at c's first compute; when a bare node a after c reads one, one is
- * red at a's first compute, so a node of the path is loaded between the
- * two (the input at the top cannot be computed). Along a chain a0 -> c1
- * -> a1 -> ... -> cm -> am of bare nodes linked by bare paths, those
- * loads are m distinct ones, and none is the input's first load when j
- * is red before c1's first compute: a0 reads j or a node of the path
- * whose nodes up to j hold no pebble (path_nodes[0..eligible)), or j is
- * red now (`now`: the chain starts at the present, a0 is none). The
- * longest such chain, level by level: the separators after the readers
- * of the last level, then the readers after them.
+ * "The heuristic", term 5). The path, path_nodes[0..path_len) from an
+ * input j = path_nodes[0] down to the value, is j alone or j and plain
+ * nodes that no claim of terms 2 to 4 holds. A plain node c with M - 1
+ * parents fills fast memory when it is computed: nothing else is red
+ * then. When c reads no node of the path, none is red at c's first
+ * compute; when a bare node a after c reads one, one is red at a's first
+ * compute, so a node of the path is loaded between the two (the input
+ * at the top cannot be computed). Along a chain a0 -> c1 -> a1 -> ... ->
+ * cm -> am of bare nodes linked by bare paths, those loads are m
+ * distinct ones, and none is the input's first load when j is red
+ * before c1's first compute: a0 reads j, or a node of the path from
+ * which every node up to j holds no pebble (path_nodes[0..eligible)),
+ * or j is red now (`now`: the chain starts at the present, with no a0).
+ * The longest such chain, level by level: the separators after the
+ * readers of the last level, then the readers after them.
  */
 static uint32_t separations(struct graph *gr, bool now)
 {
@@ -611,22 +614,23 @@ static uint32_t separations(struct graph *gr, bool now)
 	return m;
 }
 
-/* An input red now, or read by a bare node before some separator: a
+/* An input no load of which terms 2 to 4 count (red now, or neither
+ * required nor on a claim of term 4): a chain on a path up to it needs
+ * no reader before its first separator. */
+static bool free_input(const struct graph *gr, uint32_t j)
+{
+	return gr->claimed[j] != gr->claim_stamp;
+}
+
+/* A free input, or one read by a bare node before some separator: a
  * chain on a path up to it can start. */
 static bool good_input(const struct graph *gr, uint32_t j)
 {
-	if (is_red(gr, gr->state, j))
+	if (free_input(gr, j))
 		return true;
-	for (uint32_t k = gr->use_start[j]; k < gr->use_start[j + 1]; k++) {
-		uint32_t c = gr->use[k];
-		const uint64_t *d = gr->desc + (size_t)c * gr->bare_words;
-
-		if (!gr->is_bare[c])
-			continue;
-		for (uint32_t w = 0; w < gr->bare_words; w++)
-			if (d[w] & gr->separators[w])
-				return true;
-	}
+	for (uint32_t k = gr->use_start[j]; k < gr->use_start[j + 1]; k++)
+		if (gr->before_sep[gr->use[k]])
+			return true;
 	return false;
 }
 
@@ -639,14 +643,14 @@ static bool path_node(const struct graph *gr, uint32_t q)
 }
 
 /*
- * The path of term 5 for x: x, then plain nodes in fast memory only or
- * in neither memory (no output), each a parent of the one before, up to
- * an input; none of them kept by a value counted before, and not ending
+ * The path of term 5 for x: x, then plain nodes that path_node()
+ * accepts, each a parent of the one before, up to an input; none of
+ * them kept by a value counted before, and not ending
  * at the input `other`. With `other` an input (the end of x's first
  * path), the second path may share the nodes that x's first path keeps.
  * The shortest such path to an input that good_input() accepts, else the
  * shortest to any input. Lists it in path_nodes from the input down,
- * marks it on_path, sets path_eligible, and returns its input, or
+ * sets path_eligible and path_blue, and returns its input, or
  * UINT32_MAX when there is none.
  */
 static uint32_t value_path(struct graph *gr, uint32_t x, uint32_t other)
@@ -685,14 +689,12 @@ static uint32_t value_path(struct graph *gr, uint32_t x, uint32_t other)
 	}
 	if (end == UINT32_MAX)
 		return end;
-	new_mark(&gr->path_mark, gr->on_path, gr->nodes);
 	gr->path_len = 0;
 	gr->path_eligible = 0;
 	gr->path_blue = false;
 	for (uint32_t w = end; w != UINT32_MAX; w = gr->via[w]) {
 		bool pebble = is_red(gr, gr->state, w) || is_blue(gr, gr->state, w);
 
-		gr->on_path[w] = gr->path_mark;
 		/* from the input down, the nodes with no pebble */
 		if (gr->path_eligible == gr->path_len && (w == end || !pebble))
 			gr->path_eligible++;
@@ -745,12 +747,10 @@ static uint32_t all_separations(struct graph *gr)
 
 		if (gr->role[v] != PS_ROLE_INPUT || gr->seen[v] != gr->stamp)
 			continue;
-		new_mark(&gr->path_mark, gr->on_path, gr->nodes);
-		gr->on_path[v] = gr->path_mark;
 		gr->path_nodes[0] = v;
 		gr->path_len = 1;
 		gr->path_eligible = 1;
-		if ((c = separations(gr, is_red(gr, gr->state, v)))) {
+		if ((c = separations(gr, free_input(gr, v)))) {
 			keep_path(gr, v);
 			total += c;
 		}
@@ -761,7 +761,7 @@ static uint32_t all_separations(struct graph *gr)
 		if (!path_node(gr, x) || gr->kept[x] == gr->kept_stamp || !late_reader(gr, x) ||
 		    (end = value_path(gr, x, UINT32_MAX)) == UINT32_MAX)
 			continue;
-		if (!(c = separations(gr, is_red(gr, gr->state, end))))
+		if (!(c = separations(gr, free_input(gr, end))))
 			continue;
 		keep_path(gr, x);
 		total += c;
@@ -775,7 +775,7 @@ static uint32_t all_separations(struct graph *gr)
 		uint32_t x = gr->value_x[k], end;
 
 		if ((end = value_path(gr, x, gr->value_end[k])) == UINT32_MAX || gr->path_blue ||
-		    !separations(gr, is_red(gr, gr->state, end)))
+		    !separations(gr, free_input(gr, end)))
 			continue;
 		keep_path(gr, x);
 		total++;
@@ -933,6 +933,14 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 		if (separator) {
 			bare_descendants(gr);
 			after(gr, gr->separators, gr->late);
+			for (uint32_t v = 0; v < gr->nodes; v++) {
+				const uint64_t *d = gr->desc + (size_t)v * gr->bare_words;
+				bool before = false;
+
+				for (uint32_t w = 0; gr->is_bare[v] && w < gr->bare_words; w++)
+					before |= (d[w] & gr->separators[w]) != 0;
+				gr->before_sep[v] = before;
+			}
 		}
 		chains = separator ? all_separations(gr) : 0;
 		crowd = gr->M ? crowding(gr) : 0;
@@ -946,14 +954,14 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 
 #define NO_STATE UINT32_MAX
 
-/* expand_blocks(): the time limit passed before every successor was
+/* expand_steps(): the time limit passed before every successor was
  * made (no PS_ code has this value) */
 #define TIME_UP (-1000)
 
 /* MV_SPILL: a save and the delete that follows it, one step (R7);
- * MV_BLOCK: a DAG of plain nodes' step, the evictions and loads that a
- * compute needs, the compute, and R4's save and R5's deletes after it */
-enum move_code { MV_LOAD, MV_SAVE, MV_DELETE, MV_COMPUTE, MV_MAC, MV_SPILL, MV_BLOCK };
+ * MV_STEP: on a DAG without sums, a compute step: the evictions and
+ * loads that a compute needs, the compute, R4's save and R5's deletes */
+enum move_code { MV_LOAD, MV_SAVE, MV_DELETE, MV_COMPUTE, MV_MAC, MV_SPILL, MV_STEP };
 
 /* A move as stored: its code in the top 3 bits, a node or an in-edge. */
 #define MOVE(code, arg) (((uint32_t)(code) << 29) | (arg))
@@ -1100,8 +1108,13 @@ static uint32_t store_find(const struct store *st, const uint64_t *s, uint64_t *
 
 	for (; st->slot[k]; k = (k + 1) & (st->slots - 1)) {
 		uint32_t id = st->slot[k] - 1;
+		const uint64_t *t = st->bits + (uint64_t)id * st->words;
+		uint32_t w = 0;
 
-		if (!memcmp(st->bits + (uint64_t)id * st->words, s, (size_t)st->words * 8))
+		/* states are a few words: a loop, not memcmp's call */
+		while (w < st->words && t[w] == s[w])
+			w++;
+		if (w == st->words)
 			return id;
 	}
 	*at = k;
@@ -1160,11 +1173,11 @@ struct search {
 	struct store st;
 	uint64_t M;
 	uint32_t delete_from; /* deletes only from this many red pebbles */
-	bool blocks;          /* no sums: the search steps block by block */
-	double t0, seconds;   /* the time limit, checked within a block's
+	bool steps;           /* no sums: the search moves by compute steps */
+	double t0, seconds;   /* the time limit, checked within a step's
 			       * successors too: they may be many */
 	uint32_t since_check;
-	uint32_t *cand, *pick, *spillable; /* expand_blocks()'s evictions */
+	uint32_t *cand, *pick, *spillable; /* expand_steps()'s evictions */
 	uint64_t upper;       /* best I/O known */
 	uint32_t goal;        /* the state that reached it, or NO_STATE */
 	uint64_t *scratch;
@@ -1237,7 +1250,7 @@ static int try_move(struct search *sr, const uint64_t *state, uint32_t from,
 			ps_bits_fill(s, 2 * (uint64_t)gr->nodes + gr->first[arg],
 				     2 * (uint64_t)gr->nodes + gr->end[arg], false);
 		break;
-	case MV_BLOCK: /* expand_blocks() makes its own */
+	case MV_STEP: /* expand_steps() makes its own */
 		break;
 	case MV_MAC: {
 		uint32_t v = gr->edge_sum[arg];
@@ -1366,8 +1379,8 @@ static int expand(struct search *sr, uint32_t id)
 }
 
 /*
- * Whether a spill of the red node v can pay (docs/OPTIMAL.md, "Blocks"):
- * v is not in slow memory, and it does not feed just one node that is
+ * Whether a spill of the red node v can pay (docs/OPTIMAL.md, R8): v is
+ * not in slow memory, and it does not feed just one node that is
  * not dead, that one in slow memory already: then every later load of v
  * can be a load of that node instead, held while v would have been,
  * which takes no more slots and costs no more, and the spill is saved.
@@ -1386,83 +1399,107 @@ static bool spill_useful(const struct graph *gr, const uint64_t *s, uint32_t v)
 	return !(live == 1 && is_blue(gr, s, child));
 }
 
+/* The evictions of one compute step: e of the ne red nodes that the
+ * compute does not read, chosen as pick[0..e), in lexicographic order. */
+static bool next_eviction(uint32_t *pick, uint32_t e, uint32_t ne)
+{
+	uint32_t k = e;
+
+	while (k > 0 && pick[k - 1] == ne - e + k - 1)
+		k--;
+	if (k == 0)
+		return false;
+	pick[k - 1]++;
+	for (uint32_t j = k; j < e; j++)
+		pick[j] = pick[j - 1] + 1;
+	return true;
+}
+
 /*
- * The successors of state id on a DAG without sums (docs/OPTIMAL.md,
- * "Blocks"): for each plain node c whose parents are red or in slow
- * memory, the least evictions that make room for its missing parents and
- * itself, each a delete or, for a value not in slow memory, a spill; the
- * loads of the missing parents; the compute of c; and, when c is an
- * output, its save and the deletes of what is then dead. Every choice of
- * evictions is a successor.
+ * One successor of the compute step of c from state s (id, at I/O g):
+ * the e nodes of cand[] that pick[] names evicted, those of spillable[]
+ * that mask selects spilled, c's missing parents loaded (missing of
+ * them), c computed, and an output saved with what is then dead deleted.
  */
-static int expand_blocks(struct search *sr, uint32_t id)
+static int step_successor(struct search *sr, const uint64_t *s, uint32_t id, uint32_t g,
+			  uint32_t c, uint32_t e, uint32_t missing, uint32_t nb, uint64_t mask)
 {
 	struct graph *gr = &sr->gr;
-	uint32_t words = gr->words, g = sr->st.g[id];
-	uint64_t *s = sr->scratch + words, *t = sr->scratch + 2 * (size_t)words;
-	uint32_t red;
+	uint64_t *t = sr->scratch + 2 * (size_t)gr->words;
+	uint32_t cost = missing;
 	int rc;
 
-	memcpy(s, sr->st.bits + (uint64_t)id * words, (size_t)words * 8);
+	memcpy(t, s, (size_t)gr->words * 8);
+	for (uint32_t k = 0; k < e; k++)
+		bit_clear(t, sr->cand[sr->pick[k]]);
+	for (uint32_t k = 0; k < nb; k++)
+		if (mask >> k & 1) {
+			bit_set(t, gr->nodes + sr->spillable[k]);
+			cost++;
+		}
+	for (uint32_t p = gr->first[c]; p < gr->end[c]; p++)
+		bit_set(t, gr->par[p]);
+	bit_set(t, c);
+	if (!gr->is_output[c])
+		return reach(sr, t, id, MOVE(MV_STEP, c), g + cost);
+	/* R4, then R5 on what the save leaves dead; s's dead marks back */
+	bit_set(t, gr->nodes + c);
+	mark_dead(gr, t);
+	for (uint32_t v = 0; v < gr->nodes; v++)
+		if (gr->dead[v])
+			bit_clear(t, v);
+	rc = reach(sr, t, id, MOVE(MV_STEP, c), g + cost + 1);
+	mark_dead(gr, s);
+	return rc;
+}
+
+/*
+ * The successors of state id on a DAG without sums (docs/OPTIMAL.md,
+ * "Compute steps"): for each plain node c that is not red and not dead,
+ * whose parents are red or in slow memory, the least evictions that make
+ * room for its missing parents and itself, each a delete or, for a value
+ * not in slow memory whose spill can pay (R8), a spill; the loads of the
+ * missing parents; the compute of c; and, when c is an output, its save
+ * and the deletes of what is then dead. Every choice of evictions and
+ * spills is a successor.
+ */
+static int expand_steps(struct search *sr, uint32_t id)
+{
+	struct graph *gr = &sr->gr;
+	uint32_t g = sr->st.g[id], red;
+	uint64_t *s = sr->scratch + gr->words;
+	int rc;
+
+	memcpy(s, sr->st.bits + (uint64_t)id * gr->words, (size_t)gr->words * 8);
 	red = red_count(gr, s);
 	mark_dead(gr, s);
 	for (uint32_t c = 0; c < gr->nodes; c++) {
-		uint32_t missing = 0, parents = gr->end[c] - gr->first[c], evict, ne = 0;
+		uint32_t missing = 0, parents = gr->end[c] - gr->first[c], e, ne = 0;
 		bool can = gr->role[c] == PS_ROLE_PLAIN && !is_red(gr, s, c) && !gr->dead[c] &&
 			   (uint64_t)parents + 1 <= sr->M;
 
-		for (uint32_t p = gr->first[c]; can && p < gr->end[c]; p++) {
-			uint32_t u = gr->par[p];
-
-			if (!is_red(gr, s, u)) {
-				can = is_blue(gr, s, u);
+		for (uint32_t p = gr->first[c]; can && p < gr->end[c]; p++)
+			if (!is_red(gr, s, gr->par[p])) {
+				can = is_blue(gr, s, gr->par[p]);
 				missing++;
 			}
-		}
 		if (!can)
 			continue;
-		evict = red + missing + 1 > sr->M ? (uint32_t)(red + missing + 1 - sr->M) : 0;
+		e = red + missing + 1 > sr->M ? (uint32_t)(red + missing + 1 - sr->M) : 0;
+		/* parents + 1 <= M leaves at least e red nodes that c does not read */
 		for (uint32_t v = 0; v < gr->nodes; v++)
 			if (is_red(gr, s, v) && !reads(gr, c, v))
 				sr->cand[ne++] = v;
-		/* parents + 1 <= M leaves enough red nodes that c does not read */
-		for (uint32_t k = 0; k < evict; k++)
+		for (uint32_t k = 0; k < e; k++)
 			sr->pick[k] = k;
-		for (;;) {
+		do {
 			uint32_t nb = 0;
 
-			for (uint32_t k = 0; k < evict; k++)
+			for (uint32_t k = 0; k < e; k++)
 				if (spill_useful(gr, s, sr->cand[sr->pick[k]]))
 					sr->spillable[nb++] = sr->cand[sr->pick[k]];
 			for (uint64_t mask = 0; mask < (UINT64_C(1) << nb); mask++) {
-				uint32_t cost = missing;
-				bool dead_after = false;
-
-				memcpy(t, s, (size_t)words * 8);
-				for (uint32_t k = 0; k < evict; k++)
-					bit_clear(t, sr->cand[sr->pick[k]]);
-				for (uint32_t k = 0; k < nb; k++)
-					if (mask >> k & 1) {
-						bit_set(t, gr->nodes + sr->spillable[k]);
-						cost++;
-					}
-				for (uint32_t p = gr->first[c]; p < gr->end[c]; p++)
-					bit_set(t, gr->par[p]);
-				bit_set(t, c);
-				if (gr->is_output[c]) {
-					/* R4, then R5 on what the save leaves dead */
-					bit_set(t, gr->nodes + c);
-					cost++;
-					mark_dead(gr, t);
-					for (uint32_t v = 0; v < gr->nodes; v++)
-						if (gr->dead[v])
-							bit_clear(t, v);
-					dead_after = true;
-				}
-				rc = reach(sr, t, id, MOVE(MV_BLOCK, c), g + cost);
-				if (dead_after)
-					mark_dead(gr, s);
-				if (rc)
+				if ((rc = step_successor(sr, s, id, g, c, e, missing, nb, mask)))
 					return rc;
 				if (++sr->since_check == 4096) {
 					sr->since_check = 0;
@@ -1470,61 +1507,50 @@ static int expand_blocks(struct search *sr, uint32_t id)
 						return TIME_UP;
 				}
 			}
-			/* the next set of evictions, in lexicographic order */
-			{
-				uint32_t k = evict;
-
-				while (k > 0 && sr->pick[k - 1] == ne - evict + k - 1)
-					k--;
-				if (k == 0)
-					break;
-				sr->pick[k - 1]++;
-				for (uint32_t j = k; j < evict; j++)
-					sr->pick[j] = sr->pick[j - 1] + 1;
-			}
-		}
+		} while (next_eviction(sr->pick, e, ne));
 	}
 	return PS_OK;
 }
 
+/* Writes one elementary move at out[*n] when out is not NULL; counts it. */
+static void put_move(struct ps_optimal_move *out, size_t *n, enum ps_move move, uint32_t v)
+{
+	if (out) {
+		out[*n].move = move;
+		out[*n].node = v;
+	}
+	(*n)++;
+}
+
 /*
- * The elementary moves of the block that leads from state a to state b
- * by computing c, in the order the engine plays them: the spills and
- * deletes of the evicted values, the loads of c's missing parents, the
- * compute, c's save when it is an output, and the deletes of what is
+ * The elementary moves of the compute step that leads from state a to
+ * state b by computing c, in the order the engine plays them: the spills
+ * and deletes of the evicted values, the loads of c's missing parents,
+ * the compute, c's save when it is an output, and the deletes of what is
  * then dead. Writes them to out when it is not NULL; returns how many.
  */
-static size_t block_moves(const struct graph *gr, const uint64_t *a, const uint64_t *b,
-			  uint32_t c, struct ps_optimal_move *out)
+static size_t step_moves(const struct graph *gr, const uint64_t *a, const uint64_t *b,
+			 uint32_t c, struct ps_optimal_move *out)
 {
 	size_t n = 0;
 
-#define EMIT(kind, v)                              \
-	do {                                       \
-		if (out) {                         \
-			out[n].move = (kind);      \
-			out[n].node = (v);         \
-		}                                  \
-		n++;                               \
-	} while (0)
 	for (uint32_t v = 0; v < gr->nodes; v++)
 		if (is_red(gr, a, v) && !is_red(gr, b, v) && !reads(gr, c, v)) {
 			if (!is_blue(gr, a, v) && is_blue(gr, b, v))
-				EMIT(PS_MOVE_SAVE, v);
-			EMIT(PS_MOVE_DELETE, v);
+				put_move(out, &n, PS_MOVE_SAVE, v);
+			put_move(out, &n, PS_MOVE_DELETE, v);
 		}
 	for (uint32_t p = gr->first[c]; p < gr->end[c]; p++)
 		if (!is_red(gr, a, gr->par[p]))
-			EMIT(PS_MOVE_LOAD, gr->par[p]);
-	EMIT(PS_MOVE_COMPUTE, c);
+			put_move(out, &n, PS_MOVE_LOAD, gr->par[p]);
+	put_move(out, &n, PS_MOVE_COMPUTE, c);
 	if (!is_blue(gr, a, c) && is_blue(gr, b, c))
-		EMIT(PS_MOVE_SAVE, c);
+		put_move(out, &n, PS_MOVE_SAVE, c);
 	for (uint32_t p = gr->first[c]; p < gr->end[c]; p++)
 		if (!is_red(gr, b, gr->par[p]))
-			EMIT(PS_MOVE_DELETE, gr->par[p]);
+			put_move(out, &n, PS_MOVE_DELETE, gr->par[p]);
 	if (!is_red(gr, b, c))
-		EMIT(PS_MOVE_DELETE, c);
-#undef EMIT
+		put_move(out, &n, PS_MOVE_DELETE, c);
 	return n;
 }
 
@@ -1536,8 +1562,8 @@ static int path_of(const struct search *sr, uint32_t id,
 	size_t count = 0;
 
 	for (uint32_t k = id; sr->st.parent[k] != NO_STATE; k = sr->st.parent[k])
-		count += MOVE_CODE(sr->st.move[k]) == MV_BLOCK
-				 ? block_moves(gr, sr->st.bits + (uint64_t)sr->st.parent[k] * gr->words,
+		count += MOVE_CODE(sr->st.move[k]) == MV_STEP
+				 ? step_moves(gr, sr->st.bits + (uint64_t)sr->st.parent[k] * gr->words,
 					       sr->st.bits + (uint64_t)k * gr->words,
 					       MOVE_ARG(sr->st.move[k]), NULL)
 				 : 1 + (MOVE_CODE(sr->st.move[k]) == MV_SPILL);
@@ -1549,12 +1575,12 @@ static int path_of(const struct search *sr, uint32_t id,
 		uint32_t m = sr->st.move[k], arg = MOVE_ARG(m);
 		struct ps_optimal_move *out;
 
-		if (MOVE_CODE(m) == MV_BLOCK) {
+		if (MOVE_CODE(m) == MV_STEP) {
 			const uint64_t *a = sr->st.bits + (uint64_t)sr->st.parent[k] * gr->words;
 			const uint64_t *b = sr->st.bits + (uint64_t)k * gr->words;
 
-			count -= block_moves(gr, a, b, arg, NULL);
-			block_moves(gr, a, b, arg, res->moves + count);
+			count -= step_moves(gr, a, b, arg, NULL);
+			step_moves(gr, a, b, arg, res->moves + count);
 			continue;
 		}
 		out = &res->moves[--count];
@@ -1565,7 +1591,7 @@ static int path_of(const struct search *sr, uint32_t id,
 		case MV_DELETE: out->move = PS_MOVE_DELETE; out->node = arg; break;
 		case MV_COMPUTE: out->move = PS_MOVE_COMPUTE; out->node = arg; break;
 		case MV_MAC: out->move = PS_MOVE_MAC; out->node = gr->edge_product[arg]; break;
-		case MV_BLOCK:
+		case MV_STEP:
 			break;
 		case MV_SPILL:
 			out->move = PS_MOVE_DELETE;
@@ -1712,7 +1738,7 @@ static int run_search(struct search *sr, const struct ps_optimal_limits *lim,
 		top = st->open[key].e[--st->open[key].len];
 		st->closed[top.state] = 1;
 		res->expanded++;
-		rc = sr->blocks ? expand_blocks(sr, top.state) : expand(sr, top.state);
+		rc = sr->steps ? expand_steps(sr, top.state) : expand(sr, top.state);
 		if (rc == PS_ENOMEM || rc == TIME_UP) {
 			/* what is open still brackets the optimum */
 			key = open_min(sr);
@@ -1761,9 +1787,9 @@ int ps_optimal_search(const struct ps_dag *dag, uint64_t M,
 	sr.st.limit = limits->bytes;
 	sr.scratch = calloc(3 * (size_t)sr.gr.words + 1, 8);
 	s = calloc(sr.gr.words + 1, 8);
-	/* a DAG without sums is searched block by block, where a block's
-	 * spills, at most one more than a node's parents, fit a mask */
-	sr.blocks = sr.gr.edges == 0 && sr.gr.most_parents < 63;
+	/* a DAG without sums is searched by compute steps, whose spills, at
+	 * most one more than a node's parents, fit a mask */
+	sr.steps = sr.gr.edges == 0 && sr.gr.most_parents < 63;
 	sr.t0 = t0;
 	sr.seconds = limits->seconds;
 	sr.cand = calloc(sr.gr.nodes + 1, sizeof(uint32_t));

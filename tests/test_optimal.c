@@ -718,20 +718,21 @@ static void random_crowded_dag(struct ps_explicit *x, uint64_t *M)
 /*
  * The heuristic (docs/OPTIMAL.md) never passes the least I/O that
  * completes the game, at any state the start reaches, not only at the
- * start: on random crowded DAGs, and on two DAGs built so that a wrong
+ * start: on random crowded DAGs, and on three DAGs built so that a wrong
  * version of term 5 passes it somewhere. Each of these versions was run
  * and fails here: a path through a node in slow memory whose load term
  * 4 counts; a chain started by a reader of a node below one that holds a
- * pebble; a chain started at the present with its input not red; a
- * second path where a node of either path is in slow memory; a
- * separator that reads the path; an input's chain started at the
- * present when the input is not red.
+ * pebble; a chain started at the present on a path whose input term 2
+ * counts, or (for an input alone) on such an input; a chain started at
+ * the present on a path whose input term 4 claims; a second path where
+ * a node of either path is in slow memory; a separator that reads the
+ * path.
  */
 START_TEST(test_heuristic_admissible_everywhere)
 {
 	static const struct {
 		igraph_integer_t n, edges;
-		igraph_integer_t pairs[40];
+		igraph_integer_t pairs[48];
 		uint64_t M;
 	} dags[] = {
 		/* a = f(i, k), b = f(j, l), out = f(a, b) at M = 3: every
@@ -739,6 +740,8 @@ START_TEST(test_heuristic_admissible_everywhere)
 		{ 7, 6, { 0, 4, 2, 4, 1, 5, 3, 5, 4, 6, 5, 6 }, 3 },
 		{ 11, 17, { 1, 2, 0, 2, 2, 3, 1, 3, 1, 4, 2, 5, 3, 5, 4, 5, 4, 6, 6, 7, 5, 8,
 			    6, 9, 7, 9, 8, 9, 9, 10, 3, 10, 0, 10 }, 4 },
+		{ 11, 20, { 2, 4, 0, 4, 1, 4, 3, 5, 1, 5, 0, 5, 5, 6, 2, 6, 5, 7, 3, 7, 2, 7,
+			    5, 8, 7, 8, 6, 8, 8, 9, 3, 9, 7, 9, 9, 10, 6, 10, 4, 10 }, 4 },
 	};
 	unsigned trials = test_grid_small() ? 8 : 40, above = 0;
 
