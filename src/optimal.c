@@ -56,6 +56,7 @@ struct graph {
 	bool path_blue;                 /* a node of it but the input is blue */
 	const uint64_t *state;          /* the state the heuristic reads */
 	uint32_t *value_x, *value_end;  /* the values counted, their inputs */
+	uint32_t *join_mark, join_stamp; /* joins(): the paths of one join */
 	uint8_t *is_bare;             /* bare(), for terms 5 and 6 */
 	uint32_t *pos;                /* each node's place in order[] */
 	uint64_t *reads_mask, *anc_mask, *desc_mask; /* crowding(): inputs */
@@ -99,6 +100,7 @@ static void graph_free(struct graph *gr)
 	free(gr->path_nodes);
 	free(gr->value_x);
 	free(gr->value_end);
+	free(gr->join_mark);
 	free(gr->is_bare);
 	free(gr->pos);
 	free(gr->reads_mask);
@@ -288,6 +290,7 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	gr->path_nodes = calloc(S + 1, sizeof(uint32_t));
 	gr->value_x = calloc(S + 1, sizeof(uint32_t));
 	gr->value_end = calloc(S + 1, sizeof(uint32_t));
+	gr->join_mark = calloc(S + 1, sizeof(uint32_t));
 	gr->is_bare = calloc(S + 1, 1);
 	gr->pos = calloc(S + 1, sizeof(uint32_t));
 	gr->reads_mask = calloc(S + 1, sizeof(uint64_t));
@@ -299,6 +302,7 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	    !gr->reached || !gr->via || !gr->path_stack || !gr->desc || !gr->separators || !gr->late || !gr->before_sep ||
 	    !gr->set_r || !gr->set_c || !gr->set_n || !gr->set_a ||
 	    !gr->kept || !gr->owner || !gr->path_nodes || !gr->value_x || !gr->value_end ||
+	    !gr->join_mark ||
 	    !gr->is_bare || !gr->pos ||
 	    !gr->reads_mask || !gr->anc_mask || !gr->desc_mask) {
 		graph_free(gr);
@@ -783,6 +787,138 @@ static uint32_t all_separations(struct graph *gr)
 	return total;
 }
 
+/* Whether u is a member of the join v (a bare parent of the bare v)
+ * other than w. */
+static bool other_member(const struct graph *gr, uint32_t v, uint32_t w, uint32_t u)
+{
+	return u != w && gr->is_bare[u] && reads(gr, v, u);
+}
+
+/*
+ * The path of term 7 for the member w of the join v: w, then plain nodes
+ * that path_node() accepts, each a parent of the one before, up to an
+ * input; none kept by a value or a join counted before, none on the path
+ * of another member of v (join_mark), none another member or a parent of
+ * one; and either its input is free or no node of it but the input holds
+ * a pebble. Marks it in join_mark: true, or false when there is none.
+ */
+static bool join_path(struct graph *gr, uint32_t v, uint32_t w)
+{
+	uint32_t head = 0, tail = 0, mark = new_mark(&gr->reach_mark, gr->reached, gr->nodes);
+
+	gr->reached[w] = mark;
+	gr->via[w] = UINT32_MAX;
+	gr->path_stack[tail++] = w;
+	while (head < tail) {
+		uint32_t u = gr->path_stack[head++];
+
+		if (gr->role[u] == PS_ROLE_INPUT) {
+			bool eligible = free_input(gr, u);
+
+			/* else its first load comes before w's first compute */
+			if (!eligible) {
+				eligible = true;
+				for (uint32_t x = gr->via[u]; x != UINT32_MAX; x = gr->via[x])
+					eligible &= !is_red(gr, gr->state, x) && !is_blue(gr, gr->state, x);
+			}
+			if (!eligible)
+				continue;
+			for (uint32_t x = u; x != UINT32_MAX; x = gr->via[x])
+				gr->join_mark[x] = gr->join_stamp;
+			return true;
+		}
+		for (uint32_t p = gr->first[u]; p < gr->end[u]; p++) {
+			uint32_t q = gr->par[p];
+			bool shut = gr->reached[q] == mark || gr->kept[q] == gr->kept_stamp ||
+				    gr->join_mark[q] == gr->join_stamp ||
+				    (gr->role[q] != PS_ROLE_INPUT && !path_node(gr, q));
+
+			for (uint32_t e = gr->first[v]; e < gr->end[v] && !shut; e++)
+				shut = other_member(gr, v, w, gr->par[e]) &&
+				       (q == gr->par[e] || reads(gr, gr->par[e], q));
+			if (shut)
+				continue;
+			gr->reached[q] = mark;
+			gr->via[q] = u;
+			gr->path_stack[tail++] = q;
+		}
+	}
+	return false;
+}
+
+/*
+ * Reloads that a crowded join forces (docs/OPTIMAL.md, "The heuristic",
+ * term 7). A bare node v reads its members, its bare parents, all red at
+ * its first compute. When the last of them, u, is first computed, only
+ * its parents, itself and M - 1 - |par(u)| other values are red; every
+ * other member is red again at v's compute. A member w with a path to an
+ * input that holds no node red for free then (no other member, no parent
+ * of one), disjoint from the paths of the other members, keeps a node of
+ * it red only in one of those slots: the others load a node of their
+ * paths in between. The least over u of the members with a path, but u,
+ * less u's free slots; summed over joins whose paths share no node with
+ * each other or with term 5's, in topological order.
+ */
+static uint32_t joins(struct graph *gr)
+{
+	uint32_t total = 0;
+
+	for (uint32_t k = 0; k < gr->nodes; k++) {
+		uint32_t v = gr->order[k], members = 0, fewest = UINT32_MAX, paths = 0;
+		uint64_t least = UINT64_MAX;
+
+		if (!gr->is_bare[v])
+			continue;
+		for (uint32_t e = gr->first[v]; e < gr->end[v]; e++) {
+			uint32_t m = gr->par[e], count = gr->end[m] - gr->first[m];
+
+			if (gr->is_bare[m]) {
+				members++;
+				fewest = fewest < count ? fewest : count;
+			}
+		}
+		/* k members and the fewest parents f: at most k + f - M loads */
+		if (members < 2 || (uint64_t)members + fewest <= gr->M)
+			continue;
+		new_mark(&gr->join_stamp, gr->join_mark, gr->nodes);
+		for (uint32_t e = gr->first[v]; e < gr->end[v]; e++) {
+			uint32_t w = gr->par[e];
+			bool feeds = false;
+
+			if (!gr->is_bare[w] || gr->kept[w] == gr->kept_stamp)
+				continue;
+			/* a parent of another member is red when that one is computed */
+			for (uint32_t f = gr->first[v]; f < gr->end[v] && !feeds; f++)
+				feeds = other_member(gr, v, w, gr->par[f]) && reads(gr, gr->par[f], w);
+			if (!feeds && join_path(gr, v, w))
+				paths++;
+		}
+		for (uint32_t e = gr->first[v]; e < gr->end[v]; e++) {
+			uint32_t u = gr->par[e];
+			uint64_t others, slots, loads;
+
+			if (!gr->is_bare[u])
+				continue;
+			others = paths - (gr->join_mark[u] == gr->join_stamp);
+			/* a member that fits in no fast memory: no state completes */
+			slots = (uint64_t)(gr->end[u] - gr->first[u]) + 1 <= gr->M
+					? gr->M - 1 - (gr->end[u] - gr->first[u]) : 0;
+			loads = others > slots ? others - slots : 0;
+			least = least < loads ? least : loads;
+		}
+		if (!least)
+			continue;
+		/* the paths kept, the join their owner */
+		for (uint32_t q = 0; q < gr->nodes; q++)
+			if (gr->join_mark[q] == gr->join_stamp) {
+				gr->kept[q] = gr->kept_stamp;
+				gr->owner[q] = v;
+			}
+		total += (uint32_t)least;
+	}
+	return total;
+}
+
 /*
  * Reloads that one crowded compute forces (docs/OPTIMAL.md, "The
  * heuristic", term 6). When a bare plain node c with P parents is first
@@ -917,7 +1053,7 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 		}
 		h += claim_path(gr, s, u, gr->reach_mark);
 	}
-	/* terms 5 and 6 count reloads after a first load: the larger */
+	/* terms 5 and 7, and 6, count reloads after a first load: the larger */
 	{
 		uint32_t chains, crowd;
 		bool separator = false;
@@ -942,7 +1078,7 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 				gr->before_sep[v] = before;
 			}
 		}
-		chains = separator ? all_separations(gr) : 0;
+		chains = separator ? all_separations(gr) + joins(gr) : 0;
 		crowd = gr->M ? crowding(gr) : 0;
 
 		h += chains > crowd ? chains : crowd;

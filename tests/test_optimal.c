@@ -718,15 +718,16 @@ static void random_crowded_dag(struct ps_explicit *x, uint64_t *M)
 /*
  * The heuristic (docs/OPTIMAL.md) never passes the least I/O that
  * completes the game, at any state the start reaches, not only at the
- * start: on random crowded DAGs, and on three DAGs built so that a wrong
- * version of term 5 passes it somewhere. Each of these versions was run
- * and fails here: a path through a node in slow memory whose load term
- * 4 counts; a chain started by a reader of a node below one that holds a
- * pebble; a chain started at the present on a path whose input term 2
- * counts, or (for an input alone) on such an input; a chain started at
- * the present on a path whose input term 4 claims; a second path where
- * a node of either path is in slow memory; a separator that reads the
- * path.
+ * start: on random crowded DAGs, and on five DAGs built so that a wrong
+ * version of term 5 or 7 passes it somewhere. Each of these versions was
+ * run and fails here: a path through a node in slow memory whose load
+ * term 4 counts; a chain started by a reader of a node below one that
+ * holds a pebble; a chain started at the present on a path whose input
+ * term 2 counts, or (for an input alone) on such an input; a chain
+ * started at the present on a path whose input term 4 claims; a second
+ * path where a node of either path is in slow memory; a separator that
+ * reads the path; a member of a join that is a parent of another member,
+ * counted; a member that term 5's path holds, counted.
  */
 START_TEST(test_heuristic_admissible_everywhere)
 {
@@ -742,6 +743,11 @@ START_TEST(test_heuristic_admissible_everywhere)
 			    6, 9, 7, 9, 8, 9, 9, 10, 3, 10, 0, 10 }, 4 },
 		{ 11, 20, { 2, 4, 0, 4, 1, 4, 3, 5, 1, 5, 0, 5, 5, 6, 2, 6, 5, 7, 3, 7, 2, 7,
 			    5, 8, 7, 8, 6, 8, 8, 9, 3, 9, 7, 9, 9, 10, 6, 10, 4, 10 }, 4 },
+		/* for term 7: joins of two or three members at M = 4 */
+		{ 12, 19, { 3, 4, 0, 4, 1, 4, 2, 5, 0, 5, 4, 6, 0, 6, 5, 7, 1, 7, 2, 7, 6, 8,
+			    7, 9, 3, 9, 0, 9, 8, 10, 2, 10, 9, 11, 7, 11, 4, 11 }, 4 },
+		{ 11, 17, { 1, 4, 3, 5, 1, 5, 2, 5, 4, 6, 0, 6, 4, 7, 0, 7, 6, 7, 7, 8, 6, 8,
+			    7, 9, 5, 9, 8, 9, 7, 10, 5, 10, 9, 10 }, 4 },
 	};
 	unsigned trials = test_grid_small() ? 8 : 40, above = 0;
 
