@@ -4,7 +4,9 @@
  * every node that holds pebbles, then a bit for every in-edge of every
  * sum (in the sum's set or not). States are stored once, in an arena,
  * found again through an open-addressing hash table, and opened in
- * buckets by f = g + h, the last one pushed first within a bucket.
+ * buckets by f = g + h, the last one pushed first within a bucket. The
+ * search moves by the game's moves, or, on a DAG without sums, by compute
+ * steps: the evictions and loads one compute needs, then the compute.
  */
 #include "pebblesim/optimal.h"
 
@@ -13,12 +15,14 @@
 #include <string.h>
 
 #include "bits.h"
+#include "optimal_probe.h"
 #include "pebblesim/ops.h"
 #include "pebblesim/run.h"
 
 /* The DAG as the search reads it: built once from the DAG seam. */
 struct graph {
 	uint32_t nodes;       /* ids [0, nodes) hold pebbles */
+	uint32_t most_parents; /* the largest count of a plain node's parents */
 	uint32_t edges;       /* sums' in-edges, sum after sum */
 	uint32_t words;       /* 64-bit words a state takes */
 	uint8_t *role;        /* [nodes] enum ps_role */
@@ -37,9 +41,22 @@ struct graph {
 	 * where it stopped; the loads claimed, and a search for more */
 	uint32_t *stack, *seen, stamp;
 	uint32_t *stopped, *claimed, *reached, *via, *path_stack, claim_stamp, reach_mark;
-	int32_t *chain_a, *chain_c; /* separations(): the longest chains */
-	uint32_t *on_path, path_mark; /* separations(): the value's path */
+	/* separations(): bitsets of bare_words words: each bare node's bare
+	 * descendants along bare paths (desc, [nodes]), the bare nodes
+	 * with M - 1 parents, and four sets of the level pass */
+	uint32_t bare_words;
+	uint64_t *desc, *separators, *set_r, *set_c, *set_n, *set_a;
+	uint64_t *late; /* the bare nodes after some separator */
+	uint8_t *before_sep; /* [nodes] a bare node before some separator */
 	uint32_t *kept, kept_stamp;   /* the paths of values counted */
+	uint32_t *owner;              /* the value whose path keeps a node */
+	uint32_t *path_nodes, path_len; /* separations(): the value's path,
+					 * its input first */
+	uint32_t path_eligible;         /* its first nodes that start a chain */
+	bool path_blue;                 /* a node of it but the input is blue */
+	const uint64_t *state;          /* the state the heuristic reads */
+	uint32_t *value_x, *value_end;  /* the values counted, their inputs */
+	uint32_t *join_mark, join_stamp; /* joins(): the paths of one join */
 	uint8_t *is_bare;             /* bare(), for terms 5 and 6 */
 	uint32_t *pos;                /* each node's place in order[] */
 	uint64_t *reads_mask, *anc_mask, *desc_mask; /* crowding(): inputs */
@@ -70,10 +87,20 @@ static void graph_free(struct graph *gr)
 	free(gr->reached);
 	free(gr->via);
 	free(gr->path_stack);
-	free(gr->chain_a);
-	free(gr->chain_c);
-	free(gr->on_path);
+	free(gr->desc);
+	free(gr->separators);
+	free(gr->late);
+	free(gr->before_sep);
+	free(gr->set_r);
+	free(gr->set_c);
+	free(gr->set_n);
+	free(gr->set_a);
 	free(gr->kept);
+	free(gr->owner);
+	free(gr->path_nodes);
+	free(gr->value_x);
+	free(gr->value_end);
+	free(gr->join_mark);
 	free(gr->is_bare);
 	free(gr->pos);
 	free(gr->reads_mask);
@@ -249,10 +276,21 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	gr->reached = calloc(S + 1, sizeof(uint32_t));
 	gr->via = calloc(S + 1, sizeof(uint32_t));
 	gr->path_stack = calloc(S + 1, sizeof(uint32_t));
-	gr->chain_a = calloc(S + 1, sizeof(int32_t));
-	gr->chain_c = calloc(S + 1, sizeof(int32_t));
-	gr->on_path = calloc(S + 1, sizeof(uint32_t));
+	gr->bare_words = S ? (S + 63) / 64 : 1;
+	gr->desc = calloc((size_t)S * gr->bare_words + 1, 8);
+	gr->separators = calloc(gr->bare_words, 8);
+	gr->late = calloc(gr->bare_words, 8);
+	gr->before_sep = calloc(S + 1, 1);
+	gr->set_r = calloc(gr->bare_words, 8);
+	gr->set_c = calloc(gr->bare_words, 8);
+	gr->set_n = calloc(gr->bare_words, 8);
+	gr->set_a = calloc(gr->bare_words, 8);
 	gr->kept = calloc(S + 1, sizeof(uint32_t));
+	gr->owner = calloc(S + 1, sizeof(uint32_t));
+	gr->path_nodes = calloc(S + 1, sizeof(uint32_t));
+	gr->value_x = calloc(S + 1, sizeof(uint32_t));
+	gr->value_end = calloc(S + 1, sizeof(uint32_t));
+	gr->join_mark = calloc(S + 1, sizeof(uint32_t));
 	gr->is_bare = calloc(S + 1, 1);
 	gr->pos = calloc(S + 1, sizeof(uint32_t));
 	gr->reads_mask = calloc(S + 1, sizeof(uint64_t));
@@ -261,8 +299,11 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 	if (!gr->role || !gr->first || !gr->end || !gr->par || !gr->edge_sum || !gr->edge_par ||
 	    !gr->edge_par_count || !gr->edge_transient || !gr->edge_product ||
 	    !gr->outputs || !gr->stack || !gr->seen || !gr->stopped || !gr->claimed ||
-	    !gr->reached || !gr->via || !gr->path_stack || !gr->chain_a || !gr->chain_c ||
-	    !gr->on_path || !gr->kept || !gr->is_bare || !gr->pos ||
+	    !gr->reached || !gr->via || !gr->path_stack || !gr->desc || !gr->separators || !gr->late || !gr->before_sep ||
+	    !gr->set_r || !gr->set_c || !gr->set_n || !gr->set_a ||
+	    !gr->kept || !gr->owner || !gr->path_nodes || !gr->value_x || !gr->value_end ||
+	    !gr->join_mark ||
+	    !gr->is_bare || !gr->pos ||
 	    !gr->reads_mask || !gr->anc_mask || !gr->desc_mask) {
 		graph_free(gr);
 		return ps_error_set(err, PS_ENOMEM, "out of memory");
@@ -285,6 +326,8 @@ static int graph_build(struct graph *gr, const struct ps_dag *dag,
 				}
 				gr->par[p++] = (uint32_t)u;
 			}
+			if (role == PS_ROLE_PLAIN && count > gr->most_parents)
+				gr->most_parents = (uint32_t)count;
 			for (uint64_t k = 0; k < count && role == PS_ROLE_SUM; k++, e++)
 				if (read_edge(gr, dag, v, k, e, err)) {
 					graph_free(gr);
@@ -450,13 +493,52 @@ static bool reads(const struct graph *gr, uint32_t v, uint32_t i)
 	return false;
 }
 
-/* Any parent of v on the path of the value separations() follows. */
-static bool reads_path(const struct graph *gr, uint32_t v)
+/* Each bare node's bare descendants along bare paths, children first. */
+static void bare_descendants(struct graph *gr)
 {
-	for (uint32_t p = gr->first[v]; p < gr->end[v]; p++)
-		if (gr->on_path[gr->par[p]] == gr->path_mark)
-			return true;
-	return false;
+	uint32_t bw = gr->bare_words;
+
+	for (uint32_t k = gr->nodes; k-- > 0;) {
+		uint32_t v = gr->order[k];
+		uint64_t *d = gr->desc + (size_t)v * bw;
+
+		if (!gr->is_bare[v])
+			continue;
+		memset(d, 0, bw * 8);
+		for (uint32_t u = gr->use_start[v]; u < gr->use_start[v + 1]; u++) {
+			uint32_t c = gr->use[u];
+			const uint64_t *e = gr->desc + (size_t)c * bw;
+
+			if (!gr->is_bare[c])
+				continue;
+			d[c >> 6] |= UINT64_C(1) << (c & 63);
+			for (uint32_t w = 0; w < bw; w++)
+				d[w] |= e[w];
+		}
+	}
+}
+
+/* out = the bare nodes after some node of from along bare paths. */
+static void after(const struct graph *gr, const uint64_t *from, uint64_t *out)
+{
+	uint32_t bw = gr->bare_words;
+
+	if (bw == 1) {
+		uint64_t o = 0;
+
+		for (uint64_t bits = from[0]; bits; bits &= bits - 1)
+			o |= gr->desc[ps_lowest_bit64(bits)];
+		out[0] = o;
+		return;
+	}
+	memset(out, 0, bw * 8);
+	for (uint32_t w = 0; w < bw; w++)
+		for (uint64_t bits = from[w]; bits; bits &= bits - 1) {
+			const uint64_t *d = gr->desc + (size_t)(w * 64 + ps_lowest_bit64(bits)) * bw;
+
+			for (uint32_t k = 0; k < bw; k++)
+				out[k] |= d[k];
+		}
 }
 
 /* A fresh mark for one of the heuristic's stamped arrays. */
@@ -471,81 +553,114 @@ static uint32_t new_mark(uint32_t *mark, uint32_t *marks, uint32_t n)
 
 /*
  * Reloads that capacity forces along a value's path (docs/OPTIMAL.md,
- * "The heuristic", term 5). The value x is an input, or a bare node; its
- * path (on_path, marked path_mark) is x alone for an input, else x and
- * bare nodes up to an input. A plain node c with M - 1 parents fills
- * fast memory when it is computed: nothing else is red then. When a bare
- * node a reading x leads to c through bare nodes, and c to a bare node b
- * reading x, and c reads no node of the path, then x is red at a's first
- * compute, no node of the path is red at c's first, and x is red again
- * at b's first, after c's: a load of a node of the path lies between c's
- * first compute and b's. Along a chain a0 -> c1 -> a1 -> ... -> cm ->
- * am, those loads are m distinct ones, after the path's input was first
- * red. The longest such chain, by a pass in topological order.
+ * "The heuristic", term 5). The path, path_nodes[0..path_len) from an
+ * input j = path_nodes[0] down to the value, is j alone or j and plain
+ * nodes that no claim of terms 2 to 4 holds. A plain node c with M - 1
+ * parents fills fast memory when it is computed: nothing else is red
+ * then. When c reads no node of the path, none is red at c's first
+ * compute; when a bare node a after c reads one, one is red at a's first
+ * compute, so a node of the path is loaded between the two (the input
+ * at the top cannot be computed). Along a chain a0 -> c1 -> a1 -> ... ->
+ * cm -> am of bare nodes linked by bare paths, those loads are m
+ * distinct ones, and none is the input's first load when j is red
+ * before c1's first compute: a0 reads j, or a node of the path from
+ * which every node up to j holds no pebble (path_nodes[0..eligible)),
+ * or j is red now (`now`: the chain starts at the present, with no a0).
+ * The longest such chain, level by level: the separators after the
+ * readers of the last level, then the readers after them.
  */
-static uint32_t separations(struct graph *gr, uint32_t x)
+static uint32_t separations(struct graph *gr, bool now)
 {
-	int32_t best = 0;
-	uint32_t lo = UINT32_MAX, hi = 0, readers = 0;
+	uint32_t bw = gr->bare_words, m = 0;
+	uint64_t *readers = gr->set_r, *seps = gr->set_c, *level = gr->set_a, *next = gr->set_n;
+	bool found = false;
 
-	/* a chain runs from a bare reader of x to another: only the nodes
-	 * between the first and the last in order[] can be on one, and those
-	 * before the first have no chain (-1) */
-	for (uint32_t k = gr->use_start[x]; k < gr->use_start[x + 1]; k++) {
-		uint32_t c = gr->use[k];
+	memset(readers, 0, bw * 8);
+	memset(level, 0, bw * 8);
+	memcpy(seps, gr->separators, bw * 8);
+	/* the bare readers of the path's nodes, which are no separators of
+	 * it; those of the eligible nodes start a chain */
+	for (uint32_t j = 0; j < gr->path_len; j++) {
+		uint32_t q = gr->path_nodes[j];
 
-		if (gr->is_bare[c]) {
-			readers++;
-			lo = lo < gr->pos[c] ? lo : gr->pos[c];
-			hi = hi > gr->pos[c] ? hi : gr->pos[c];
-		}
-	}
-	if (readers < 2)
-		return 0;
-	for (uint32_t k = lo; k <= hi; k++) {
-		uint32_t v = gr->order[k];
-		int32_t in_a = -1, in_c = -1;
-		bool reader;
+		for (uint32_t k = gr->use_start[q]; k < gr->use_start[q + 1]; k++) {
+			uint32_t c = gr->use[k];
+			uint64_t bit = UINT64_C(1) << (c & 63);
 
-		if (!gr->is_bare[v])
-			continue;
-		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++) {
-			uint32_t u = gr->par[p];
-
-			if (gr->is_bare[u] && gr->pos[u] >= lo) {
-				in_a = in_a > gr->chain_a[u] ? in_a : gr->chain_a[u];
-				in_c = in_c > gr->chain_c[u] ? in_c : gr->chain_c[u];
+			seps[c >> 6] &= ~bit;
+			if (gr->is_bare[c]) {
+				readers[c >> 6] |= bit;
+				if (j < gr->path_eligible)
+					level[c >> 6] |= bit;
 			}
 		}
-		reader = reads(gr, v, x);
-		/* chain_a, chain_c: the longest chain ending at v or before it on
-		 * a bare path, at a reader of x and at a separator */
-		gr->chain_a[v] = in_a;
-		gr->chain_c[v] = in_c;
-		if (reader) {
-			int32_t a = in_c > 0 ? in_c : 0;
-
-			gr->chain_a[v] = gr->chain_a[v] > a ? gr->chain_a[v] : a;
-			best = best > a ? best : a;
-		}
-		if (!reads_path(gr, v) && in_a >= 0 &&
-		    (uint64_t)(gr->end[v] - gr->first[v]) + 1 == gr->M)
-			gr->chain_c[v] = gr->chain_c[v] > in_a + 1 ? gr->chain_c[v] : in_a + 1;
 	}
-	return (uint32_t)best;
+	if (now)
+		memcpy(next, seps, bw * 8);
+	else
+		after(gr, level, next);
+	for (uint32_t w = 0; w < bw; w++)
+		found |= (next[w] &= seps[w]) != 0;
+	while (found) {
+		/* next: the separators of level m + 1 */
+		after(gr, next, level);
+		found = false;
+		for (uint32_t w = 0; w < bw; w++)
+			found |= (level[w] &= readers[w]) != 0;
+		if (!found)
+			break;
+		m++;
+		after(gr, level, next);
+		found = false;
+		for (uint32_t w = 0; w < bw; w++)
+			found |= (next[w] &= seps[w]) != 0;
+	}
+	return m;
+}
+
+/* An input no load of which terms 2 to 4 count (red now, or neither
+ * required nor on a claim of term 4): a chain on a path up to it needs
+ * no reader before its first separator. */
+static bool free_input(const struct graph *gr, uint32_t j)
+{
+	return gr->claimed[j] != gr->claim_stamp;
+}
+
+/* A free input, or one read by a bare node before some separator: a
+ * chain on a path up to it can start. */
+static bool good_input(const struct graph *gr, uint32_t j)
+{
+	if (free_input(gr, j))
+		return true;
+	for (uint32_t k = gr->use_start[j]; k < gr->use_start[j + 1]; k++)
+		if (gr->before_sep[gr->use[k]])
+			return true;
+	return false;
+}
+
+/* A plain node a value's path may hold: no output, and no node whose
+ * load the walk or term 4 counts (those are blue and not red). */
+static bool path_node(const struct graph *gr, uint32_t q)
+{
+	return gr->role[q] == PS_ROLE_PLAIN && !gr->is_output[q] &&
+	       gr->claimed[q] != gr->claim_stamp;
 }
 
 /*
- * The path of term 5 for a bare node x: x, then bare nodes, each a
- * parent of the one before, up to an input; none of them kept by a value
- * counted before, and not ending at the input `other`; the shortest
- * such. With `other` an input (the end of x's first path), the second
- * path may share the nodes of the first, still marked on_path. Marks it on_path and returns its input, or UINT32_MAX when there
- * is none (via[] links it back to x).
+ * The path of term 5 for x: x, then plain nodes that path_node()
+ * accepts, each a parent of the one before, up to an input; none of
+ * them kept by a value counted before, and not ending
+ * at the input `other`. With `other` an input (the end of x's first
+ * path), the second path may share the nodes that x's first path keeps.
+ * The shortest such path to an input that good_input() accepts, else the
+ * shortest to any input. Lists it in path_nodes from the input down,
+ * sets path_eligible and path_blue, and returns its input, or
+ * UINT32_MAX when there is none.
  */
 static uint32_t value_path(struct graph *gr, uint32_t x, uint32_t other)
 {
 	uint32_t head = 0, tail = 0, mark = new_mark(&gr->reach_mark, gr->reached, gr->nodes);
+	uint32_t end = UINT32_MAX;
 
 	/* breadth first: the shortest path, which the fewest separators read */
 	gr->reached[x] = mark;
@@ -555,70 +670,251 @@ static uint32_t value_path(struct graph *gr, uint32_t x, uint32_t other)
 		uint32_t v = gr->path_stack[head++];
 
 		if (gr->role[v] == PS_ROLE_INPUT) {
-			new_mark(&gr->path_mark, gr->on_path, gr->nodes);
-			for (uint32_t w = v; w != UINT32_MAX; w = gr->via[w])
-				gr->on_path[w] = gr->path_mark;
-			return v;
+			if (good_input(gr, v)) {
+				end = v;
+				break;
+			}
+			if (end == UINT32_MAX)
+				end = v;
+			continue;
 		}
 		for (uint32_t p = gr->first[v]; p < gr->end[v]; p++) {
 			uint32_t q = gr->par[p];
 
 			if (gr->reached[q] == mark || q == other ||
 			    (gr->kept[q] == gr->kept_stamp &&
-			     (other == UINT32_MAX || gr->on_path[q] != gr->path_mark)) ||
-			    (gr->role[q] != PS_ROLE_INPUT && !gr->is_bare[q]))
+			     (other == UINT32_MAX || gr->owner[q] != x)) ||
+			    (gr->role[q] != PS_ROLE_INPUT && !path_node(gr, q)))
 				continue;
 			gr->reached[q] = mark;
 			gr->via[q] = v;
 			gr->path_stack[tail++] = q;
 		}
 	}
-	return UINT32_MAX;
+	if (end == UINT32_MAX)
+		return end;
+	gr->path_len = 0;
+	gr->path_eligible = 0;
+	gr->path_blue = false;
+	for (uint32_t w = end; w != UINT32_MAX; w = gr->via[w]) {
+		bool pebble = is_red(gr, gr->state, w) || is_blue(gr, gr->state, w);
+
+		/* from the input down, the nodes with no pebble */
+		if (gr->path_eligible == gr->path_len && (w == end || !pebble))
+			gr->path_eligible++;
+		if (w != end && is_blue(gr, gr->state, w))
+			gr->path_blue = true;
+		gr->path_nodes[gr->path_len++] = w;
+	}
+	return end;
+}
+
+/* Keeps the nodes of the path just found for the value x. */
+static void keep_path(struct graph *gr, uint32_t x)
+{
+	for (uint32_t j = 0; j < gr->path_len; j++) {
+		gr->kept[gr->path_nodes[j]] = gr->kept_stamp;
+		gr->owner[gr->path_nodes[j]] = x;
+	}
+}
+
+/* Whether a bare node after some separator reads x. */
+static bool late_reader(const struct graph *gr, uint32_t x)
+{
+	for (uint32_t k = gr->use_start[x]; k < gr->use_start[x + 1]; k++) {
+		uint32_t c = gr->use[k];
+
+		if (gr->is_bare[c] && (gr->late[c >> 6] >> (c & 63) & 1))
+			return true;
+	}
+	return false;
 }
 
 /*
  * Term 5 summed over values whose paths share no node: first each input
- * that two or more nodes read, its path itself; then each bare node that
- * two or more nodes read, in topological order, along a path that no
- * value counted before keeps. A value whose chain counts keeps its path.
+ * that a bare node reads, its path itself; then each bare node, and each
+ * plain node in fast memory only, in topological order, along a path
+ * that no value counted before keeps, its chains running through the
+ * readers of any node of the path. A value whose chain counts keeps its
+ * path. Last, for each value so counted, a second path to another input,
+ * kept too with one I/O more when it has a chain of its own (docs/
+ * OPTIMAL.md: either a node of the two paths is saved, or the first
+ * path's loads are all of its input and the second's of another).
  */
 static uint32_t all_separations(struct graph *gr)
 {
-	uint32_t total = 0;
+	uint32_t total = 0, values = 0;
 
 	new_mark(&gr->kept_stamp, gr->kept, gr->nodes);
 	for (uint32_t v = 0; v < gr->nodes; v++) {
 		uint32_t c;
 
-		if (gr->role[v] != PS_ROLE_INPUT || gr->seen[v] != gr->stamp ||
-		    gr->use_start[v + 1] - gr->use_start[v] < 2)
+		if (gr->role[v] != PS_ROLE_INPUT || gr->seen[v] != gr->stamp)
 			continue;
-		new_mark(&gr->path_mark, gr->on_path, gr->nodes);
-		gr->on_path[v] = gr->path_mark;
-		if ((c = separations(gr, v))) {
-			gr->kept[v] = gr->kept_stamp;
+		gr->path_nodes[0] = v;
+		gr->path_len = 1;
+		gr->path_eligible = 1;
+		if ((c = separations(gr, free_input(gr, v)))) {
+			keep_path(gr, v);
 			total += c;
 		}
 	}
 	for (uint32_t k = 0; k < gr->nodes; k++) {
 		uint32_t x = gr->order[k], end, c;
 
-		if (!gr->is_bare[x] || gr->use_start[x + 1] - gr->use_start[x] < 2 ||
+		if (!path_node(gr, x) || gr->kept[x] == gr->kept_stamp || !late_reader(gr, x) ||
 		    (end = value_path(gr, x, UINT32_MAX)) == UINT32_MAX)
 			continue;
-		if (!(c = separations(gr, x)))
+		if (!(c = separations(gr, free_input(gr, end))))
 			continue;
-		/* x's path, kept; then a second path to another input, kept too
-		 * with one I/O more when a separator between x's readers reads
-		 * none of its nodes */
-		for (uint32_t w = end; w != UINT32_MAX; w = gr->via[w])
-			gr->kept[w] = gr->kept_stamp;
-		if ((end = value_path(gr, x, end)) != UINT32_MAX && separations(gr, x)) {
-			for (uint32_t w = end; w != UINT32_MAX; w = gr->via[w])
-				gr->kept[w] = gr->kept_stamp;
-			c++;
-		}
+		keep_path(gr, x);
 		total += c;
+		/* a second path needs the first to hold no value in slow memory */
+		if (!gr->path_blue) {
+			gr->value_x[values] = x;
+			gr->value_end[values++] = end;
+		}
+	}
+	for (uint32_t k = 0; k < values; k++) {
+		uint32_t x = gr->value_x[k], end;
+
+		if ((end = value_path(gr, x, gr->value_end[k])) == UINT32_MAX || gr->path_blue ||
+		    !separations(gr, free_input(gr, end)))
+			continue;
+		keep_path(gr, x);
+		total++;
+	}
+	return total;
+}
+
+/* Whether u is a member of the join v (a bare parent of the bare v)
+ * other than w. */
+static bool other_member(const struct graph *gr, uint32_t v, uint32_t w, uint32_t u)
+{
+	return u != w && gr->is_bare[u] && reads(gr, v, u);
+}
+
+/*
+ * The path of term 7 for the member w of the join v: w, then plain nodes
+ * that path_node() accepts, each a parent of the one before, up to an
+ * input; none kept by a value or a join counted before, none on the path
+ * of another member of v (join_mark), none another member or a parent of
+ * one; and either its input is free or no node of it but the input holds
+ * a pebble. Marks it in join_mark: true, or false when there is none.
+ */
+static bool join_path(struct graph *gr, uint32_t v, uint32_t w)
+{
+	uint32_t head = 0, tail = 0, mark = new_mark(&gr->reach_mark, gr->reached, gr->nodes);
+
+	gr->reached[w] = mark;
+	gr->via[w] = UINT32_MAX;
+	gr->path_stack[tail++] = w;
+	while (head < tail) {
+		uint32_t u = gr->path_stack[head++];
+
+		if (gr->role[u] == PS_ROLE_INPUT) {
+			bool eligible = free_input(gr, u);
+
+			/* else its first load comes before w's first compute */
+			if (!eligible) {
+				eligible = true;
+				for (uint32_t x = gr->via[u]; x != UINT32_MAX; x = gr->via[x])
+					eligible &= !is_red(gr, gr->state, x) && !is_blue(gr, gr->state, x);
+			}
+			if (!eligible)
+				continue;
+			for (uint32_t x = u; x != UINT32_MAX; x = gr->via[x])
+				gr->join_mark[x] = gr->join_stamp;
+			return true;
+		}
+		for (uint32_t p = gr->first[u]; p < gr->end[u]; p++) {
+			uint32_t q = gr->par[p];
+			bool shut = gr->reached[q] == mark || gr->kept[q] == gr->kept_stamp ||
+				    gr->join_mark[q] == gr->join_stamp ||
+				    (gr->role[q] != PS_ROLE_INPUT && !path_node(gr, q));
+
+			for (uint32_t e = gr->first[v]; e < gr->end[v] && !shut; e++)
+				shut = other_member(gr, v, w, gr->par[e]) &&
+				       (q == gr->par[e] || reads(gr, gr->par[e], q));
+			if (shut)
+				continue;
+			gr->reached[q] = mark;
+			gr->via[q] = u;
+			gr->path_stack[tail++] = q;
+		}
+	}
+	return false;
+}
+
+/*
+ * Reloads that a crowded join forces (docs/OPTIMAL.md, "The heuristic",
+ * term 7). A bare node v reads its members, its bare parents, all red at
+ * its first compute. When the last of them, u, is first computed, only
+ * its parents, itself and M - 1 - |par(u)| other values are red; every
+ * other member is red again at v's compute. A member w with a path to an
+ * input that holds no node red for free then (no other member, no parent
+ * of one), disjoint from the paths of the other members, keeps a node of
+ * it red only in one of those slots: the others load a node of their
+ * paths in between. The least over u of the members with a path, but u,
+ * less u's free slots; summed over joins whose paths share no node with
+ * each other or with term 5's, in topological order.
+ */
+static uint32_t joins(struct graph *gr)
+{
+	uint32_t total = 0;
+
+	for (uint32_t k = 0; k < gr->nodes; k++) {
+		uint32_t v = gr->order[k], members = 0, fewest = UINT32_MAX, paths = 0;
+		uint64_t least = UINT64_MAX;
+
+		if (!gr->is_bare[v])
+			continue;
+		for (uint32_t e = gr->first[v]; e < gr->end[v]; e++) {
+			uint32_t m = gr->par[e], count = gr->end[m] - gr->first[m];
+
+			if (gr->is_bare[m]) {
+				members++;
+				fewest = fewest < count ? fewest : count;
+			}
+		}
+		/* k members and the fewest parents f: at most k + f - M loads */
+		if (members < 2 || (uint64_t)members + fewest <= gr->M)
+			continue;
+		new_mark(&gr->join_stamp, gr->join_mark, gr->nodes);
+		for (uint32_t e = gr->first[v]; e < gr->end[v]; e++) {
+			uint32_t w = gr->par[e];
+			bool feeds = false;
+
+			if (!gr->is_bare[w] || gr->kept[w] == gr->kept_stamp)
+				continue;
+			/* a parent of another member is red when that one is computed */
+			for (uint32_t f = gr->first[v]; f < gr->end[v] && !feeds; f++)
+				feeds = other_member(gr, v, w, gr->par[f]) && reads(gr, gr->par[f], w);
+			if (!feeds && join_path(gr, v, w))
+				paths++;
+		}
+		for (uint32_t e = gr->first[v]; e < gr->end[v]; e++) {
+			uint32_t u = gr->par[e];
+			uint64_t others, slots, loads;
+
+			if (!gr->is_bare[u])
+				continue;
+			others = paths - (gr->join_mark[u] == gr->join_stamp);
+			/* a member that fits in no fast memory: no state completes */
+			slots = (uint64_t)(gr->end[u] - gr->first[u]) + 1 <= gr->M
+					? gr->M - 1 - (gr->end[u] - gr->first[u]) : 0;
+			loads = others > slots ? others - slots : 0;
+			least = least < loads ? least : loads;
+		}
+		if (!least)
+			continue;
+		/* the paths kept, the join their owner */
+		for (uint32_t q = 0; q < gr->nodes; q++)
+			if (gr->join_mark[q] == gr->join_stamp) {
+				gr->kept[q] = gr->kept_stamp;
+				gr->owner[q] = v;
+			}
+		total += (uint32_t)least;
 	}
 	return total;
 }
@@ -688,6 +984,7 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 {
 	uint32_t h = 0, top = 0, stopped = 0;
 
+	gr->state = s;
 	if (++gr->stamp == 0) {
 		memset(gr->seen, 0, gr->nodes * sizeof(uint32_t));
 		gr->stamp = 1;
@@ -756,16 +1053,32 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 		}
 		h += claim_path(gr, s, u, gr->reach_mark);
 	}
-	/* terms 5 and 6 count reloads after a first load: the larger */
+	/* terms 5 and 7, and 6, count reloads after a first load: the larger */
 	{
 		uint32_t chains, crowd;
 		bool separator = false;
 
+		memset(gr->separators, 0, gr->bare_words * 8);
 		for (uint32_t v = 0; v < gr->nodes; v++) {
 			gr->is_bare[v] = bare(gr, s, v);
-			separator |= gr->is_bare[v] && (uint64_t)(gr->end[v] - gr->first[v]) + 1 == gr->M;
+			if (gr->is_bare[v] && (uint64_t)(gr->end[v] - gr->first[v]) + 1 == gr->M) {
+				gr->separators[v >> 6] |= UINT64_C(1) << (v & 63);
+				separator = true;
+			}
 		}
-		chains = separator ? all_separations(gr) : 0;
+		if (separator) {
+			bare_descendants(gr);
+			after(gr, gr->separators, gr->late);
+			for (uint32_t v = 0; v < gr->nodes; v++) {
+				const uint64_t *d = gr->desc + (size_t)v * gr->bare_words;
+				bool before = false;
+
+				for (uint32_t w = 0; gr->is_bare[v] && w < gr->bare_words; w++)
+					before |= (d[w] & gr->separators[w]) != 0;
+				gr->before_sep[v] = before;
+			}
+		}
+		chains = separator ? all_separations(gr) + joins(gr) : 0;
 		crowd = gr->M ? crowding(gr) : 0;
 
 		h += chains > crowd ? chains : crowd;
@@ -777,8 +1090,14 @@ static uint32_t heuristic(struct graph *gr, const uint64_t *s)
 
 #define NO_STATE UINT32_MAX
 
-/* MV_SPILL: a save and the delete that follows it, one step (R7) */
-enum move_code { MV_LOAD, MV_SAVE, MV_DELETE, MV_COMPUTE, MV_MAC, MV_SPILL };
+/* expand_steps(): the time limit passed before every successor was
+ * made (no PS_ code has this value) */
+#define TIME_UP (-1000)
+
+/* MV_SPILL: a save and the delete that follows it, one step (R7);
+ * MV_STEP: on a DAG without sums, a compute step: the evictions and
+ * loads that a compute needs, the compute, R4's save and R5's deletes */
+enum move_code { MV_LOAD, MV_SAVE, MV_DELETE, MV_COMPUTE, MV_MAC, MV_SPILL, MV_STEP };
 
 /* A move as stored: its code in the top 3 bits, a node or an in-edge. */
 #define MOVE(code, arg) (((uint32_t)(code) << 29) | (arg))
@@ -925,8 +1244,13 @@ static uint32_t store_find(const struct store *st, const uint64_t *s, uint64_t *
 
 	for (; st->slot[k]; k = (k + 1) & (st->slots - 1)) {
 		uint32_t id = st->slot[k] - 1;
+		const uint64_t *t = st->bits + (uint64_t)id * st->words;
+		uint32_t w = 0;
 
-		if (!memcmp(st->bits + (uint64_t)id * st->words, s, (size_t)st->words * 8))
+		/* states are a few words: a loop, not memcmp's call */
+		while (w < st->words && t[w] == s[w])
+			w++;
+		if (w == st->words)
 			return id;
 	}
 	*at = k;
@@ -985,6 +1309,11 @@ struct search {
 	struct store st;
 	uint64_t M;
 	uint32_t delete_from; /* deletes only from this many red pebbles */
+	bool steps;           /* no sums: the search moves by compute steps */
+	double t0, seconds;   /* the time limit, checked within a step's
+			       * successors too: they may be many */
+	uint32_t since_check;
+	uint32_t *cand, *pick, *spillable; /* expand_steps()'s evictions */
 	uint64_t upper;       /* best I/O known */
 	uint32_t goal;        /* the state that reached it, or NO_STATE */
 	uint64_t *scratch;
@@ -1056,6 +1385,8 @@ static int try_move(struct search *sr, const uint64_t *state, uint32_t from,
 		if (gr->role[arg] == PS_ROLE_SUM && !is_blue(gr, s, arg))
 			ps_bits_fill(s, 2 * (uint64_t)gr->nodes + gr->first[arg],
 				     2 * (uint64_t)gr->nodes + gr->end[arg], false);
+		break;
+	case MV_STEP: /* expand_steps() makes its own */
 		break;
 	case MV_MAC: {
 		uint32_t v = gr->edge_sum[arg];
@@ -1183,6 +1514,182 @@ static int expand(struct search *sr, uint32_t id)
 	return PS_OK;
 }
 
+/*
+ * Whether a spill of the red node v can pay (docs/OPTIMAL.md, R8): v is
+ * not in slow memory, and it does not feed just one node that is
+ * not dead, that one in slow memory already: then every later load of v
+ * can be a load of that node instead, held while v would have been,
+ * which takes no more slots and costs no more, and the spill is saved.
+ */
+static bool spill_useful(const struct graph *gr, const uint64_t *s, uint32_t v)
+{
+	uint32_t live = 0, child = 0;
+
+	if (is_blue(gr, s, v))
+		return false;
+	for (uint32_t k = gr->use_start[v]; k < gr->use_start[v + 1]; k++)
+		if (!gr->dead[gr->use[k]]) {
+			live++;
+			child = gr->use[k];
+		}
+	return !(live == 1 && is_blue(gr, s, child));
+}
+
+/* The evictions of one compute step: e of the ne red nodes that the
+ * compute does not read, chosen as pick[0..e), in lexicographic order. */
+static bool next_eviction(uint32_t *pick, uint32_t e, uint32_t ne)
+{
+	uint32_t k = e;
+
+	while (k > 0 && pick[k - 1] == ne - e + k - 1)
+		k--;
+	if (k == 0)
+		return false;
+	pick[k - 1]++;
+	for (uint32_t j = k; j < e; j++)
+		pick[j] = pick[j - 1] + 1;
+	return true;
+}
+
+/*
+ * One successor of the compute step of c from state s (id, at I/O g):
+ * the e nodes of cand[] that pick[] names evicted, those of spillable[]
+ * that mask selects spilled, c's missing parents loaded (missing of
+ * them), c computed, and an output saved with what is then dead deleted.
+ */
+static int step_successor(struct search *sr, const uint64_t *s, uint32_t id, uint32_t g,
+			  uint32_t c, uint32_t e, uint32_t missing, uint32_t nb, uint64_t mask)
+{
+	struct graph *gr = &sr->gr;
+	uint64_t *t = sr->scratch + 2 * (size_t)gr->words;
+	uint32_t cost = missing;
+	int rc;
+
+	memcpy(t, s, (size_t)gr->words * 8);
+	for (uint32_t k = 0; k < e; k++)
+		bit_clear(t, sr->cand[sr->pick[k]]);
+	for (uint32_t k = 0; k < nb; k++)
+		if (mask >> k & 1) {
+			bit_set(t, gr->nodes + sr->spillable[k]);
+			cost++;
+		}
+	for (uint32_t p = gr->first[c]; p < gr->end[c]; p++)
+		bit_set(t, gr->par[p]);
+	bit_set(t, c);
+	if (!gr->is_output[c])
+		return reach(sr, t, id, MOVE(MV_STEP, c), g + cost);
+	/* R4, then R5 on what the save leaves dead; s's dead marks back */
+	bit_set(t, gr->nodes + c);
+	mark_dead(gr, t);
+	for (uint32_t v = 0; v < gr->nodes; v++)
+		if (gr->dead[v])
+			bit_clear(t, v);
+	rc = reach(sr, t, id, MOVE(MV_STEP, c), g + cost + 1);
+	mark_dead(gr, s);
+	return rc;
+}
+
+/*
+ * The successors of state id on a DAG without sums (docs/OPTIMAL.md,
+ * "Compute steps"): for each plain node c that is not red and not dead,
+ * whose parents are red or in slow memory, the least evictions that make
+ * room for its missing parents and itself, each a delete or, for a value
+ * not in slow memory whose spill can pay (R8), a spill; the loads of the
+ * missing parents; the compute of c; and, when c is an output, its save
+ * and the deletes of what is then dead. Every choice of evictions and
+ * spills is a successor.
+ */
+static int expand_steps(struct search *sr, uint32_t id)
+{
+	struct graph *gr = &sr->gr;
+	uint32_t g = sr->st.g[id], red;
+	uint64_t *s = sr->scratch + gr->words;
+	int rc;
+
+	memcpy(s, sr->st.bits + (uint64_t)id * gr->words, (size_t)gr->words * 8);
+	red = red_count(gr, s);
+	mark_dead(gr, s);
+	for (uint32_t c = 0; c < gr->nodes; c++) {
+		uint32_t missing = 0, parents = gr->end[c] - gr->first[c], e, ne = 0;
+		bool can = gr->role[c] == PS_ROLE_PLAIN && !is_red(gr, s, c) && !gr->dead[c] &&
+			   (uint64_t)parents + 1 <= sr->M;
+
+		for (uint32_t p = gr->first[c]; can && p < gr->end[c]; p++)
+			if (!is_red(gr, s, gr->par[p])) {
+				can = is_blue(gr, s, gr->par[p]);
+				missing++;
+			}
+		if (!can)
+			continue;
+		e = red + missing + 1 > sr->M ? (uint32_t)(red + missing + 1 - sr->M) : 0;
+		/* parents + 1 <= M leaves at least e red nodes that c does not read */
+		for (uint32_t v = 0; v < gr->nodes; v++)
+			if (is_red(gr, s, v) && !reads(gr, c, v))
+				sr->cand[ne++] = v;
+		for (uint32_t k = 0; k < e; k++)
+			sr->pick[k] = k;
+		do {
+			uint32_t nb = 0;
+
+			for (uint32_t k = 0; k < e; k++)
+				if (spill_useful(gr, s, sr->cand[sr->pick[k]]))
+					sr->spillable[nb++] = sr->cand[sr->pick[k]];
+			for (uint64_t mask = 0; mask < (UINT64_C(1) << nb); mask++) {
+				if ((rc = step_successor(sr, s, id, g, c, e, missing, nb, mask)))
+					return rc;
+				if (++sr->since_check == 4096) {
+					sr->since_check = 0;
+					if (sr->seconds > 0 && ps_now_seconds() - sr->t0 > sr->seconds)
+						return TIME_UP;
+				}
+			}
+		} while (next_eviction(sr->pick, e, ne));
+	}
+	return PS_OK;
+}
+
+/* Writes one elementary move at out[*n] when out is not NULL; counts it. */
+static void put_move(struct ps_optimal_move *out, size_t *n, enum ps_move move, uint32_t v)
+{
+	if (out) {
+		out[*n].move = move;
+		out[*n].node = v;
+	}
+	(*n)++;
+}
+
+/*
+ * The elementary moves of the compute step that leads from state a to
+ * state b by computing c, in the order the engine plays them: the spills
+ * and deletes of the evicted values, the loads of c's missing parents,
+ * the compute, c's save when it is an output, and the deletes of what is
+ * then dead. Writes them to out when it is not NULL; returns how many.
+ */
+static size_t step_moves(const struct graph *gr, const uint64_t *a, const uint64_t *b,
+			 uint32_t c, struct ps_optimal_move *out)
+{
+	size_t n = 0;
+
+	for (uint32_t v = 0; v < gr->nodes; v++)
+		if (is_red(gr, a, v) && !is_red(gr, b, v) && !reads(gr, c, v)) {
+			if (!is_blue(gr, a, v) && is_blue(gr, b, v))
+				put_move(out, &n, PS_MOVE_SAVE, v);
+			put_move(out, &n, PS_MOVE_DELETE, v);
+		}
+	for (uint32_t p = gr->first[c]; p < gr->end[c]; p++)
+		if (!is_red(gr, a, gr->par[p]))
+			put_move(out, &n, PS_MOVE_LOAD, gr->par[p]);
+	put_move(out, &n, PS_MOVE_COMPUTE, c);
+	if (!is_blue(gr, a, c) && is_blue(gr, b, c))
+		put_move(out, &n, PS_MOVE_SAVE, c);
+	for (uint32_t p = gr->first[c]; p < gr->end[c]; p++)
+		if (!is_red(gr, b, gr->par[p]))
+			put_move(out, &n, PS_MOVE_DELETE, gr->par[p]);
+	if (!is_red(gr, b, c))
+		put_move(out, &n, PS_MOVE_DELETE, c);
+	return n;
+}
+
 /* The moves from the start to state id, in order. */
 static int path_of(const struct search *sr, uint32_t id,
 		   struct ps_optimal_result *res)
@@ -1191,14 +1698,28 @@ static int path_of(const struct search *sr, uint32_t id,
 	size_t count = 0;
 
 	for (uint32_t k = id; sr->st.parent[k] != NO_STATE; k = sr->st.parent[k])
-		count += 1 + (MOVE_CODE(sr->st.move[k]) == MV_SPILL);
+		count += MOVE_CODE(sr->st.move[k]) == MV_STEP
+				 ? step_moves(gr, sr->st.bits + (uint64_t)sr->st.parent[k] * gr->words,
+					       sr->st.bits + (uint64_t)k * gr->words,
+					       MOVE_ARG(sr->st.move[k]), NULL)
+				 : 1 + (MOVE_CODE(sr->st.move[k]) == MV_SPILL);
 	res->moves = calloc(count + 1, sizeof(*res->moves));
 	if (!res->moves)
 		return PS_ENOMEM;
 	res->move_count = count;
 	for (uint32_t k = id; sr->st.parent[k] != NO_STATE; k = sr->st.parent[k]) {
 		uint32_t m = sr->st.move[k], arg = MOVE_ARG(m);
-		struct ps_optimal_move *out = &res->moves[--count];
+		struct ps_optimal_move *out;
+
+		if (MOVE_CODE(m) == MV_STEP) {
+			const uint64_t *a = sr->st.bits + (uint64_t)sr->st.parent[k] * gr->words;
+			const uint64_t *b = sr->st.bits + (uint64_t)k * gr->words;
+
+			count -= step_moves(gr, a, b, arg, NULL);
+			step_moves(gr, a, b, arg, res->moves + count);
+			continue;
+		}
+		out = &res->moves[--count];
 
 		switch (MOVE_CODE(m)) {
 		case MV_LOAD: out->move = PS_MOVE_LOAD; out->node = arg; break;
@@ -1206,6 +1727,8 @@ static int path_of(const struct search *sr, uint32_t id,
 		case MV_DELETE: out->move = PS_MOVE_DELETE; out->node = arg; break;
 		case MV_COMPUTE: out->move = PS_MOVE_COMPUTE; out->node = arg; break;
 		case MV_MAC: out->move = PS_MOVE_MAC; out->node = gr->edge_product[arg]; break;
+		case MV_STEP:
+			break;
 		case MV_SPILL:
 			out->move = PS_MOVE_DELETE;
 			out->node = arg;
@@ -1245,6 +1768,61 @@ int ps_optimal_start_bound(const struct ps_dag *dag, uint64_t *bound,
 	free(s);
 	graph_free(&gr);
 	return PS_OK;
+}
+
+struct ps_optimal_probe {
+	struct graph gr;
+	uint64_t *s;
+};
+
+int ps_optimal_probe_new(const struct ps_dag *dag, uint64_t M,
+			 struct ps_optimal_probe **out, struct ps_error *err)
+{
+	struct ps_optimal_probe *p = calloc(1, sizeof(*p));
+	int rc;
+
+	*out = NULL;
+	if (!p)
+		return ps_error_set(err, PS_ENOMEM, "out of memory");
+	if ((rc = graph_build(&p->gr, dag, err))) {
+		free(p);
+		return rc;
+	}
+	p->gr.M = M;
+	p->s = calloc(p->gr.words + 1, 8);
+	if (!p->s) {
+		ps_optimal_probe_free(p);
+		return ps_error_set(err, PS_ENOMEM, "out of memory");
+	}
+	*out = p;
+	return PS_OK;
+}
+
+uint64_t ps_optimal_probe_h(struct ps_optimal_probe *p, const uint8_t *red,
+			    const uint8_t *blue, const uint8_t *edge)
+{
+	struct graph *gr = &p->gr;
+
+	memset(p->s, 0, (size_t)gr->words * 8);
+	for (uint32_t v = 0; v < gr->nodes; v++) {
+		if (red[v])
+			bit_set(p->s, v);
+		if (blue[v])
+			bit_set(p->s, gr->nodes + v);
+	}
+	for (uint32_t e = 0; edge && e < gr->edges; e++)
+		if (edge[e])
+			bit_set(p->s, 2 * gr->nodes + e);
+	return heuristic(gr, p->s);
+}
+
+void ps_optimal_probe_free(struct ps_optimal_probe *p)
+{
+	if (!p)
+		return;
+	free(p->s);
+	graph_free(&p->gr);
+	free(p);
 }
 
 /* The smallest key (f * span + h) with an entry still to expand, or
@@ -1296,8 +1874,8 @@ static int run_search(struct search *sr, const struct ps_optimal_limits *lim,
 		top = st->open[key].e[--st->open[key].len];
 		st->closed[top.state] = 1;
 		res->expanded++;
-		rc = expand(sr, top.state);
-		if (rc == PS_ENOMEM) {
+		rc = sr->steps ? expand_steps(sr, top.state) : expand(sr, top.state);
+		if (rc == PS_ENOMEM || rc == TIME_UP) {
 			/* what is open still brackets the optimum */
 			key = open_min(sr);
 			f = key == UINT64_MAX ? key : key / st->span;
@@ -1308,7 +1886,8 @@ static int run_search(struct search *sr, const struct ps_optimal_limits *lim,
 			}
 			res->lower = ps_min_u64(f, sr->upper);
 			res->status = res->lower == sr->upper ? PS_OPTIMAL_FOUND : PS_OPTIMAL_BRACKETED;
-			res->stopped_by = res->status == PS_OPTIMAL_FOUND ? NULL : "memory limit";
+			res->stopped_by = res->status == PS_OPTIMAL_FOUND ? NULL
+					  : rc == TIME_UP ? "time limit" : "memory limit";
 			return PS_OK;
 		}
 		if (rc)
@@ -1342,9 +1921,17 @@ int ps_optimal_search(const struct ps_dag *dag, uint64_t M,
 	/* h counts outputs and loads: more than this only orders ties */
 	sr.st.span = sr.gr.output_count + sr.gr.nodes + 1;
 	sr.st.limit = limits->bytes;
-	sr.scratch = calloc(2 * (size_t)sr.gr.words + 1, 8);
+	sr.scratch = calloc(3 * (size_t)sr.gr.words + 1, 8);
 	s = calloc(sr.gr.words + 1, 8);
-	if (!sr.scratch || !s) {
+	/* a DAG without sums is searched by compute steps, whose spills, at
+	 * most one more than a node's parents, fit a mask */
+	sr.steps = sr.gr.edges == 0 && sr.gr.most_parents < 63;
+	sr.t0 = t0;
+	sr.seconds = limits->seconds;
+	sr.cand = calloc(sr.gr.nodes + 1, sizeof(uint32_t));
+	sr.pick = calloc(sr.gr.nodes + 1, sizeof(uint32_t));
+	sr.spillable = calloc(sr.gr.nodes + 1, sizeof(uint32_t));
+	if (!sr.scratch || !s || !sr.cand || !sr.pick || !sr.spillable) {
 		rc = ps_error_set(err, PS_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1393,6 +1980,9 @@ out:
 	res->seconds = ps_now_seconds() - t0;
 	free(s);
 	free(sr.scratch);
+	free(sr.cand);
+	free(sr.pick);
+	free(sr.spillable);
 	store_free(&sr.st);
 	graph_free(&sr.gr);
 	return rc;

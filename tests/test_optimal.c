@@ -14,6 +14,7 @@
 #include "tests.h"
 
 #include "../src/cli/cli.h"
+#include "../src/optimal_probe.h"
 #include "pebblesim/explicit.h"
 #include "pebblesim/ops.h"
 #include "pebblesim/optimal.h"
@@ -448,6 +449,335 @@ START_TEST(test_value_paths)
 }
 END_TEST
 
+/* ---- the heuristic at every state ------------------------------------------ */
+
+/*
+ * The states of a DAG of at most 16 plain nodes, a node a bit: red in the
+ * low 16 bits, blue in the high 16; and the least I/O that completes the
+ * game from each. The rules are written anew here on bitmasks, sharing
+ * nothing with src/optimal.c or the engine: load (v blue, not red, a free
+ * slot; cost 1), save (v red, not blue; 1), delete (v red; 0), compute (v
+ * no input, not red, its parents red, a free slot; 0); the end: every
+ * output blue.
+ */
+struct every_state {
+	uint32_t n, M, inputs, outputs, parents[16];
+	uint32_t *key, *dist; /* open addressing, key + 1 (0 empty) */
+	size_t cap;
+	uint32_t *list;       /* the reachable states, in the order found */
+	size_t count;
+};
+
+static size_t every_slot(const struct every_state *es, uint32_t key)
+{
+	size_t k = (size_t)(((uint64_t)key * UINT64_C(0x9e3779b97f4a7c15)) >> 17) & (es->cap - 1);
+
+	while (es->key[k] && es->key[k] != key + 1)
+		k = (k + 1) & (es->cap - 1);
+	return k;
+}
+
+/* The successors of state s (forward) or its predecessors (backward),
+ * each with its move's cost, to fn. */
+static void every_moves(const struct every_state *es, uint32_t s, bool backward,
+			void (*fn)(struct every_state *, uint32_t, uint32_t, void *), void *ctx)
+{
+	uint32_t red = s & 0xffff, blue = s >> 16, count = (uint32_t)__builtin_popcount(red);
+
+	for (uint32_t v = 0; v < es->n; v++) {
+		uint32_t b = UINT32_C(1) << v;
+		bool input = es->inputs & b;
+
+		if (!backward) {
+			if ((blue & b) && !(red & b) && count < es->M)
+				fn((struct every_state *)es, s | b, 1, ctx);
+			if ((red & b) && !(blue & b))
+				fn((struct every_state *)es, s | b << 16, 1, ctx);
+			if (red & b)
+				fn((struct every_state *)es, s & ~b, 0, ctx);
+			if (!input && !(red & b) && count < es->M && (red & es->parents[v]) == es->parents[v])
+				fn((struct every_state *)es, s | b, 0, ctx);
+			continue;
+		}
+		/* the states whose move leads to s */
+		if ((red & b) && (blue & b)) {
+			fn((struct every_state *)es, s & ~b, 1, ctx);         /* a load */
+			fn((struct every_state *)es, s & ~(b << 16), 1, ctx); /* a save */
+		}
+		if (!(red & b) && count + 1 <= es->M)
+			fn((struct every_state *)es, s | b, 0, ctx);          /* a delete */
+		if ((red & b) && !input && (red & ~b & es->parents[v]) == es->parents[v])
+			fn((struct every_state *)es, s & ~b, 0, ctx);         /* a compute */
+	}
+}
+
+static void every_reach(struct every_state *es, uint32_t t, uint32_t cost, void *ctx)
+{
+	size_t k = every_slot(es, t);
+
+	(void)cost;
+	(void)ctx;
+	if (es->key[k])
+		return;
+	/* the table is sized for every state (every_state_check checks the
+	 * count after the search: Check marks a point at each assertion) */
+	es->key[k] = t + 1;
+	es->list[es->count++] = t;
+}
+
+struct every_deque {
+	uint32_t *q;
+	size_t head, tail, mask;
+	uint32_t at; /* the distance of the state whose moves are read */
+	bool full;
+};
+
+static void every_back(struct every_state *es, uint32_t t, uint32_t cost, void *ctx)
+{
+	struct every_deque *dq = ctx;
+	size_t k = every_slot(es, t);
+
+	if (!es->key[k] || es->dist[k] <= dq->at + cost)
+		return; /* not reachable, or no better */
+	es->dist[k] = dq->at + cost;
+	if (cost) {
+		dq->q[dq->tail] = t;
+		dq->tail = (dq->tail + 1) & dq->mask;
+	} else {
+		dq->head = (dq->head - 1) & dq->mask;
+		dq->q[dq->head] = t;
+	}
+	/* it holds every state twice (a state's distance falls at most once,
+	 * from the front's plus one to the front's); checked after the loop,
+	 * where Check marks no point for each state */
+	dq->full |= dq->head == dq->tail;
+}
+
+/*
+ * Every state the start reaches, each held against the search's
+ * heuristic: never above the least I/O that completes the game from it.
+ * Returns the heuristic at the start; *optimum gets the least I/O.
+ */
+static uint64_t every_state_check(const struct ps_explicit *x, uint64_t M, const char *what,
+				  uint64_t *optimum)
+{
+	struct every_state es = { 0 };
+	struct every_deque dq;
+	struct ps_optimal_probe *probe;
+	struct ps_error err;
+	uint8_t red[16], blue[16];
+	uint64_t start_h = 0;
+	uint32_t start;
+
+	ck_assert_uint_le(x->dag.state_count, 16);
+	es.n = (uint32_t)x->dag.state_count;
+	es.M = (uint32_t)M;
+	for (uint32_t v = 0; v < es.n; v++) {
+		ck_assert_int_ne(ps_dag_role(&x->dag, v), PS_ROLE_SUM);
+		if (ps_dag_role(&x->dag, v) == PS_ROLE_INPUT)
+			es.inputs |= UINT32_C(1) << v;
+		for (uint64_t k = 0; k < ps_dag_parent_count(&x->dag, v); k++)
+			es.parents[v] |= UINT32_C(1) << ps_dag_parent(&x->dag, v, k);
+	}
+	for (uint64_t k = 0; k < x->dag.output_count; k++)
+		es.outputs |= UINT32_C(1) << ps_dag_output(&x->dag, k);
+	/* at most M red of n, and the blue of the nodes but the inputs */
+	{
+		uint64_t bound = 0, choose = 1;
+
+		for (uint32_t k = 0; k <= es.n && k <= es.M; k++) {
+			bound += choose;
+			choose = choose * (es.n - k) / (k + 1);
+		}
+		bound <<= es.n - (uint32_t)__builtin_popcount(es.inputs);
+		es.cap = 1024;
+		while (es.cap < 2 * bound)
+			es.cap *= 2;
+	}
+	es.key = calloc(es.cap, 4);
+	es.dist = malloc(es.cap * 4);
+	es.list = malloc(es.cap / 2 * 4);
+	dq.mask = es.cap - 1;
+	dq.q = malloc(es.cap * 4);
+	ck_assert(es.key && es.dist && es.list && dq.q);
+	memset(es.dist, 0xff, es.cap * 4);
+	/* forward: what the start reaches */
+	start = es.inputs << 16;
+	every_reach(&es, start, 0, NULL);
+	for (size_t k = 0; k < es.count; k++)
+		every_moves(&es, es.list[k], false, every_reach, NULL);
+	/* backward from the ends: the least I/O from each */
+	ck_assert_uint_le(2 * es.count, es.cap);
+	dq.head = dq.tail = 0;
+	dq.full = false;
+	for (size_t k = 0; k < es.count; k++)
+		if (((es.list[k] >> 16) & es.outputs) == es.outputs) {
+			es.dist[every_slot(&es, es.list[k])] = 0;
+			dq.q[dq.tail++] = es.list[k];
+		}
+	while (dq.head != dq.tail) {
+		uint32_t s = dq.q[dq.head];
+
+		dq.head = (dq.head + 1) & dq.mask;
+		dq.at = es.dist[every_slot(&es, s)];
+		every_moves(&es, s, true, every_back, &dq);
+	}
+	ck_assert_msg(!dq.full, "the deque is full");
+	ps_error_clear(&err);
+	ck_assert_msg(ps_optimal_probe_new(&x->dag, M, &probe, &err) == 0, "%s", err.msg);
+	for (size_t k = 0; k < es.count; k++) {
+		uint32_t s = es.list[k], exact = es.dist[every_slot(&es, s)];
+		uint64_t h;
+
+		for (uint32_t v = 0; v < es.n; v++) {
+			red[v] = (s >> v) & 1;
+			blue[v] = (s >> (16 + v)) & 1;
+		}
+		h = ps_optimal_probe_h(probe, red, blue, NULL);
+		if (s == start)
+			start_h = h;
+		if (exact == UINT32_MAX || h <= exact)
+			continue;
+		ck_assert_msg(false,
+			      "%s, M = %llu: the heuristic is %llu at red %#x blue %#x, "
+			      "where the game completes with %u I/O",
+			      what, (unsigned long long)M, (unsigned long long)h, s & 0xffff, s >> 16,
+			      exact);
+	}
+	*optimum = es.dist[every_slot(&es, start)];
+	ps_optimal_probe_free(probe);
+	free(es.key);
+	free(es.dist);
+	free(es.list);
+	free(dq.q);
+	return start_h;
+}
+
+/*
+ * A random DAG of 7 to 11 plain vertices, two to four of them inputs:
+ * each other vertex reads one of the three before it and up to two more
+ * drawn among all before it, and most vertices that nothing reads feed a
+ * later one, so that there are few outputs. *M gets one more than the
+ * largest in-degree seven times in ten (every compute of that degree
+ * fills fast memory), two more otherwise.
+ */
+static void random_crowded_dag(struct ps_explicit *x, uint64_t *M)
+{
+	igraph_integer_t n = 7 + (igraph_integer_t)rng(5), inputs = 2 + (igraph_integer_t)rng(3);
+	igraph_integer_t pairs[128], edges = 0;
+	uint32_t indeg[16] = { 0 }, outdeg[16] = { 0 }, most = 1;
+
+	for (igraph_integer_t v = inputs; v < n; v++) {
+		igraph_integer_t chosen[3], count = 0, want = 1 + (igraph_integer_t)rng(3);
+
+		chosen[count++] = v - 1 - (igraph_integer_t)rng(v < 3 ? (uint32_t)v : 3);
+		while (count < want) {
+			igraph_integer_t p = (igraph_integer_t)rng((uint32_t)v);
+			bool again = false;
+
+			for (igraph_integer_t k = 0; k < count; k++)
+				again |= chosen[k] == p;
+			if (!again)
+				chosen[count++] = p;
+			else if (rng(4) == 0)
+				break;
+		}
+		for (igraph_integer_t k = 0; k < count; k++) {
+			pairs[2 * edges] = chosen[k];
+			pairs[2 * edges + 1] = v;
+			edges++;
+			outdeg[chosen[k]]++;
+			indeg[v]++;
+		}
+	}
+	for (igraph_integer_t u = inputs; u + 1 < n; u++) {
+		if (outdeg[u] || rng(5) == 0)
+			continue;
+		for (unsigned tries = 0; tries < 8; tries++) {
+			igraph_integer_t w = u + 1 + (igraph_integer_t)rng((uint32_t)(n - u - 1));
+			bool again = false;
+
+			for (igraph_integer_t k = 0; k < edges; k++)
+				again |= pairs[2 * k] == u && pairs[2 * k + 1] == w;
+			if (!again && indeg[w] < 3) {
+				pairs[2 * edges] = u;
+				pairs[2 * edges + 1] = w;
+				edges++;
+				indeg[w]++;
+				outdeg[u]++;
+				break;
+			}
+		}
+	}
+	for (igraph_integer_t v = 0; v < n; v++)
+		most = indeg[v] > most ? indeg[v] : most;
+	*M = most + 1 + (rng(10) >= 7);
+	make_dag(x, n, pairs, edges, false);
+}
+
+/*
+ * The heuristic (docs/OPTIMAL.md) never passes the least I/O that
+ * completes the game, at any state the start reaches, not only at the
+ * start: on random crowded DAGs, and on five DAGs built so that a wrong
+ * version of term 5 or 7 passes it somewhere. Each of these versions was
+ * run and fails here: a path through a node in slow memory whose load
+ * term 4 counts; a chain started by a reader of a node below one that
+ * holds a pebble; a chain started at the present on a path whose input
+ * term 2 counts, or (for an input alone) on such an input; a chain
+ * started at the present on a path whose input term 4 claims; a second
+ * path where a node of either path is in slow memory; a separator that
+ * reads the path; a member of a join that is a parent of another member,
+ * counted; a member that term 5's path holds, counted.
+ */
+START_TEST(test_heuristic_admissible_everywhere)
+{
+	static const struct {
+		igraph_integer_t n, edges;
+		igraph_integer_t pairs[48];
+		uint64_t M;
+	} dags[] = {
+		/* a = f(i, k), b = f(j, l), out = f(a, b) at M = 3: every
+		 * compute fills fast memory */
+		{ 7, 6, { 0, 4, 2, 4, 1, 5, 3, 5, 4, 6, 5, 6 }, 3 },
+		{ 11, 17, { 1, 2, 0, 2, 2, 3, 1, 3, 1, 4, 2, 5, 3, 5, 4, 5, 4, 6, 6, 7, 5, 8,
+			    6, 9, 7, 9, 8, 9, 9, 10, 3, 10, 0, 10 }, 4 },
+		{ 11, 20, { 2, 4, 0, 4, 1, 4, 3, 5, 1, 5, 0, 5, 5, 6, 2, 6, 5, 7, 3, 7, 2, 7,
+			    5, 8, 7, 8, 6, 8, 8, 9, 3, 9, 7, 9, 9, 10, 6, 10, 4, 10 }, 4 },
+		/* for term 7: joins of two or three members at M = 4 */
+		{ 12, 19, { 3, 4, 0, 4, 1, 4, 2, 5, 0, 5, 4, 6, 0, 6, 5, 7, 1, 7, 2, 7, 6, 8,
+			    7, 9, 3, 9, 0, 9, 8, 10, 2, 10, 9, 11, 7, 11, 4, 11 }, 4 },
+		{ 11, 17, { 1, 4, 3, 5, 1, 5, 2, 5, 4, 6, 0, 6, 4, 7, 0, 7, 6, 7, 7, 8, 6, 8,
+			    7, 9, 5, 9, 8, 9, 7, 10, 5, 10, 9, 10 }, 4 },
+	};
+	unsigned trials = test_grid_small() ? 8 : 40, above = 0;
+
+	for (unsigned k = 0; k < sizeof(dags) / sizeof(dags[0]); k++) {
+		struct ps_explicit x;
+		char what[32];
+		uint64_t optimum;
+
+		make_dag(&x, dags[k].n, dags[k].pairs, dags[k].edges, false);
+		snprintf(what, sizeof(what), "built DAG %u", k);
+		every_state_check(&x, dags[k].M, what, &optimum);
+		ps_explicit_free(&x);
+	}
+	rng_state = 53;
+	for (unsigned t = 0; t < trials; t++) {
+		struct ps_explicit x;
+		char what[32];
+		uint64_t M, optimum, start;
+
+		random_crowded_dag(&x, &M);
+		snprintf(what, sizeof(what), "random DAG %u", t);
+		start = every_state_check(&x, M, what, &optimum);
+		above += start > x.inputs + x.dag.output_count;
+		ps_explicit_free(&x);
+	}
+	/* the reload terms count in some of them */
+	ck_assert_msg(above >= trials / 10, "the reload terms count in %u of %u DAGs", above, trials);
+}
+END_TEST
+
 /* ---- the attention DAG ------------------------------------------------------- */
 
 static struct ps_optimal_result search_attention(uint64_t n, uint64_t d, uint64_t g,
@@ -636,6 +966,7 @@ Suite *optimal_suite(void)
 	tcase_add_test(tc, test_random_dags_agree);
 	tcase_add_test(tc, test_random_plain_dags_agree);
 	tcase_add_test(tc, test_value_paths);
+	tcase_add_test(tc, test_heuristic_admissible_everywhere);
 	tcase_add_test(tc, test_smallest_attention);
 	tcase_add_test(tc, test_given_upper_bound);
 	tcase_add_test(tc, test_limits_bracket);
