@@ -1727,7 +1727,7 @@ static int path_of(const struct search *sr, uint32_t id,
 		case MV_DELETE: out->move = PS_MOVE_DELETE; out->node = arg; break;
 		case MV_COMPUTE: out->move = PS_MOVE_COMPUTE; out->node = arg; break;
 		case MV_MAC: out->move = PS_MOVE_MAC; out->node = gr->edge_product[arg]; break;
-		case MV_STEP:
+		case MV_STEP: /* written above */
 			break;
 		case MV_SPILL:
 			out->move = PS_MOVE_DELETE;

@@ -303,18 +303,15 @@ static void random_plain_dag(struct ps_explicit *x)
 	make_dag(x, n, pairs, edges, false);
 }
 
-/* The search against the exhaustive one on dag under M; its sequence
- * replayed in the engine. Returns the start's heuristic; *optimum, when
- * not NULL, gets the exhaustive optimum. */
-static uint64_t agree(const struct ps_dag *dag, uint64_t M, unsigned trial, uint64_t *optimum)
+/* The search on dag under M against want, the least I/O found by an
+ * exhaustive search (UINT64_MAX: none); its sequence replayed in the
+ * engine. Returns the start's heuristic. */
+static uint64_t agree_with(const struct ps_dag *dag, uint64_t M, unsigned trial, uint64_t want)
 {
 	struct ps_optimal_limits lim = { 0, 0, PS_OPTIMAL_NONE };
 	struct ps_optimal_result res;
 	struct ps_error err;
-	uint64_t want = exhaustive(dag, M);
 
-	if (optimum)
-		*optimum = want;
 	ps_error_clear(&err);
 	ck_assert_msg(ps_optimal_search(dag, M, &lim, &res, &err) == 0, "%s", err.msg);
 	if (want == UINT64_MAX) {
@@ -336,6 +333,17 @@ static uint64_t agree(const struct ps_dag *dag, uint64_t M, unsigned trial, uint
 	}
 	ps_optimal_result_free(&res);
 	return res.start_bound;
+}
+
+/* agree_with() the exhaustive search of this file; *optimum, when not
+ * NULL, gets its optimum. */
+static uint64_t agree(const struct ps_dag *dag, uint64_t M, unsigned trial, uint64_t *optimum)
+{
+	uint64_t want = exhaustive(dag, M);
+
+	if (optimum)
+		*optimum = want;
+	return agree_with(dag, M, trial, want);
 }
 
 START_TEST(test_random_dags_agree)
@@ -556,7 +564,8 @@ static void every_back(struct every_state *es, uint32_t t, uint32_t cost, void *
 /*
  * Every state the start reaches, each held against the search's
  * heuristic: never above the least I/O that completes the game from it.
- * Returns the heuristic at the start; *optimum gets the least I/O.
+ * Returns the heuristic at the start; *optimum gets the least I/O from
+ * the start (UINT64_MAX: the game cannot complete).
  */
 static uint64_t every_state_check(const struct ps_explicit *x, uint64_t M, const char *what,
 				  uint64_t *optimum)
@@ -644,7 +653,8 @@ static uint64_t every_state_check(const struct ps_explicit *x, uint64_t M, const
 			      what, (unsigned long long)M, (unsigned long long)h, s & 0xffff, s >> 16,
 			      exact);
 	}
-	*optimum = es.dist[every_slot(&es, start)];
+	*optimum = es.dist[every_slot(&es, start)] == UINT32_MAX ? UINT64_MAX
+							    : es.dist[every_slot(&es, start)];
 	ps_optimal_probe_free(probe);
 	free(es.key);
 	free(es.dist);
@@ -718,16 +728,20 @@ static void random_crowded_dag(struct ps_explicit *x, uint64_t *M)
 /*
  * The heuristic (docs/OPTIMAL.md) never passes the least I/O that
  * completes the game, at any state the start reaches, not only at the
- * start: on random crowded DAGs, and on five DAGs built so that a wrong
- * version of term 5 or 7 passes it somewhere. Each of these versions was
- * run and fails here: a path through a node in slow memory whose load
- * term 4 counts; a chain started by a reader of a node below one that
- * holds a pebble; a chain started at the present on a path whose input
- * term 2 counts, or (for an input alone) on such an input; a chain
- * started at the present on a path whose input term 4 claims; a second
- * path where a node of either path is in slow memory; a separator that
- * reads the path; a member of a join that is a parent of another member,
- * counted; a member that term 5's path holds, counted.
+ * start: on random crowded DAGs, and on six DAGs built so that a wrong
+ * version of term 5 or 7 passes it somewhere, or a wrong R8 misses the
+ * optimum. Each of these versions was run and fails here: a path
+ * through a node in slow memory whose load term 4 counts; a chain
+ * started by a reader of a node below one that holds a pebble; a chain
+ * started at the present on a path whose input term 2 counts, or (for
+ * an input alone) on such an input; a chain started at the present on a
+ * path whose input term 4 claims; a second path where a node of either
+ * path is in slow memory; a separator that reads the path; a member of
+ * a join that is a parent of another member, counted; a member that
+ * term 5's path holds, counted; R8 skipping the spill of a value when
+ * any one of its live readers is in slow memory. On each DAG the
+ * search, by compute steps, finds the least I/O of this game, and its
+ * sequence replays in the engine.
  */
 START_TEST(test_heuristic_admissible_everywhere)
 {
@@ -748,6 +762,11 @@ START_TEST(test_heuristic_admissible_everywhere)
 			    7, 9, 3, 9, 0, 9, 8, 10, 2, 10, 9, 11, 7, 11, 4, 11 }, 4 },
 		{ 11, 17, { 1, 4, 3, 5, 1, 5, 2, 5, 4, 6, 0, 6, 4, 7, 0, 7, 6, 7, 7, 8, 6, 8,
 			    7, 9, 5, 9, 8, 9, 7, 10, 5, 10, 9, 10 }, 4 },
+		/* for R8: optimum 16, where a search that spills no value one
+		 * of whose live readers is in slow memory finds 17 */
+		{ 13, 24, { 0, 4, 2, 4, 3, 4, 1, 5, 3, 5, 4, 5, 1, 6, 2, 6, 5, 6, 4, 7, 6, 7,
+			    0, 8, 1, 8, 4, 8, 6, 9, 8, 9, 0, 10, 5, 10, 8, 10, 0, 11, 4, 11,
+			    0, 12, 1, 12, 10, 12 }, 4 },
 	};
 	unsigned trials = test_grid_small() ? 8 : 40, above = 0;
 
@@ -759,6 +778,7 @@ START_TEST(test_heuristic_admissible_everywhere)
 		make_dag(&x, dags[k].n, dags[k].pairs, dags[k].edges, false);
 		snprintf(what, sizeof(what), "built DAG %u", k);
 		every_state_check(&x, dags[k].M, what, &optimum);
+		agree_with(&x.dag, dags[k].M, 2000 + k, optimum);
 		ps_explicit_free(&x);
 	}
 	rng_state = 53;
@@ -770,6 +790,7 @@ START_TEST(test_heuristic_admissible_everywhere)
 		random_crowded_dag(&x, &M);
 		snprintf(what, sizeof(what), "random DAG %u", t);
 		start = every_state_check(&x, M, what, &optimum);
+		agree_with(&x.dag, M, 3000 + t, optimum);
 		above += start > x.inputs + x.dag.output_count;
 		ps_explicit_free(&x);
 	}
